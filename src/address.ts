@@ -1,0 +1,149 @@
+/**
+ * IP addresses and CIDR ranges in the canonical form of the management API contract:
+ * IPv4 as a dotted quad, IPv6 lower-case and RFC 5952 compressed, no host bits set in a
+ * range, and `/32` (`/128`) folded into the bare address. The client, the emulator, the
+ * provider and the CDKTF constructs all call this one module, so an entry is spelled the
+ * same way wherever it is compared.
+ */
+import * as ipaddr from 'ipaddr.js';
+
+export type AddressFamily = 'ipv4' | 'ipv6';
+
+export interface ParsedAddress {
+  readonly family: AddressFamily;
+  /** The network address, canonical, without prefix. */
+  readonly address: string;
+  /** 32 or 128 for a single address. */
+  readonly prefixLength: number;
+  /** The address alone for a single host, `address/prefix` for a range. */
+  readonly canonical: string;
+  readonly isRange: boolean;
+}
+
+/** Thrown for anything that is not an address or CIDR of the contract's form. */
+export class InvalidAddressError extends Error {
+  readonly code = 'invalid_address';
+  constructor(
+    readonly value: string,
+    readonly reason: string,
+  ) {
+    // The first part matches the service's own reply text, so users see one wording.
+    super(`Invalid IP address or CIDR: ${JSON.stringify(value)} (${reason})`);
+    this.name = 'InvalidAddressError';
+  }
+}
+
+const IPV4_PATTERN = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+const IPV6_CHARACTERS = /^[0-9A-Fa-f:.]+$/;
+const PREFIX_PATTERN = /^\d{1,3}$/;
+
+function parseIpv4(text: string, original: string): ipaddr.IPv4 {
+  const match = IPV4_PATTERN.exec(text);
+  if (!match) throw new InvalidAddressError(original, 'not a dotted-quad IPv4 address');
+  for (const octet of match.slice(1)) {
+    if (octet.length > 1 && octet.startsWith('0')) {
+      // Leading zeros read as octal in some parsers and as decimal in others: refuse both.
+      throw new InvalidAddressError(original, `octet "${octet}" has a leading zero`);
+    }
+    if (Number(octet) > 255) throw new InvalidAddressError(original, `octet ${octet} is above 255`);
+  }
+  return ipaddr.IPv4.parse(text);
+}
+
+function parseIpv6(text: string, original: string): ipaddr.IPv6 {
+  if (text.includes('%')) throw new InvalidAddressError(original, 'zone identifiers are not allowed');
+  if (!IPV6_CHARACTERS.test(text) || !ipaddr.IPv6.isValid(text)) {
+    throw new InvalidAddressError(original, 'not a valid IPv6 address');
+  }
+  // An embedded IPv4 tail must itself be a strict dotted quad.
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) parseIpv4(tail, original);
+  return ipaddr.IPv6.parse(text);
+}
+
+function formatIpv6(address: ipaddr.IPv6): string {
+  // RFC 5952 section 5: IPv4-mapped addresses keep the dotted-quad tail.
+  if (address.isIPv4MappedAddress()) return `::ffff:${address.toIPv4Address().toString()}`;
+  return address.toRFC5952String();
+}
+
+/** Parses an address or CIDR range; throws InvalidAddressError naming the value and why. */
+export function parseAddress(value: string): ParsedAddress {
+  if (typeof value !== 'string') {
+    throw new InvalidAddressError(String(value), `expected a string, got ${typeof value}`);
+  }
+  if (value.length === 0) throw new InvalidAddressError(value, 'the value is empty');
+  if (value.trim() !== value) throw new InvalidAddressError(value, 'leading or trailing white space');
+  if (value.length > 64) throw new InvalidAddressError(value, 'longer than any address or CIDR');
+
+  const slash = value.indexOf('/');
+  const addressText = slash === -1 ? value : value.slice(0, slash);
+  const prefixText = slash === -1 ? undefined : value.slice(slash + 1);
+  const family: AddressFamily = addressText.includes(':') ? 'ipv6' : 'ipv4';
+  const parsed = family === 'ipv4' ? parseIpv4(addressText, value) : parseIpv6(addressText, value);
+  const maxPrefix = family === 'ipv4' ? 32 : 128;
+
+  let prefixLength = maxPrefix;
+  if (prefixText !== undefined) {
+    if (!PREFIX_PATTERN.test(prefixText)) {
+      throw new InvalidAddressError(value, `prefix length "${prefixText}" is not a number`);
+    }
+    prefixLength = Number(prefixText);
+    if (prefixLength > maxPrefix) {
+      throw new InvalidAddressError(value, `prefix length ${prefixLength} is above ${maxPrefix}`);
+    }
+  }
+
+  const network = ipaddr.parse(
+    family === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${parsed.toString()}/${prefixLength}`).toString()
+      : ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${prefixLength}`).toString(),
+  );
+  const given = parsed.toByteArray();
+  const masked = network.toByteArray();
+  if (given.some((byte, index) => byte !== masked[index])) {
+    const networkText = family === 'ipv4' ? network.toString() : formatIpv6(network as ipaddr.IPv6);
+    throw new InvalidAddressError(
+      value,
+      `host bits are set; the network of this range is ${networkText}/${prefixLength}`,
+    );
+  }
+
+  const address = family === 'ipv4' ? parsed.toString() : formatIpv6(parsed as ipaddr.IPv6);
+  const isRange = prefixLength !== maxPrefix;
+  return {
+    family,
+    address,
+    prefixLength,
+    canonical: isRange ? `${address}/${prefixLength}` : address,
+    isRange,
+  };
+}
+
+/** The canonical spelling of an address or CIDR; throws InvalidAddressError. */
+export function canonicalAddress(value: string): string {
+  return parseAddress(value).canonical;
+}
+
+/** Like canonicalAddress, but returns the error instead of throwing, for validators. */
+export function checkAddress(
+  value: string,
+): { ok: true; canonical: string } | { ok: false; error: InvalidAddressError } {
+  try {
+    return { ok: true, canonical: canonicalAddress(value) };
+  } catch (error) {
+    if (error instanceof InvalidAddressError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/** True when `address` (a single address) falls inside `range` (an address or CIDR). */
+export function rangeContains(range: string, address: string): boolean {
+  const outer = parseAddress(range);
+  const inner = parseAddress(address);
+  if (outer.family !== inner.family || inner.prefixLength < outer.prefixLength) return false;
+  const outerAddress = ipaddr.parse(outer.address);
+  const innerAddress = ipaddr.parse(inner.address);
+  return innerAddress.match(outerAddress, outer.prefixLength);
+}
