@@ -1,0 +1,610 @@
+#!/usr/bin/env bash
+# Starts the svc runtime sensor next to an application container (default) or on the host
+# network (-H), after checking everything it needs; run with --help, or read help/sensor.md.
+set -euo pipefail
+
+readonly SCRIPT_NAME="run-svc-sensor.sh"
+readonly SCRIPT_VERSION="1.0.0"
+
+# The spec names the default repository only as "<default sensor image repository>". These two
+# constants stand for it and for the internal one (-I). They use the reserved .example domain so
+# that, until the vendor's real repositories are filled in here, nothing is ever pulled from a
+# registry somebody else controls. -i overrides either.
+readonly DEFAULT_IMAGE_REPOSITORY="registry.svc.example/svc/runtime-sensor"
+readonly INTERNAL_IMAGE_REPOSITORY="registry.internal.svc.example/svc/runtime-sensor"
+readonly DEFAULT_IMAGE_TAG="1.2.0"
+readonly DEFAULT_STACK_NAME="SvcPrevent"
+readonly DEFAULT_LOG_LEVEL="info"
+readonly DEFAULT_TRACE_PATH="/sys"
+readonly LOG_LEVELS="trace debug info warn error"
+
+# Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
+readonly ANALYZER_PORT=50051
+readonly MAX_STACK_NAME_LENGTH=14
+readonly SENSOR_NAME_PREFIX="svc-sensor-"
+readonly STOP_GRACE_SECONDS=30
+readonly RUNTIME_ANSWER_TIMEOUT_SECONDS=20
+readonly MIN_CORES=2
+readonly MIN_MEMORY_MB=300
+readonly MIN_MEMORY_KB=$((MIN_MEMORY_MB * 1024))
+
+# Test seam only: where host memory, routes and interfaces are read from.
+readonly PROC_DIR="${SVC_SENSOR_PROC_DIR:-/proc}"
+
+readonly EXIT_USAGE=2
+readonly EXIT_NOT_LINUX=3
+readonly EXIT_RUNTIME_MISSING=4
+readonly EXIT_RUNTIME_NOT_ANSWERING=5
+readonly EXIT_TOO_FEW_CORES=6
+readonly EXIT_TOO_LITTLE_MEMORY=7
+readonly EXIT_TRACE_PATH_MISSING=8
+readonly EXIT_APP_CONTAINER_MISSING=9
+readonly EXIT_APP_CONTAINER_NOT_RUNNING=10
+readonly EXIT_SEVERAL_INTERFACES=11
+readonly EXIT_INTERFACE_NOT_FOUND=12
+readonly EXIT_NO_INTERFACE=13
+readonly EXIT_API_KEY_MISSING=14
+readonly EXIT_IMAGE_UNAVAILABLE=15
+readonly EXIT_REPLACE_FAILED=16
+readonly EXIT_START_FAILED=17
+
+tenant_id=""
+domain=""
+app_name=""
+stack_name="$DEFAULT_STACK_NAME"
+image_repository=""
+image_tag="$DEFAULT_IMAGE_TAG"
+network_interface=""
+log_level="$DEFAULT_LOG_LEVEL"
+trace_path="$DEFAULT_TRACE_PATH"
+host_mode=false
+internal=false
+
+# Decided by main.
+runtime=""
+mode=""
+network=""
+sensor_name=""
+chosen_interface=""
+image=""
+analyzer_address=""
+sensor_api_key=""
+secret_env_file=""
+
+print_help() {
+  cat <<EOF
+Usage: $SCRIPT_NAME -n TENANT_ID -d DOMAIN -a APP_NAME [options]
+
+Starts the svc runtime sensor (launcher version $SCRIPT_VERSION).
+  Container mode (default): the sensor joins the network stack of the running application
+    container APP_NAME and is named ${SENSOR_NAME_PREFIX}APP_NAME.
+  Host mode (-H): the sensor listens on the host network, is named ${SENSOR_NAME_PREFIX}APP_NAME
+    (APP_NAME identifies the instance) and uses the default-route interface.
+A sensor of that name that is running is stopped (grace period ${STOP_GRACE_SECONDS} s) and removed first.
+The sensor reports to analyzer.<stack name in lower case>.<domain>:$ANALYZER_PORT over TLS.
+
+Options (long options also take --option=value):
+  -n, --tenant-id ID            Tenant ID (required)
+  -d, --domain DOMAIN           DNS domain of the control plane installation (required)
+  -a, --app-name NAME           Application container name, or instance identifier in host
+                                mode (required)
+  -s, --stack-name NAME         Stack name, when the default was not used (default: $DEFAULT_STACK_NAME;
+                                another name has at most $MAX_STACK_NAME_LENGTH characters)
+  -i, --image-repo REPOSITORY   Container image repository
+                                (default: $DEFAULT_IMAGE_REPOSITORY,
+                                with -I: $INTERNAL_IMAGE_REPOSITORY)
+  -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG)
+  -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
+  -l, --sensor-log-level LEVEL  Sensor log level: ${LOG_LEVELS// /, } (default: $DEFAULT_LOG_LEVEL)
+  -p, --trace-path PATH         Trace path, an existing absolute directory (default: $DEFAULT_TRACE_PATH)
+  -H, --host-mode               Listen on the host network (default: disabled)
+  -I, --internal                Internal image access (default: disabled)
+  -h, --help                    Print this help and exit
+
+Environment:
+  SVC_SENSOR_API_KEY     Sensor API key. When unset and stdin is a terminal, it is asked for
+                         without echo. It never appears on a command line or in the output.
+  SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
+  SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
+                         interfaces from (default: /proc).
+
+Exit codes:
+  0   sensor started (or help printed)
+  $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
+      invalid value
+  $EXIT_NOT_LINUX   not Linux
+  $EXIT_RUNTIME_MISSING   no container runtime found
+  $EXIT_RUNTIME_NOT_ANSWERING   the container runtime does not answer
+  $EXIT_TOO_FEW_CORES   fewer than $MIN_CORES cores
+  $EXIT_TOO_LITTLE_MEMORY   less than $MIN_MEMORY_MB MB of memory (or MemTotal unreadable)
+  $EXIT_TRACE_PATH_MISSING   trace path does not exist or is not a directory
+  $EXIT_APP_CONTAINER_MISSING   application container does not exist
+  $EXIT_APP_CONTAINER_NOT_RUNNING  application container is not running
+  $EXIT_SEVERAL_INTERFACES  several interfaces and none chosen with -N (their names are printed)
+  $EXIT_INTERFACE_NOT_FOUND  the -N interface does not exist there
+  $EXIT_NO_INTERFACE  no usable interface found
+  $EXIT_API_KEY_MISSING  no usable sensor API key
+  $EXIT_IMAGE_UNAVAILABLE  the sensor image is neither local nor pullable
+  $EXIT_REPLACE_FAILED  the existing sensor could not be stopped or removed
+  $EXIT_START_FAILED  the sensor container did not start
+
+Examples:
+  SVC_SENSOR_API_KEY=... $SCRIPT_NAME -n acme -d corp.example.com -a shop-web
+  $SCRIPT_NAME --tenant-id=acme --domain=corp.example.com --app-name=web-01 -H -l debug
+EOF
+}
+
+die() {
+  local exit_code=$1 message=$2
+  printf '%s: error: %s\n' "$SCRIPT_NAME" "$message" >&2
+  exit "$exit_code"
+}
+
+usage_error() {
+  printf '%s: error: %s\n' "$SCRIPT_NAME" "$1" >&2
+  printf 'Run %s --help for the options.\n' "$SCRIPT_NAME" >&2
+  exit "$EXIT_USAGE"
+}
+
+note() {
+  printf '%s\n' "$*"
+}
+
+# ---------------------------------------------------------------------------- command line
+
+parse_arguments() {
+  local argument option value has_inline_value
+  while (($# > 0)); do
+    argument=$1
+    shift
+    has_inline_value=false
+    value=""
+    option=$argument
+    if [[ $argument == --*=* ]]; then
+      option=${argument%%=*}
+      value=${argument#*=}
+      has_inline_value=true
+    fi
+    case $option in
+      -h | --help | -H | --host-mode | -I | --internal)
+        if $has_inline_value; then
+          usage_error "option $option takes no value (got '$argument')"
+        fi
+        case $option in
+          -h | --help)
+            print_help
+            exit 0
+            ;;
+          -H | --host-mode) host_mode=true ;;
+          -I | --internal) internal=true ;;
+        esac
+        ;;
+      -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
+        -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path)
+        if ! $has_inline_value; then
+          # A following option is not taken as a value: "-n -d x" means -n lacks its value.
+          if (($# == 0)) || [[ $1 == -* ]]; then
+            usage_error "option $option needs a value (write $option VALUE, or ${option}=VALUE for the long form)"
+          fi
+          value=$1
+          shift
+        fi
+        case $option in
+          -n | --tenant-id) tenant_id=$value ;;
+          -d | --domain) domain=$value ;;
+          -a | --app-name) app_name=$value ;;
+          -s | --stack-name) stack_name=$value ;;
+          -i | --image-repo) image_repository=$value ;;
+          -t | --image-tag) image_tag=$value ;;
+          -N | --network-interface) network_interface=$value ;;
+          -l | --sensor-log-level) log_level=$value ;;
+          -p | --trace-path) trace_path=$value ;;
+        esac
+        ;;
+      -*) usage_error "unknown option '$option'" ;;
+      *) usage_error "unexpected argument '$argument': every value belongs to an option" ;;
+    esac
+  done
+}
+
+validate_options() {
+  local missing=()
+  [[ -n $tenant_id ]] || missing+=("-n/--tenant-id")
+  [[ -n $domain ]] || missing+=("-d/--domain")
+  [[ -n $app_name ]] || missing+=("-a/--app-name")
+  if ((${#missing[@]} > 0)); then
+    local joined
+    joined=$(IFS=,; printf '%s' "${missing[*]}")
+    usage_error "missing required option(s): ${joined//,/, }"
+  fi
+
+  # Values end up in the container's environment, one per line: no control characters.
+  if [[ $tenant_id == *[[:cntrl:]]* ]]; then
+    usage_error "invalid value for -n/--tenant-id: it contains a control character; give the tenant ID as shown in the web user interface"
+  fi
+
+  domain=${domain%.}
+  domain=${domain,,}
+  local label='[a-z0-9]([a-z0-9-]*[a-z0-9])?'
+  if ! [[ $domain =~ ^${label}(\.${label})*$ ]]; then
+    usage_error "invalid value '$domain' for -d/--domain: give the DNS domain of the control plane installation (the hosted zone name), e.g. corp.example.com"
+  fi
+
+  if ! [[ $app_name =~ ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ]]; then
+    usage_error "invalid value '$app_name' for -a/--app-name: a container name starts with a letter or digit and has only letters, digits, '_', '.' and '-'"
+  fi
+
+  if ! [[ $stack_name =~ ^[A-Za-z][A-Za-z0-9-]*$ ]]; then
+    usage_error "invalid value '$stack_name' for -s/--stack-name: a stack name starts with a letter and has only letters, digits and '-'"
+  fi
+  if [[ $stack_name != "$DEFAULT_STACK_NAME" ]] && ((${#stack_name} > MAX_STACK_NAME_LENGTH)); then
+    usage_error "invalid value '$stack_name' for -s/--stack-name: a non-default stack name has at most $MAX_STACK_NAME_LENGTH characters (this one has ${#stack_name}); give the name the control plane was deployed with"
+  fi
+
+  if [[ -n $image_repository ]] && ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
+    usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
+  fi
+  if ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
+    usage_error "invalid value '$image_tag' for -t/--image-tag: a tag has up to 128 letters, digits, '_', '.' and '-', e.g. $DEFAULT_IMAGE_TAG"
+  fi
+
+  if [[ -n $network_interface ]] && ! [[ $network_interface =~ ^[^[:space:][:cntrl:]/:]{1,15}$ ]]; then
+    usage_error "invalid value '$network_interface' for -N/--network-interface: an interface name has 1 to 15 characters without spaces, '/' or ':', e.g. eth0"
+  fi
+
+  if [[ " $LOG_LEVELS " != *" $log_level "* ]]; then
+    usage_error "invalid value '$log_level' for -l/--sensor-log-level: use one of ${LOG_LEVELS// /, }"
+  fi
+
+  if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
+    usage_error "invalid value '$trace_path' for -p/--trace-path: give an absolute directory path without ':' or ',', e.g. $DEFAULT_TRACE_PATH"
+  fi
+}
+
+# ---------------------------------------------------------------------------- requirements
+
+check_operating_system() {
+  local system
+  system=$(uname -s)
+  if [[ $system != Linux ]]; then
+    die "$EXIT_NOT_LINUX" "the sensor runs on Linux only, and this host reports '$system' (uname -s); run the launcher on the Linux instance that hosts the application"
+  fi
+}
+
+select_container_runtime() {
+  if [[ -n ${SVC_CONTAINER_RUNTIME:-} ]]; then
+    if ! command -v -- "$SVC_CONTAINER_RUNTIME" >/dev/null 2>&1; then
+      die "$EXIT_RUNTIME_MISSING" "SVC_CONTAINER_RUNTIME='$SVC_CONTAINER_RUNTIME' is not a command on PATH; install it, or unset the variable to use docker or podman"
+    fi
+    runtime=$SVC_CONTAINER_RUNTIME
+  elif command -v docker >/dev/null 2>&1; then
+    runtime=docker
+  elif command -v podman >/dev/null 2>&1; then
+    runtime=podman
+  else
+    die "$EXIT_RUNTIME_MISSING" "no container runtime found: install docker or podman (a prerequisite of the sensor host), or name one in SVC_CONTAINER_RUNTIME"
+  fi
+}
+
+check_runtime_answers() {
+  local errors status=0
+  errors=$(timeout "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$runtime" info 2>&1 >/dev/null) || status=$?
+  if ((status == 124)); then
+    die "$EXIT_RUNTIME_NOT_ANSWERING" "'$runtime info' did not answer within $RUNTIME_ANSWER_TIMEOUT_SECONDS s; check that the $runtime service is running"
+  elif ((status != 0)); then
+    die "$EXIT_RUNTIME_NOT_ANSWERING" "'$runtime info' failed (exit $status): ${errors:-no message}; start the $runtime service, or run as a user allowed to use it"
+  fi
+}
+
+check_cores() {
+  local cores
+  cores=$(nproc)
+  if ! [[ $cores =~ ^[0-9]+$ ]] || ((cores < MIN_CORES)); then
+    die "$EXIT_TOO_FEW_CORES" "the sensor host needs at least $MIN_CORES cores and this one has '$cores' (nproc); use a larger instance"
+  fi
+}
+
+check_memory() {
+  local meminfo="$PROC_DIR/meminfo" name value total_kb=""
+  if [[ -r $meminfo ]]; then
+    while read -r name value _; do
+      if [[ $name == MemTotal: ]]; then
+        total_kb=$value
+        break
+      fi
+    done <"$meminfo"
+  fi
+  if ! [[ $total_kb =~ ^[0-9]+$ ]]; then
+    die "$EXIT_TOO_LITTLE_MEMORY" "cannot read MemTotal from $meminfo, so the $MIN_MEMORY_MB MB memory requirement cannot be checked"
+  fi
+  if ((total_kb < MIN_MEMORY_KB)); then
+    die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $((total_kb / 1024)) MB (MemTotal $total_kb kB); use a larger instance"
+  fi
+}
+
+check_trace_path() {
+  if [[ ! -e $trace_path ]]; then
+    die "$EXIT_TRACE_PATH_MISSING" "trace path '$trace_path' (-p/--trace-path) does not exist on this host; give an existing directory, default $DEFAULT_TRACE_PATH"
+  elif [[ ! -d $trace_path ]]; then
+    die "$EXIT_TRACE_PATH_MISSING" "trace path '$trace_path' (-p/--trace-path) is not a directory; give an existing directory, default $DEFAULT_TRACE_PATH"
+  fi
+}
+
+# ---------------------------------------------------------------------------- interfaces
+
+# Prints the non-loopback interface names of a /proc/net/dev table read from stdin.
+interfaces_from_device_table() {
+  local line name
+  while IFS= read -r line; do
+    [[ $line == *:* ]] || continue
+    name=${line%%:*}
+    name=${name//[[:space:]]/}
+    [[ -n $name && $name != lo ]] || continue
+    printf '%s\n' "$name"
+  done
+}
+
+# Prints the interface of the IPv4 default route with the lowest metric, else the IPv6 one.
+default_route_interface() {
+  local best_interface="" best_metric=0
+  local interface destination metric mask prefix_length
+  if [[ -r $PROC_DIR/net/route ]]; then
+    while read -r interface destination _ _ _ _ metric mask _; do
+      [[ $destination == 00000000 && $mask == 00000000 && $metric =~ ^[0-9]+$ ]] || continue
+      if [[ -z $best_interface ]] || ((metric < best_metric)); then
+        best_interface=$interface
+        best_metric=$metric
+      fi
+    done <"$PROC_DIR/net/route"
+  fi
+  if [[ -z $best_interface && -r $PROC_DIR/net/ipv6_route ]]; then
+    while read -r destination prefix_length _ _ _ metric _ _ _ interface; do
+      [[ $destination =~ ^0{32}$ && $prefix_length == 00 && $interface != lo && $metric =~ ^[0-9a-fA-F]{1,8}$ ]] || continue
+      if [[ -z $best_interface ]] || ((16#$metric < best_metric)); then
+        best_interface=$interface
+        best_metric=$((16#$metric))
+      fi
+    done <"$PROC_DIR/net/ipv6_route"
+  fi
+  printf '%s' "$best_interface"
+}
+
+check_app_container() {
+  local status
+  if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
+    die "$EXIT_APP_CONTAINER_MISSING" "no container named '$app_name' (-a/--app-name) exists ('$runtime container inspect' found none); give the name of the application container, or use -H for host mode"
+  fi
+  if [[ $status != running ]]; then
+    die "$EXIT_APP_CONTAINER_NOT_RUNNING" "application container '$app_name' (-a/--app-name) is '$status', not running; start it first ($runtime start $app_name), because the sensor joins its network stack"
+  fi
+}
+
+choose_container_interface() {
+  local device_table interfaces=()
+  if ! device_table=$("$runtime" exec "$app_name" cat /proc/net/dev 2>/dev/null); then
+    if [[ -n $network_interface ]]; then
+      printf '%s: warning: cannot list the interfaces of container %s (%s exec failed); using -N %s unchecked\n' \
+        "$SCRIPT_NAME" "$app_name" "$runtime" "$network_interface" >&2
+      chosen_interface=$network_interface
+      return
+    fi
+    die "$EXIT_NO_INTERFACE" "cannot list the network interfaces of container '$app_name' ('$runtime exec $app_name cat /proc/net/dev' failed); name the interface with -N/--network-interface"
+  fi
+  mapfile -t interfaces < <(interfaces_from_device_table <<<"$device_table")
+
+  if [[ -n $network_interface ]]; then
+    if [[ " ${interfaces[*]} " != *" $network_interface "* ]]; then
+      die "$EXIT_INTERFACE_NOT_FOUND" "interface '$network_interface' (-N/--network-interface) does not exist in container '$app_name'; its interfaces are: ${interfaces[*]:-none}"
+    fi
+    chosen_interface=$network_interface
+  elif ((${#interfaces[@]} == 1)); then
+    chosen_interface=${interfaces[0]}
+  elif ((${#interfaces[@]} == 0)); then
+    die "$EXIT_NO_INTERFACE" "container '$app_name' has no network interface besides loopback; attach it to a network first"
+  else
+    printf 'Container %s has several network interfaces:\n' "$app_name" >&2
+    printf '  %s\n' "${interfaces[@]}" >&2
+    die "$EXIT_SEVERAL_INTERFACES" "container '$app_name' has several network interfaces (${interfaces[*]}); choose one with -N/--network-interface, e.g. -N ${interfaces[0]}"
+  fi
+}
+
+choose_host_interface() {
+  local interfaces=()
+  if [[ -n $network_interface ]]; then
+    if [[ -r $PROC_DIR/net/dev ]]; then
+      mapfile -t interfaces < <(interfaces_from_device_table <"$PROC_DIR/net/dev")
+    fi
+    if [[ " ${interfaces[*]} " != *" $network_interface "* ]]; then
+      die "$EXIT_INTERFACE_NOT_FOUND" "interface '$network_interface' (-N/--network-interface) does not exist on this host; its interfaces are: ${interfaces[*]:-none}"
+    fi
+    chosen_interface=$network_interface
+    return
+  fi
+  chosen_interface=$(default_route_interface)
+  if [[ -z $chosen_interface ]]; then
+    die "$EXIT_NO_INTERFACE" "this host has no default route, so no interface can be chosen; name one with -N/--network-interface"
+  fi
+}
+
+# ---------------------------------------------------------------------------- sensor API key
+
+read_sensor_api_key() {
+  if [[ -n ${SVC_SENSOR_API_KEY:-} ]]; then
+    sensor_api_key=$SVC_SENSOR_API_KEY
+  elif [[ -t 0 ]]; then
+    read -r -s -p "Sensor API key (input hidden): " sensor_api_key || sensor_api_key=""
+    printf '\n' >&2
+  else
+    die "$EXIT_API_KEY_MISSING" "no sensor API key: set SVC_SENSOR_API_KEY, or run from a terminal to be asked for it"
+  fi
+  # The runtime client started later does not need the key in its environment.
+  unset SVC_SENSOR_API_KEY
+  if [[ -z $sensor_api_key ]]; then
+    die "$EXIT_API_KEY_MISSING" "the sensor API key is empty; create a sensor API key in the web user interface and give it"
+  fi
+  if [[ $sensor_api_key == *[[:cntrl:]]* ]]; then
+    die "$EXIT_API_KEY_MISSING" "the sensor API key contains a line break or another control character; give the key exactly as the web user interface shows it"
+  fi
+}
+
+remove_secret_env_file() {
+  if [[ -n $secret_env_file ]]; then
+    rm -f -- "$secret_env_file"
+    secret_env_file=""
+  fi
+}
+
+# The key reaches the runtime through a private file, never through a command line that any
+# user could read in the process list.
+write_secret_env_file() {
+  local previous_umask
+  previous_umask=$(umask)
+  umask 077
+  secret_env_file=$(mktemp "${TMPDIR:-/tmp}/svc-sensor-env.XXXXXXXXXX")
+  umask "$previous_umask"
+  printf 'SVC_SENSOR_API_KEY=%s\n' "$sensor_api_key" >"$secret_env_file"
+}
+
+# ---------------------------------------------------------------------------- support info
+
+operating_system_name() {
+  local line name=""
+  if [[ -r /etc/os-release ]]; then
+    while IFS= read -r line; do
+      if [[ $line == PRETTY_NAME=* ]]; then
+        name=${line#PRETTY_NAME=}
+        name=${name#\"}
+        name=${name%\"}
+      fi
+    done </etc/os-release
+  fi
+  printf '%s' "${name:-unknown}"
+}
+
+print_support_information() {
+  local runtime_version
+  runtime_version=$("$runtime" --version 2>/dev/null) || runtime_version="unknown"
+  note "Support information:"
+  note "  launcher version:  $SCRIPT_VERSION"
+  note "  operating system:  $(operating_system_name)"
+  note "  kernel:            $(uname -r) $(uname -m)"
+  note "  container runtime: $runtime ($runtime_version)"
+  note "  mode:              $mode"
+  note "  sensor container:  $sensor_name"
+  note "  network:           $network"
+  note "  interface:         $chosen_interface"
+  note "  analyzer:          $analyzer_address (TLS)"
+  note "  image:             $image"
+  note "  log level:         $log_level"
+  note "  trace path:        $trace_path"
+  note "  resources:         $(nproc) cores, $MIN_MEMORY_MB MB or more"
+}
+
+# ---------------------------------------------------------------------------- start
+
+ensure_image() {
+  if "$runtime" image inspect "$image" >/dev/null 2>&1; then
+    return
+  fi
+  note "Pulling $image ..."
+  if ! "$runtime" pull "$image" >&2; then
+    die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and cannot be pulled; check -i/--image-repo and -t/--image-tag, the registry access of this host and, for -I/--internal, '$runtime login' to the internal registry"
+  fi
+}
+
+replace_existing_sensor() {
+  local status
+  if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$sensor_name" 2>/dev/null); then
+    return
+  fi
+  case $status in
+    running | restarting | paused)
+      note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s) ..."
+      if ! "$runtime" stop -t "$STOP_GRACE_SECONDS" "$sensor_name" >/dev/null; then
+        die "$EXIT_REPLACE_FAILED" "could not stop the running sensor '$sensor_name'; stop it by hand ($runtime stop $sensor_name) and run again"
+      fi
+      ;;
+  esac
+  note "Removing the previous sensor container $sensor_name ..."
+  if ! "$runtime" rm "$sensor_name" >/dev/null; then
+    die "$EXIT_REPLACE_FAILED" "could not remove the previous sensor container '$sensor_name'; remove it by hand ($runtime rm $sensor_name) and run again"
+  fi
+}
+
+start_sensor() {
+  local run_arguments container_id
+  run_arguments=(
+    run --detach
+    --name "$sensor_name"
+    --restart unless-stopped
+    --network "$network"
+    --env-file "$secret_env_file"
+    --env "SVC_TENANT_ID=$tenant_id"
+    --env "SVC_ANALYZER_ADDRESS=$analyzer_address"
+    --env "SVC_ANALYZER_TLS=true"
+    --env "SVC_LOG_LEVEL=$log_level"
+    --env "SVC_INTERFACE=$chosen_interface"
+    --env "SVC_TRACE_PATH=$trace_path"
+    --env "SVC_SENSOR_MODE=$mode"
+    --volume "$trace_path:$trace_path:ro"
+    --cap-add NET_ADMIN --cap-add NET_RAW --cap-add SYS_ADMIN --cap-add SYS_RESOURCE --cap-add SYS_PTRACE
+    --label "svc.sensor.launcher-version=$SCRIPT_VERSION"
+    "$image"
+  )
+  if ! container_id=$("$runtime" "${run_arguments[@]}"); then
+    die "$EXIT_START_FAILED" "the sensor container '$sensor_name' did not start ('$runtime run' failed, see above); the previous sensor, if any, was already removed"
+  fi
+  remove_secret_env_file
+  note "  container id:      $container_id"
+  note "Sensor $sensor_name started; follow it with: $runtime logs -f $sensor_name"
+}
+
+main() {
+  parse_arguments "$@"
+  validate_options
+
+  check_operating_system
+  select_container_runtime
+  check_runtime_answers
+  check_cores
+  check_memory
+  check_trace_path
+
+  sensor_name="$SENSOR_NAME_PREFIX$app_name"
+  if $host_mode; then
+    mode=host
+    network=host
+    choose_host_interface
+  else
+    mode=container
+    network="container:$app_name"
+    check_app_container
+    choose_container_interface
+  fi
+
+  if [[ -z $image_repository ]]; then
+    if $internal; then
+      image_repository=$INTERNAL_IMAGE_REPOSITORY
+    else
+      image_repository=$DEFAULT_IMAGE_REPOSITORY
+    fi
+  fi
+  image="$image_repository:$image_tag"
+  analyzer_address="analyzer.${stack_name,,}.$domain:$ANALYZER_PORT"
+
+  read_sensor_api_key
+  print_support_information
+
+  # Pull before touching the running sensor, so a wrong repository or tag leaves it alone.
+  ensure_image
+  replace_existing_sensor
+  write_secret_env_file
+  start_sensor
+}
+
+trap remove_secret_env_file EXIT
+# Turn signals into an ordinary exit so the EXIT trap removes the key file.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+main "$@"
