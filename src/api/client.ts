@@ -1,0 +1,609 @@
+/**
+ * ManagementClient: every command of the management API for one (base URL, API key, tenant).
+ * It logs in lazily, reuses the token, renews it once when the service says it expired, retries
+ * what the retry policy allows, and validates requests before sending anything.
+ */
+import type { Dispatcher } from 'undici';
+import {
+  AuthenticationError,
+  ClientClosedError,
+  ManagementApiError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  ServiceError,
+  TokenRejectedError,
+  TransportError,
+  UnexpectedReplyError,
+  ValidationError,
+} from './errors';
+import { redact, registerSecret, secretRegistry } from './redaction';
+import { bodyExcerpt, classifyServiceError, parseReplyBody } from './reply';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptOutcome, type RetryPolicy, type ServiceErrorKind } from './retry';
+import { Session } from './session';
+import { SharedReads } from './shared-read';
+import { HttpTransport } from './transport';
+import type {
+  ApiArea,
+  AuditEvent,
+  BulkProgress,
+  BulkResult,
+  Channel,
+  Customer,
+  ListEntry,
+  ListName,
+  NewListEntry,
+  SsoSettings,
+} from './types';
+import {
+  assertListName,
+  assertName,
+  assertPositiveInteger,
+  assertSsoSettings,
+  canonicalIp,
+  normaliseEntry,
+  type WireEntry,
+} from './validation';
+
+/** The service refuses bulk calls above this many entries. */
+export const MAX_BULK_ENTRIES = 1000;
+
+export type ClientLogEvent =
+  | { readonly type: 'request'; readonly command: string; readonly attempt: number }
+  | {
+      readonly type: 'reply';
+      readonly command: string;
+      readonly attempt: number;
+      readonly status: number;
+      readonly requestId?: string;
+      readonly outcome: 'ok' | 'error' | 'unexpected';
+    }
+  | { readonly type: 'network-error'; readonly command: string; readonly attempt: number; readonly code?: string }
+  | { readonly type: 'retry'; readonly command: string; readonly attempt: number; readonly delayMs: number; readonly reason: string }
+  | { readonly type: 'reauthenticate'; readonly command: string; readonly reason: string }
+  | { readonly type: 'login'; readonly tenant: string }
+  | { readonly type: 'give-up'; readonly command: string; readonly attempt: number; readonly reason: string };
+
+/** Receives what the client does; events never carry the API key, tokens or bodies. */
+export type ClientLogger = (event: ClientLogEvent) => void;
+
+export interface ManagementClientOptions {
+  /** e.g. `https://api.example.com`; requests go to `{baseUrl}/svc_api/v2/<area>`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** The tenant (customer) name sent as `customer_name`. */
+  readonly tenant: string;
+  /** An undici dispatcher to use instead of the client's own keep-alive pool (tests, proxies). */
+  readonly dispatcher?: Dispatcher;
+  /** @default 30000 */
+  readonly requestTimeoutMs?: number;
+  /** @default 10000 */
+  readonly connectTimeoutMs?: number;
+  /** @default 8 */
+  readonly maxConnections?: number;
+  /** Overrides of DEFAULT_RETRY_POLICY. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Source of jitter in [0, 1). @default Math.random */
+  readonly random?: () => number;
+  /** Wall clock in epoch ms, used for `created` and deadlines. @default Date.now */
+  readonly now?: () => number;
+  readonly logger?: ClientLogger;
+  /** Entries per bulk call, at most 1000. @default 1000 */
+  readonly bulkChunkSize?: number;
+}
+
+export interface BulkOptions {
+  readonly onProgress?: (progress: BulkProgress) => void;
+}
+
+export interface ClientStats {
+  /** HTTP attempts sent, logins included. */
+  readonly requests: number;
+  /** Attempts repeated after a retryable failure (not counting re-login repeats). */
+  readonly retries: number;
+  readonly logins: number;
+  /** Calls repeated after a token error and a fresh login. */
+  readonly reauthentications: number;
+}
+
+interface CallSpec {
+  readonly area: ApiArea;
+  readonly command: string;
+  readonly fields: Record<string, unknown>;
+  /** Adds `token` (logging in first when needed). */
+  readonly authenticated: boolean;
+  /** Adds `customer_name`. */
+  readonly tenantScoped: boolean;
+  /**
+   * Turns a service `Error` into a result instead of an error (e.g. "not found" for get).
+   * `earlierAttemptMayHaveLanded` is true when an earlier attempt of this call failed in a way
+   * that leaves open whether the service acted on it.
+   */
+  readonly onServiceError?: (
+    message: string,
+    kind: ServiceErrorKind,
+    context: { readonly earlierAttemptMayHaveLanded: boolean },
+  ) => { readonly value: unknown } | undefined;
+}
+
+interface CallResult {
+  readonly value: unknown;
+  readonly status: number;
+  readonly requestId?: string;
+}
+
+interface Failure {
+  readonly outcome: AttemptOutcome;
+  readonly build: (reason: string, attempts: number) => ManagementApiError;
+}
+
+export class ManagementClient {
+  readonly baseUrl: string;
+  readonly tenant: string;
+  private readonly apiKey: string;
+  private readonly transport: HttpTransport;
+  private readonly session: Session;
+  private readonly listReads = new SharedReads<ListName, ListEntry[]>();
+  private readonly policy: RetryPolicy;
+  private readonly random: () => number;
+  private readonly now: () => number;
+  private readonly logger: ClientLogger | undefined;
+  private readonly bulkChunkSize: number;
+  private closed = false;
+  private counters = { requests: 0, retries: 0, logins: 0, reauthentications: 0 };
+
+  constructor(options: ManagementClientOptions) {
+    if (typeof options.apiKey !== 'string' || options.apiKey.length === 0) {
+      throw new ValidationError('apiKey', '', 'apiKey: the API key is empty; create one in the web user interface.');
+    }
+    // Registered first, so no error or log line built from here on can carry it.
+    registerSecret(options.apiKey);
+    this.apiKey = options.apiKey;
+    this.tenant = assertName(options.tenant, 'tenant');
+    this.transport = new HttpTransport({
+      baseUrl: options.baseUrl,
+      ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+    });
+    this.baseUrl = options.baseUrl;
+    this.policy = validatePolicy({ ...DEFAULT_RETRY_POLICY, ...options.retry });
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+    this.logger = options.logger;
+    this.bulkChunkSize = options.bulkChunkSize ?? MAX_BULK_ENTRIES;
+    if (!Number.isSafeInteger(this.bulkChunkSize) || this.bulkChunkSize < 1 || this.bulkChunkSize > MAX_BULK_ENTRIES) {
+      throw new ValidationError('bulkChunkSize', options.bulkChunkSize, `bulkChunkSize: expected 1 to ${MAX_BULK_ENTRIES}, got ${options.bulkChunkSize}.`);
+    }
+    this.session = new Session(() => this.performLogin());
+  }
+
+  // ---- session -------------------------------------------------------------------------
+
+  /** Logs in now unless a token is already held (later calls log in by themselves anyway). */
+  async login(): Promise<void> {
+    this.assertOpen('login');
+    await this.session.current();
+  }
+
+  stats(): ClientStats {
+    return { ...this.counters };
+  }
+
+  /** Releases the connection pool; calls made afterwards fail with ClientClosedError. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.transport.close();
+  }
+
+  // ---- audit log -----------------------------------------------------------------------
+
+  /** The newest `limit` audit events, newest first. */
+  async auditEvents(limit: number): Promise<AuditEvent[]> {
+    const command = 'audit_events';
+    assertPositiveInteger(limit, 'limit', command);
+    const result = await this.execute({ area: 'logs', command, fields: { limit }, authenticated: true, tenantScoped: true });
+    return expectArray(result, command) as AuditEvent[];
+  }
+
+  // ---- lists ---------------------------------------------------------------------------
+
+  /** Every entry of a list. Concurrent callers share one request (see SharedReads). */
+  listEntries(list: ListName): Promise<ListEntry[]> {
+    const command = `list_${assertListName(list, 'list_<list>')}`;
+    this.assertOpen(command);
+    return this.listReads.read(list, async () => {
+      const result = await this.execute({ area: 'lists', command, fields: {}, authenticated: true, tenantScoped: true });
+      return expectArray(result, command) as ListEntry[];
+    });
+  }
+
+  /** One entry, or null when the list does not hold the address. */
+  async getEntry(list: ListName, ip: string): Promise<ListEntry | null> {
+    const command = `get_${assertListName(list, 'get_<list>')}`;
+    const canonical = canonicalIp(ip, 'ip', command);
+    const result = await this.execute({
+      area: 'lists',
+      command,
+      fields: { ip: canonical },
+      authenticated: true,
+      tenantScoped: true,
+      onServiceError: (_message, kind) => (kind === 'not-found' ? { value: null } : undefined),
+    });
+    if (result.value === null || result.value === undefined) return null;
+    return expectObject(result, command) as ListEntry;
+  }
+
+  /** Adds an entry, or replaces the description of the one already there (upsert). */
+  async addEntry(list: ListName, entry: NewListEntry): Promise<string> {
+    const command = `new_${assertListName(list, 'new_<list>')}`;
+    const wire = normaliseEntry(entry, 'entry', this.nowSeconds(), command);
+    this.listReads.invalidate(list);
+    const result = await this.execute({ area: 'lists', command, fields: { entry: wire }, authenticated: true, tenantScoped: true });
+    this.listReads.invalidate(list);
+    return describeValue(result.value);
+  }
+
+  /**
+   * Removes an entry. Throws NotFoundError when the list does not hold the address, except when
+   * an earlier attempt of this same call may have removed it already (then it counts as done).
+   */
+  async deleteEntry(list: ListName, ip: string): Promise<string> {
+    const command = `delete_${assertListName(list, 'delete_<list>')}`;
+    const canonical = canonicalIp(ip, 'ip', command);
+    this.listReads.invalidate(list);
+    const result = await this.execute({
+      area: 'lists',
+      command,
+      fields: { ip: canonical },
+      authenticated: true,
+      tenantScoped: true,
+      onServiceError: (message, kind, context) =>
+        kind === 'not-found' && context.earlierAttemptMayHaveLanded ? { value: message } : undefined,
+    });
+    this.listReads.invalidate(list);
+    return describeValue(result.value);
+  }
+
+  /** Adds many entries, in calls of at most 1,000; every entry is checked before the first call. */
+  async bulkAddEntries(list: ListName, entries: readonly NewListEntry[], options: BulkOptions = {}): Promise<BulkResult> {
+    const command = `bulk_new_${assertListName(list, 'bulk_new_<list>')}`;
+    if (!Array.isArray(entries)) throw new ValidationError('entries', entries, 'entries: expected an array of entries.', { command });
+    const now = this.nowSeconds();
+    // Later duplicates of the same canonical address win, as they would one by one.
+    const byIp = new Map<string, WireEntry>();
+    entries.forEach((entry, index) => {
+      const wire = normaliseEntry(entry, `entries[${index}]`, now, command);
+      byIp.delete(wire.ip);
+      byIp.set(wire.ip, wire);
+    });
+    return this.inChunks(list, command, [...byIp.values()], 'entries', options);
+  }
+
+  /** Removes many addresses, in calls of at most 1,000; absent addresses are skipped by the service. */
+  async bulkDeleteEntries(list: ListName, ips: readonly string[], options: BulkOptions = {}): Promise<BulkResult> {
+    const command = `bulk_delete_${assertListName(list, 'bulk_delete_<list>')}`;
+    if (!Array.isArray(ips)) throw new ValidationError('ips', ips, 'ips: expected an array of addresses.', { command });
+    const canonical = new Set(ips.map((ip, index) => canonicalIp(ip, `ips[${index}]`, command)));
+    return this.inChunks(list, command, [...canonical], 'ips', options);
+  }
+
+  private async inChunks<Item>(
+    list: ListName,
+    command: string,
+    items: readonly Item[],
+    field: 'entries' | 'ips',
+    options: BulkOptions,
+  ): Promise<BulkResult> {
+    this.assertOpen(command);
+    const chunks = Math.ceil(items.length / this.bulkChunkSize);
+    const messages: string[] = [];
+    this.listReads.invalidate(list);
+    for (let chunk = 0; chunk < chunks; chunk += 1) {
+      const part = items.slice(chunk * this.bulkChunkSize, (chunk + 1) * this.bulkChunkSize);
+      const result = await this.execute({ area: 'lists', command, fields: { [field]: part }, authenticated: true, tenantScoped: true });
+      messages.push(describeValue(result.value));
+      options.onProgress?.({
+        command,
+        chunk: chunk + 1,
+        chunks,
+        done: Math.min(items.length, (chunk + 1) * this.bulkChunkSize),
+        total: items.length,
+      });
+    }
+    this.listReads.invalidate(list);
+    return { count: items.length, chunks, messages };
+  }
+
+  // ---- tenants (customers) and channels ---------------------------------------------------
+
+  async listCustomers(): Promise<Customer[]> {
+    const command = 'list';
+    const result = await this.execute({ area: 'customers', command, fields: {}, authenticated: true, tenantScoped: false });
+    return expectArray(result, 'customers list') as Customer[];
+  }
+
+  /** Sends `customer` as the update of tenant `name`, without its `uuid`. */
+  async updateCustomer(name: string, customer: Omit<Customer, 'uuid'> | Customer): Promise<string> {
+    const command = 'update';
+    assertName(name, 'name', 'customers update');
+    const body = withoutUuid(customer, 'customer');
+    assertSsoSettings(body.sso, 'customer.sso', 'customers update');
+    const result = await this.execute({
+      area: 'customers',
+      command,
+      fields: { name, customer: body },
+      authenticated: true,
+      tenantScoped: false,
+    });
+    return describeValue(result.value);
+  }
+
+  /** Lists the tenant, copies it exactly, sets `sso` and updates it (the spec's SSO steps). */
+  async setTenantSso(name: string, sso: SsoSettings | null): Promise<string> {
+    assertName(name, 'name', 'customers update');
+    const checked = assertSsoSettings(sso, 'sso', 'customers update');
+    const customers = await this.listCustomers();
+    const customer = customers.find((candidate) => candidate.name === name);
+    if (customer === undefined) {
+      throw new NotFoundError(`no tenant named ${JSON.stringify(name)} among ${customers.length} listed`, {
+        command: 'customers list',
+      });
+    }
+    return this.updateCustomer(name, { ...customer, sso: checked });
+  }
+
+  async listChannels(): Promise<Channel[]> {
+    const result = await this.execute({ area: 'channels', command: 'list', fields: {}, authenticated: true, tenantScoped: false });
+    return expectArray(result, 'channels list') as Channel[];
+  }
+
+  /** Sends `channel` as its own update, without its `uuid`. */
+  async updateChannel(channel: Omit<Channel, 'uuid'> | Channel): Promise<string> {
+    const body = withoutUuid(channel, 'channel');
+    assertName(body.name, 'channel.name', 'channels update');
+    assertSsoSettings(body.sso, 'channel.sso', 'channels update');
+    const result = await this.execute({
+      area: 'channels',
+      command: 'update',
+      fields: { channel: body },
+      authenticated: true,
+      tenantScoped: false,
+    });
+    return describeValue(result.value);
+  }
+
+  /** Lists the channel, copies it exactly, sets `sso` and updates it. */
+  async setChannelSso(name: string, sso: SsoSettings | null): Promise<string> {
+    assertName(name, 'name', 'channels update');
+    const checked = assertSsoSettings(sso, 'sso', 'channels update');
+    const channels = await this.listChannels();
+    const channel = channels.find((candidate) => candidate.name === name);
+    if (channel === undefined) {
+      throw new NotFoundError(`no channel named ${JSON.stringify(name)} among ${channels.length} listed`, {
+        command: 'channels list',
+      });
+    }
+    return this.updateChannel({ ...channel, sso: checked });
+  }
+
+  // ---- the call loop ---------------------------------------------------------------------
+
+  private async performLogin(): Promise<string> {
+    const command = 'login';
+    const result = await this.execute({
+      area: 'login',
+      command,
+      fields: { api_token: this.apiKey },
+      authenticated: false,
+      tenantScoped: false,
+      onServiceError: (message) => {
+        throw new AuthenticationError(
+          `login refused for tenant ${JSON.stringify(this.tenant)}: "${message}". Check the API key.`,
+          { command },
+        );
+      },
+    });
+    this.counters.logins += 1;
+    const reply = result.value as { status?: unknown; token?: unknown } | null;
+    const details = { command, status: result.status, ...(result.requestId === undefined ? {} : { requestId: result.requestId }) };
+    if (reply !== null && typeof reply === 'object' && reply.status === false) {
+      throw new AuthenticationError(
+        `login refused for tenant ${JSON.stringify(this.tenant)}: bad API key or inactive user. ` +
+          'Check the key and that its user is active.',
+        details,
+      );
+    }
+    if (reply === null || typeof reply !== 'object' || reply.status !== true || typeof reply.token !== 'string' || reply.token.length === 0) {
+      // Registered in case the odd reply carries a token after all; the excerpt must not show it.
+      if (reply !== null && typeof reply === 'object' && typeof reply.token === 'string') registerSecret(reply.token);
+      const excerpt = redact(bodyExcerpt(JSON.stringify(reply) ?? 'undefined'));
+      throw new UnexpectedReplyError(`login: expected {"status":true,"token":...} under "Ok", got ${excerpt}.`, excerpt, details);
+    }
+    registerSecret(reply.token);
+    this.log({ type: 'login', tenant: this.tenant });
+    return reply.token;
+  }
+
+  private async execute(spec: CallSpec): Promise<CallResult> {
+    const started = this.now();
+    let attempt = 0;
+    let reauthenticated = false;
+    let earlierAttemptMayHaveLanded = false;
+    for (;;) {
+      this.assertOpen(spec.command);
+      attempt += 1;
+      const token = spec.authenticated ? await this.session.current() : undefined;
+      const payload: Record<string, unknown> = { command: spec.command };
+      if (token !== undefined) payload.token = token;
+      if (spec.tenantScoped) payload.customer_name = this.tenant;
+      Object.assign(payload, spec.fields);
+
+      this.counters.requests += 1;
+      this.log({ type: 'request', command: spec.command, attempt });
+      const failure = await this.attempt(spec, payload, attempt, earlierAttemptMayHaveLanded);
+      if (!('outcome' in failure)) return failure;
+
+      const decision = decideRetry(
+        { attempt, elapsedMs: this.now() - started, outcome: failure.outcome, reauthenticated, nowMs: this.now() },
+        this.policy,
+        this.random,
+      );
+      if (decision.action === 'give-up') {
+        this.log({ type: 'give-up', command: spec.command, attempt, reason: decision.reason });
+        throw failure.build(decision.reason, attempt);
+      }
+      if (decision.action === 'reauthenticate') {
+        reauthenticated = true;
+        this.counters.reauthentications += 1;
+        this.log({ type: 'reauthenticate', command: spec.command, reason: decision.reason });
+        await this.session.renew(token ?? '');
+        continue;
+      }
+      if (failure.outcome.kind !== 'service-error') earlierAttemptMayHaveLanded = true;
+      this.counters.retries += 1;
+      this.log({ type: 'retry', command: spec.command, attempt, delayMs: decision.delayMs, reason: decision.reason });
+      await sleep(decision.delayMs);
+    }
+  }
+
+  /** One HTTP attempt: the result, or what went wrong and how to report it. */
+  private async attempt(
+    spec: CallSpec,
+    payload: Record<string, unknown>,
+    attempt: number,
+    earlierAttemptMayHaveLanded: boolean,
+  ): Promise<CallResult | Failure> {
+    const { command } = spec;
+    let reply;
+    try {
+      reply = await this.transport.post(spec.area, payload);
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      this.log({ type: 'network-error', command, attempt, ...(error.networkCode === undefined ? {} : { code: error.networkCode }) });
+      return {
+        outcome: { kind: 'network', code: error.networkCode ?? 'UNKNOWN' },
+        build: (reason, attempts) =>
+          new TransportError(`${command}: ${error.message} Gave up: ${reason}.`, error.networkCode, {
+            command,
+            attempts,
+            cause: error.cause,
+          }),
+      };
+    }
+
+    const parsed = parseReplyBody(reply.body);
+    const requestIdDetail = reply.requestId === undefined ? {} : { requestId: reply.requestId };
+    this.log({ type: 'reply', command, attempt, status: reply.status, ...requestIdDetail, outcome: parsed.kind });
+
+    if (parsed.kind === 'ok') return { value: parsed.value, status: reply.status, ...requestIdDetail };
+
+    if (parsed.kind === 'error') {
+      const kind = classifyServiceError(parsed.message);
+      const handled = spec.onServiceError?.(parsed.message, kind, { earlierAttemptMayHaveLanded });
+      if (handled !== undefined) return { value: handled.value, status: reply.status, ...requestIdDetail };
+      const details = { command, status: reply.status, ...requestIdDetail };
+      return {
+        outcome: { kind: 'service-error', errorKind: kind },
+        build: (_reason, attempts) => {
+          const withAttempts = { ...details, attempts };
+          if (kind === 'token') return new TokenRejectedError(parsed.message, withAttempts);
+          if (kind === 'permission') return new PermissionError(parsed.message, withAttempts);
+          if (kind === 'not-found') return new NotFoundError(parsed.message, withAttempts);
+          return new ServiceError(parsed.message, withAttempts);
+        },
+      };
+    }
+
+    const excerpt = redact(bodyExcerpt(reply.body));
+    return {
+      outcome: {
+        kind: 'http',
+        status: reply.status,
+        ...(reply.retryAfter === undefined ? {} : { retryAfter: reply.retryAfter }),
+      },
+      build: (reason, attempts) => {
+        const details = { command, status: reply.status, attempts, ...requestIdDetail };
+        const where = `HTTP ${reply.status}, X-Request-ID ${reply.requestId ?? '(none)'}`;
+        if (reply.status === 429) {
+          return new RateLimitError(
+            `${command}: the service kept limiting the rate (${where}). Gave up: ${reason}. Try again later.`,
+            parseRetryAfter(reply.retryAfter, this.now()),
+            details,
+          );
+        }
+        return new UnexpectedReplyError(
+          `${command}: the reply ${parsed.reason} (${where}). Gave up: ${reason}. Body starts: ${JSON.stringify(excerpt)}`,
+          excerpt,
+          details,
+        );
+      },
+    };
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  private assertOpen(command: string): void {
+    if (this.closed) throw new ClientClosedError(command);
+  }
+
+  private log(event: ClientLogEvent): void {
+    if (this.logger === undefined) return;
+    this.logger(secretRegistry.redactValue(event) as ClientLogEvent);
+  }
+}
+
+function validatePolicy(policy: RetryPolicy): RetryPolicy {
+  const checks: Array<[keyof RetryPolicy, boolean]> = [
+    ['maxAttempts', Number.isSafeInteger(policy.maxAttempts) && policy.maxAttempts >= 1],
+    ['baseDelayMs', Number.isFinite(policy.baseDelayMs) && policy.baseDelayMs >= 0],
+    ['maxDelayMs', Number.isFinite(policy.maxDelayMs) && policy.maxDelayMs >= 0],
+    ['deadlineMs', Number.isFinite(policy.deadlineMs) && policy.deadlineMs >= 0],
+    ['jitter', policy.jitter === 'full' || policy.jitter === 'equal'],
+  ];
+  for (const [field, valid] of checks) {
+    if (!valid) {
+      throw new ValidationError(`retry.${field}`, policy[field], `retry.${field}: ${JSON.stringify(policy[field])} is not allowed; see RetryPolicy.`);
+    }
+  }
+  return policy;
+}
+
+function withoutUuid<T extends { readonly uuid?: unknown }>(object: T, field: string): Omit<T, 'uuid'> {
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) {
+    throw new ValidationError(field, object, `${field}: expected the object as listed by the service.`);
+  }
+  const { uuid: _uuid, ...rest } = object;
+  return rest;
+}
+
+function expectArray(result: CallResult, command: string): unknown[] {
+  if (Array.isArray(result.value)) return result.value;
+  throw unexpectedShape(result, command, 'a list');
+}
+
+function expectObject(result: CallResult, command: string): object {
+  if (result.value !== null && typeof result.value === 'object' && !Array.isArray(result.value)) return result.value;
+  throw unexpectedShape(result, command, 'an object');
+}
+
+function unexpectedShape(result: CallResult, command: string, wanted: string): UnexpectedReplyError {
+  const excerpt = redact(bodyExcerpt(JSON.stringify(result.value) ?? 'undefined'));
+  return new UnexpectedReplyError(
+    `${command}: expected ${wanted} under "Ok" (HTTP ${result.status}, X-Request-ID ${result.requestId ?? '(none)'}), got ${excerpt}.`,
+    excerpt,
+    { command, status: result.status, ...(result.requestId === undefined ? {} : { requestId: result.requestId }) },
+  );
+}
+
+function describeValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,194 @@
+/**
+ * Every failure the management-API client raises is a ManagementApiError with a stable `code`
+ * that callers (and the Terraform provider) branch on. Messages say what went wrong, with which
+ * value, and how to fix it. Messages, causes and serialised forms are scrubbed of the API key
+ * and session tokens through the shared secret registry.
+ */
+import { inspect, type InspectOptions } from 'node:util';
+import { InvalidAddressError } from '../address';
+import { secretRegistry } from './redaction';
+
+export type ManagementErrorCode =
+  | 'authentication_failed'
+  | 'permission_denied'
+  | 'not_found'
+  | 'rate_limited'
+  | 'validation_failed'
+  | 'transport_failed'
+  | 'unexpected_reply'
+  | 'service_error'
+  | 'token_rejected'
+  | 'client_closed';
+
+export interface ErrorDetails {
+  /** The API command, e.g. `new_blacklist`, when the failure belongs to one. */
+  readonly command?: string;
+  readonly status?: number;
+  readonly requestId?: string;
+  /** How many HTTP attempts were made before giving up. */
+  readonly attempts?: number;
+  readonly cause?: unknown;
+}
+
+export class ManagementApiError extends Error {
+  readonly command?: string;
+  readonly status?: number;
+  readonly requestId?: string;
+  readonly attempts?: number;
+
+  constructor(
+    readonly code: ManagementErrorCode,
+    message: string,
+    details: ErrorDetails = {},
+  ) {
+    const cause = details.cause === undefined ? undefined : secretRegistry.redactValue(details.cause);
+    super(secretRegistry.redact(message), cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    if (details.command !== undefined) this.command = details.command;
+    if (details.status !== undefined) this.status = details.status;
+    if (details.requestId !== undefined) this.requestId = secretRegistry.redact(details.requestId);
+    if (details.attempts !== undefined) this.attempts = details.attempts;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const own: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(this)) own[key] = value;
+    return secretRegistry.redactValue({
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      ...own,
+      ...(this.cause === undefined ? {} : { cause: describeCause(this.cause) }),
+    }) as Record<string, unknown>;
+  }
+
+  /** Re-scrubs at print time, in case a secret was registered after the error was built. */
+  [inspect.custom](depth: number, options: InspectOptions, inspectFunction: typeof inspect): string {
+    const fields: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(this)) fields[key] = value;
+    const nested = { ...options, depth };
+    let text = this.stack ?? `${this.name}: ${this.message}`;
+    text += ` ${inspectFunction(fields, nested)}`;
+    if (this.cause !== undefined) text += `\n  [cause]: ${inspectFunction(this.cause, nested)}`;
+    return secretRegistry.redact(text);
+  }
+}
+
+function describeCause(cause: unknown): unknown {
+  if (cause instanceof ManagementApiError) return cause.toJSON();
+  if (cause instanceof Error) {
+    const fields = cause as Error & { code?: unknown };
+    return {
+      name: cause.name,
+      message: cause.message,
+      ...(fields.code === undefined ? {} : { code: fields.code }),
+      ...(cause.cause === undefined ? {} : { cause: describeCause(cause.cause) }),
+    };
+  }
+  return cause;
+}
+
+/** Bad credentials or an inactive user: login answered `"status": false`. */
+export class AuthenticationError extends ManagementApiError {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('authentication_failed', message, details);
+  }
+}
+
+/** The user may not do this (read-only user writing). Never retried. */
+export class PermissionError extends ManagementApiError {
+  constructor(readonly serviceMessage: string, details: ErrorDetails = {}) {
+    super(
+      'permission_denied',
+      `The service refused ${details.command ?? 'the call'}: "${serviceMessage}". ` +
+        'Use an API key of a user that is allowed to write.',
+      details,
+    );
+  }
+}
+
+/** The entry or object the call names does not exist. */
+export class NotFoundError extends ManagementApiError {
+  constructor(readonly serviceMessage: string, details: ErrorDetails = {}) {
+    super('not_found', `${details.command ?? 'The call'} found nothing: "${serviceMessage}".`, details);
+  }
+}
+
+/** The service kept answering 429 until the retry budget ran out. */
+export class RateLimitError extends ManagementApiError {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+    details: ErrorDetails = {},
+  ) {
+    super('rate_limited', message, details);
+  }
+}
+
+/** A request the client refuses to send; names the field and the value. */
+export class ValidationError extends ManagementApiError {
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    message: string,
+    details: ErrorDetails = {},
+  ) {
+    super('validation_failed', message, details);
+  }
+
+  static fromInvalidAddress(field: string, error: InvalidAddressError, command?: string): ValidationError {
+    return new ValidationError(
+      field,
+      error.value,
+      `${field}: ${error.message}. Give an IPv4 or IPv6 address, or a CIDR range without host bits.`,
+      { cause: error, ...(command === undefined ? {} : { command }) },
+    );
+  }
+}
+
+/** The request did not complete at the network level (refused, reset, timed out). */
+export class TransportError extends ManagementApiError {
+  constructor(
+    message: string,
+    readonly networkCode: string | undefined,
+    details: ErrorDetails = {},
+  ) {
+    super('transport_failed', message, details);
+  }
+}
+
+/** An HTTP reply that is not JSON, or has neither `Ok`/`ok` nor `Error`. */
+export class UnexpectedReplyError extends ManagementApiError {
+  constructor(
+    message: string,
+    readonly bodyExcerpt: string,
+    details: ErrorDetails & { status: number },
+  ) {
+    super('unexpected_reply', message, details);
+  }
+}
+
+/** The service answered `{"Error": "..."}` and the client has no more specific class for it. */
+export class ServiceError extends ManagementApiError {
+  constructor(
+    readonly serviceMessage: string,
+    details: ErrorDetails = {},
+    code: ManagementErrorCode = 'service_error',
+  ) {
+    super(code, `The service refused ${details.command ?? 'the call'}: "${serviceMessage}".`, details);
+  }
+}
+
+/** The token was refused again right after a fresh login: something is wrong with the session. */
+export class TokenRejectedError extends ServiceError {
+  constructor(serviceMessage: string, details: ErrorDetails = {}) {
+    super(serviceMessage, details, 'token_rejected');
+  }
+}
+
+/** A call made after close(). */
+export class ClientClosedError extends ManagementApiError {
+  constructor(command: string) {
+    super('client_closed', `${command}: the client is closed; create a new ManagementClient.`, { command });
+  }
+}

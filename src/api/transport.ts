@@ -1,0 +1,134 @@
+/**
+ * One HTTP attempt: POST a JSON body to `{base_url}/svc_api/v2/<area>` over a keep-alive undici
+ * pool (or an injected dispatcher) and hand back status, X-Request-ID, Retry-After and the body
+ * text. Network failures become TransportError with the failure's code and a redacted `cause`;
+ * deciding what to do about any of it is the caller's business.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import { TransportError, ValidationError } from './errors';
+import type { ApiArea } from './types';
+
+export interface TransportOptions {
+  /** e.g. `https://api.example.com` or `http://127.0.0.1:8080`; may carry a path prefix. */
+  readonly baseUrl: string;
+  /** Bring your own undici dispatcher (Agent, Pool, MockAgent); it is not closed by close(). */
+  readonly dispatcher?: Dispatcher;
+  /** Time allowed for the reply headers, and between body chunks. @default 30000 */
+  readonly requestTimeoutMs?: number;
+  /** Time allowed to open a connection. @default 10000 */
+  readonly connectTimeoutMs?: number;
+  /** Connections the pool keeps to the service. @default 8 */
+  readonly maxConnections?: number;
+  /** How long an idle keep-alive connection stays open. @default 10000 */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+export interface HttpReply {
+  readonly status: number;
+  readonly requestId?: string;
+  readonly retryAfter?: string;
+  readonly body: string;
+}
+
+export class HttpTransport {
+  private readonly origin: string;
+  private readonly pathPrefix: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly requestTimeoutMs: number;
+
+  constructor(options: TransportOptions) {
+    const base = parseBaseUrl(options.baseUrl);
+    this.origin = base.origin;
+    this.pathPrefix = base.pathname.replace(/\/+$/, '');
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+      this.ownsDispatcher = false;
+    } else {
+      this.dispatcher = new Pool(this.origin, {
+        connections: options.maxConnections ?? 8,
+        keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
+        connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      });
+      this.ownsDispatcher = true;
+    }
+  }
+
+  /** The URL path of an area, e.g. `/svc_api/v2/lists`. */
+  pathOf(area: ApiArea): string {
+    return `${this.pathPrefix}/svc_api/v2/${area}`;
+  }
+
+  async post(area: ApiArea, payload: object): Promise<HttpReply> {
+    const path = this.pathOf(area);
+    let response: Dispatcher.ResponseData;
+    let body: string;
+    try {
+      response = await this.dispatcher.request({
+        origin: this.origin,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(payload),
+        headersTimeout: this.requestTimeoutMs,
+        bodyTimeout: this.requestTimeoutMs,
+      });
+      body = await response.body.text();
+    } catch (error) {
+      // The one deliberate boundary: whatever the network did becomes a TransportError.
+      const code = networkErrorCode(error);
+      throw new TransportError(
+        `POST ${this.origin}${path} failed: ${code ?? 'network error'} (${describe(error)}). ` +
+          'Check that the base URL is right and the service is reachable.',
+        code,
+        { cause: error },
+      );
+    }
+    return {
+      status: response.statusCode,
+      body,
+      ...optionalHeader('requestId', response.headers['x-request-id']),
+      ...optionalHeader('retryAfter', response.headers['retry-after']),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) {
+    throw new ValidationError('baseUrl', baseUrl, `baseUrl: ${JSON.stringify(baseUrl)} is not a URL; give e.g. https://api.example.com.`);
+  }
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ValidationError('baseUrl', baseUrl, `baseUrl: ${JSON.stringify(baseUrl)} must start with https:// (or http:// for a local emulator).`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ValidationError('baseUrl', url.origin, 'baseUrl: leave out query, fragment and credentials; the API key goes in apiKey.');
+  }
+  return url;
+}
+
+function optionalHeader<K extends string>(key: K, value: string | string[] | undefined): Partial<Record<K, string>> {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined ? {} : ({ [key]: text } as Record<K, string>);
+}
+
+/** The code of a network failure: the error's own, or its cause's, or the first aggregated one. */
+export function networkErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth += 1) {
+    const candidate = current as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof candidate.code === 'string') return candidate.code;
+    if (Array.isArray(candidate.errors) && candidate.errors.length > 0) current = candidate.errors[0];
+    else current = candidate.cause;
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

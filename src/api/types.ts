@@ -1,0 +1,86 @@
+/**
+ * Shapes of the management API as the contract (shared/api-contract.md) fixes them. Objects the
+ * service owns (customers, channels) keep unknown fields, because an update must copy the listed
+ * object exactly.
+ */
+
+export const LIST_NAMES = ['blacklist', 'blocklist', 'whitelist'] as const;
+export type ListName = (typeof LIST_NAMES)[number];
+
+export type ApiArea = 'login' | 'logs' | 'lists' | 'customers' | 'channels';
+
+/** One entry as the service lists it. */
+export interface ListEntry {
+  readonly ip: string;
+  readonly description: string;
+  /** Epoch seconds the client sent when adding it. */
+  readonly created: number;
+  /** Blocklist only: epoch seconds the block ends. */
+  readonly expires?: number;
+  readonly [field: string]: unknown;
+}
+
+/** What a caller gives to add an entry; `created` defaults to now. */
+export interface NewListEntry {
+  readonly ip: string;
+  readonly description?: string;
+  readonly created?: number;
+}
+
+export interface SsoSettings {
+  readonly enabled: boolean;
+  readonly required: boolean;
+  readonly saml_metadata_url: string;
+}
+
+export interface Customer {
+  readonly name: string;
+  readonly contact_email: string;
+  readonly description: string;
+  readonly active: boolean;
+  readonly autoblock_threshold: number;
+  readonly autoblock_timeout: number;
+  readonly block_embargo: number;
+  readonly ssl_ciphers: string;
+  readonly notify_threshold: number;
+  readonly sso: SsoSettings | null;
+  readonly allow_super_admin_users: boolean;
+  readonly allow_channel_admin_users: boolean;
+  readonly tenant_admin_default: boolean;
+  readonly uuid: string;
+  readonly [field: string]: unknown;
+}
+
+export interface Channel {
+  readonly name: string;
+  readonly require_totp_setup: boolean;
+  readonly uuid: string;
+  readonly sso: SsoSettings | null;
+  readonly [field: string]: unknown;
+}
+
+export interface AuditEvent {
+  readonly timestamp: number;
+  readonly user: string;
+  readonly category: string;
+  readonly action: string;
+  readonly description: string;
+  readonly [field: string]: unknown;
+}
+
+/** Progress of a bulk call, reported after each chunk the service accepted. */
+export interface BulkProgress {
+  readonly command: string;
+  readonly chunk: number;
+  readonly chunks: number;
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface BulkResult {
+  /** Distinct canonical addresses sent. */
+  readonly count: number;
+  readonly chunks: number;
+  /** The service's reply text per chunk. */
+  readonly messages: readonly string[];
+}

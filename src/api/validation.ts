@@ -1,0 +1,117 @@
+/**
+ * Client-side checks that run before anything is sent, so a bad value fails fast with a message
+ * naming the field, the value and the fix, instead of a round trip and a terse service error.
+ */
+import { checkAddress } from '../address';
+import { ValidationError } from './errors';
+import { LIST_NAMES, type ListName, type NewListEntry, type SsoSettings } from './types';
+
+export function assertListName(value: unknown, command?: string): ListName {
+  if (typeof value === 'string' && (LIST_NAMES as readonly string[]).includes(value)) return value as ListName;
+  throw new ValidationError(
+    'list',
+    value,
+    `list: ${JSON.stringify(value)} is not a list of the service; use one of ${LIST_NAMES.join(', ')}.`,
+    command === undefined ? {} : { command },
+  );
+}
+
+/** The canonical spelling of an address or CIDR, or a ValidationError naming the field. */
+export function canonicalIp(value: unknown, field: string, command?: string): string {
+  if (typeof value !== 'string') {
+    throw new ValidationError(field, value, `${field}: expected an IP address or CIDR as a string, got ${typeof value}.`, {
+      ...(command === undefined ? {} : { command }),
+    });
+  }
+  const checked = checkAddress(value);
+  if (!checked.ok) throw ValidationError.fromInvalidAddress(field, checked.error, command);
+  return checked.canonical;
+}
+
+export function assertPositiveInteger(value: unknown, field: string, command?: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
+  throw new ValidationError(field, value, `${field}: expected a positive whole number, got ${JSON.stringify(value)}.`, {
+    ...(command === undefined ? {} : { command }),
+  });
+}
+
+export function assertName(value: unknown, field: string, command?: string): string {
+  if (typeof value === 'string' && value.trim().length > 0) return value;
+  throw new ValidationError(field, value, `${field}: expected a non-empty name, got ${JSON.stringify(value)}.`, {
+    ...(command === undefined ? {} : { command }),
+  });
+}
+
+export interface WireEntry {
+  ip: string;
+  description: string;
+  created: number;
+}
+
+/** An entry ready to send: canonical ip, description string, created in whole epoch seconds. */
+export function normaliseEntry(entry: NewListEntry, field: string, nowSeconds: number, command?: string): WireEntry {
+  if (entry === null || typeof entry !== 'object') {
+    throw new ValidationError(field, entry, `${field}: expected an object with ip, description and created.`, {
+      ...(command === undefined ? {} : { command }),
+    });
+  }
+  const ip = canonicalIp(entry.ip, `${field}.ip`, command);
+  const description = entry.description ?? '';
+  if (typeof description !== 'string') {
+    throw new ValidationError(`${field}.description`, description, `${field}.description: expected a string.`, {
+      ...(command === undefined ? {} : { command }),
+    });
+  }
+  const created = entry.created ?? nowSeconds;
+  if (typeof created !== 'number' || !Number.isSafeInteger(created) || created < 0) {
+    throw new ValidationError(
+      `${field}.created`,
+      created,
+      `${field}.created: expected whole epoch seconds, got ${JSON.stringify(created)}.`,
+      { ...(command === undefined ? {} : { command }) },
+    );
+  }
+  return { ip, description, created };
+}
+
+/** SSO as the contract allows it: null, or enabled/required/https metadata URL, required implies enabled. */
+export function assertSsoSettings(value: unknown, field: string, command?: string): SsoSettings | null {
+  const details = command === undefined ? {} : { command };
+  if (value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ValidationError(field, value, `${field}: expected null or {enabled, required, saml_metadata_url}.`, details);
+  }
+  const sso = value as Record<string, unknown>;
+  for (const flag of ['enabled', 'required'] as const) {
+    if (typeof sso[flag] !== 'boolean') {
+      throw new ValidationError(`${field}.${flag}`, sso[flag], `${field}.${flag}: expected true or false, got ${JSON.stringify(sso[flag])}.`, details);
+    }
+  }
+  const url = sso.saml_metadata_url;
+  if (typeof url !== 'string') {
+    throw new ValidationError(`${field}.saml_metadata_url`, url, `${field}.saml_metadata_url: expected a URL string, got ${JSON.stringify(url)}.`, details);
+  }
+  if (sso.required === true && sso.enabled !== true) {
+    throw new ValidationError(
+      `${field}.required`,
+      true,
+      `${field}.required: SSO cannot be required while enabled is false; set enabled to true or required to false.`,
+      details,
+    );
+  }
+  if (sso.enabled === true && !isHttpsUrl(url)) {
+    throw new ValidationError(
+      `${field}.saml_metadata_url`,
+      url,
+      `${field}.saml_metadata_url: enabling SSO needs an https:// metadata URL of the identity provider, got ${JSON.stringify(url)}.`,
+      details,
+    );
+  }
+  return { enabled: sso.enabled as boolean, required: sso.required as boolean, saml_metadata_url: url };
+}
+
+function isHttpsUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return url.protocol === 'https:' && url.hostname.length > 0;
+}
