@@ -1,0 +1,100 @@
+/**
+ * What the architecture rules need to know that the Terraform tree cannot tell them at synth:
+ * the VPC's address range, where sensors run, which subnets sit in which availability zone,
+ * and which security group belongs to the Scan Template Service.
+ */
+import { IConstruct } from 'constructs';
+import { Token } from 'cdktf';
+import { parseAddress, InvalidAddressError } from '../../src/address';
+
+export interface ArchitectureRulesOptions {
+  /**
+   * The control plane VPC's IPv4 range, e.g. `10.0.0.0/16`. Used by rule 5.
+   * @default the literal `cidr_block` of the one `aws_vpc` resource or data source in the
+   * stack, if there is exactly one; otherwise rule 5 is not applicable.
+   */
+  readonly vpcCidr?: string;
+  /**
+   * Addresses or ranges of the hosts where sensors run. A range outside the VPC gets a
+   * warning (rule 5): peering or a transit gateway is needed.
+   * @default none (rule 5 is not applicable)
+   */
+  readonly sensorCidrs?: readonly string[];
+  /**
+   * Availability zone of each literal subnet id, for rule 1 when subnets are given as plain
+   * ids rather than `aws_subnet` references, e.g. `{ 'subnet-0abc': 'eu-west-1a' }`.
+   * @default none: zones of plain subnet ids are checked at plan time instead
+   */
+  readonly subnetAvailabilityZones?: Readonly<Record<string, string>>;
+  /**
+   * The Scan Template Service's security groups. Rule 6 attaches its ingress guidance to them.
+   * @default none (rule 6 is not applicable)
+   */
+  readonly scannerSecurityGroups?: readonly IConstruct[];
+}
+
+export interface ResolvedArchitectureRulesOptions {
+  /** Canonical range, or undefined when not given or only known at plan time. */
+  readonly vpcCidr?: string;
+  /** Canonical literal ranges; tokens are dropped (checked nowhere at synth). */
+  readonly sensorCidrs: readonly string[];
+  readonly subnetAvailabilityZones: Readonly<Record<string, string>>;
+  readonly scannerSecurityGroups: readonly IConstruct[];
+}
+
+/** A bad option given to ArchitectureRules; names the option and the value. */
+export class ArchitectureRulesOptionError extends Error {
+  readonly code = 'invalid_architecture_rules_option';
+  constructor(
+    readonly option: string,
+    readonly value: string,
+    readonly reason: string,
+  ) {
+    super(`ArchitectureRules option ${option} = ${JSON.stringify(value)} is invalid: ${reason}`);
+    this.name = 'ArchitectureRulesOptionError';
+  }
+}
+
+function canonicalRange(option: string, value: string): string {
+  try {
+    return parseAddress(value).canonical;
+  } catch (error) {
+    if (error instanceof InvalidAddressError) {
+      throw new ArchitectureRulesOptionError(
+        option,
+        value,
+        `${error.reason}; give an IP address or CIDR range such as 10.0.0.0/16`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Validates literal values and drops tokens (they are only known at plan time). */
+export function resolveArchitectureRulesOptions(
+  options: ArchitectureRulesOptions = {},
+): ResolvedArchitectureRulesOptions {
+  const vpcCidr =
+    options.vpcCidr === undefined || Token.isUnresolved(options.vpcCidr)
+      ? undefined
+      : canonicalRange('vpcCidr', options.vpcCidr);
+  const sensorCidrs = (options.sensorCidrs ?? []).flatMap((cidr, index) =>
+    Token.isUnresolved(cidr) ? [] : [canonicalRange(`sensorCidrs[${index}]`, cidr)],
+  );
+  const subnetAvailabilityZones = { ...(options.subnetAvailabilityZones ?? {}) };
+  for (const [subnet, zone] of Object.entries(subnetAvailabilityZones)) {
+    if (typeof zone !== 'string' || zone.trim() === '') {
+      throw new ArchitectureRulesOptionError(
+        `subnetAvailabilityZones[${subnet}]`,
+        String(zone),
+        'give the availability zone name, e.g. eu-west-1a',
+      );
+    }
+  }
+  return {
+    vpcCidr,
+    sensorCidrs,
+    subnetAvailabilityZones,
+    scannerSecurityGroups: [...(options.scannerSecurityGroups ?? [])],
+  };
+}
