@@ -1,0 +1,236 @@
+/** Runs bin/run-svc-sensor.sh in a sandbox: PATH holds only stub executables (the container
+ *  runtime, nproc, uname) and links to the few real tools the launcher needs, so no real
+ *  container runtime or host fact can leak into a test. The stub runtime records every call. */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
+
+/** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'rm', 'timeout', 'stat', 'base64'];
+
+export type ContainerState = 'running' | 'exited' | 'paused' | 'created' | 'missing';
+
+export interface StubConfig {
+  /** Name of the stub runtime executable on PATH; no stub at all when null. */
+  readonly runtimeName?: string | null;
+  readonly appState?: ContainerState;
+  readonly sensorState?: ContainerState;
+  /** Non-loopback interfaces `exec <app> cat /proc/net/dev` lists. */
+  readonly containerInterfaces?: readonly string[];
+  readonly execFails?: boolean;
+  readonly infoFails?: boolean;
+  readonly imageIsLocal?: boolean;
+  readonly pullFails?: boolean;
+  readonly stopFails?: boolean;
+  readonly rmFails?: boolean;
+  readonly runFails?: boolean;
+  readonly cores?: string;
+  readonly operatingSystem?: string;
+  readonly memTotalKb?: number | null;
+  /** Contents of <proc>/net/route; the default has eth0 as default route. */
+  readonly routeTable?: string | null;
+  readonly ipv6RouteTable?: string | null;
+  /** Non-loopback host interfaces in <proc>/net/dev. */
+  readonly hostInterfaces?: readonly string[];
+}
+
+export interface LauncherRun {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** One entry per runtime call, its arguments in order. */
+  readonly calls: string[][];
+  /** What the stub saw of each --env-file while `run` executed. */
+  readonly envFiles: Array<{ path: string; mode: string; contents: string }>;
+  /** True when SVC_SENSOR_API_KEY was in the environment of any runtime call. */
+  readonly runtimeSawKeyInEnvironment: boolean;
+  /** Files left in the launcher's TMPDIR after it exited. */
+  readonly leftoverTempFiles: string[];
+  readonly sandbox: Sandbox;
+}
+
+export interface Sandbox {
+  readonly root: string;
+  readonly binDir: string;
+  readonly procDir: string;
+  readonly tmpDir: string;
+  readonly recordDir: string;
+  readonly path: string;
+}
+
+export const DEFAULT_ROUTE_TABLE = [
+  'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT',
+  'eth1\t00000000\t0101A8C0\t0003\t0\t0\t200\t00000000\t0\t0\t0',
+  'eth0\t00000000\t010200C0\t0003\t0\t0\t100\t00000000\t0\t0\t0',
+  'eth0\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0',
+].join('\n');
+
+const STUBS_DIR = path.join(__dirname, 'stubs');
+
+let realToolPaths: Map<string, string> | undefined;
+
+function resolveRealTools(): Map<string, string> {
+  if (realToolPaths) return realToolPaths;
+  const found = new Map<string, string>();
+  for (const tool of REAL_TOOLS) {
+    const result = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' });
+    const resolved = result.stdout.trim();
+    if (result.status !== 0 || !resolved.startsWith('/')) throw new Error(`test host lacks ${tool}`);
+    found.set(tool, resolved);
+  }
+  realToolPaths = found;
+  return found;
+}
+
+/** The real bash, to start the launcher with. */
+export function realBash(): string {
+  return resolveRealTools().get('bash')!;
+}
+
+function deviceTable(interfaces: readonly string[]): string {
+  const header = 'Inter-|   Receive |  Transmit\n face |bytes    packets|bytes    packets\n';
+  return header + ['lo', ...interfaces].map((name) => `${name.padStart(6)}: 1 1 0 0 0 0 0 0 1 1\n`).join('');
+}
+
+export function createSandbox(config: StubConfig = {}): Sandbox {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-test-'));
+  const binDir = path.join(root, 'bin');
+  const toolsDir = path.join(root, 'tools');
+  const procDir = path.join(root, 'proc');
+  const tmpDir = path.join(root, 'tmp');
+  const recordDir = path.join(root, 'record');
+  for (const dir of [binDir, toolsDir, path.join(procDir, 'net'), tmpDir, recordDir]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  for (const [tool, target] of resolveRealTools()) fs.symlinkSync(target, path.join(toolsDir, tool));
+
+  const runtimeName = config.runtimeName === undefined ? 'docker' : config.runtimeName;
+  if (runtimeName !== null) fs.symlinkSync(path.join(STUBS_DIR, 'container-runtime'), path.join(binDir, runtimeName));
+  fs.symlinkSync(path.join(STUBS_DIR, 'nproc'), path.join(binDir, 'nproc'));
+  fs.symlinkSync(path.join(STUBS_DIR, 'uname'), path.join(binDir, 'uname'));
+
+  const memTotalKb = config.memTotalKb === undefined ? 4_000_000 : config.memTotalKb;
+  if (memTotalKb !== null) {
+    fs.writeFileSync(path.join(procDir, 'meminfo'), `MemTotal:       ${memTotalKb} kB\nMemFree:         1000 kB\n`);
+  }
+  const routeTable = config.routeTable === undefined ? DEFAULT_ROUTE_TABLE : config.routeTable;
+  if (routeTable !== null) fs.writeFileSync(path.join(procDir, 'net', 'route'), routeTable + '\n');
+  if (config.ipv6RouteTable != null) {
+    fs.writeFileSync(path.join(procDir, 'net', 'ipv6_route'), config.ipv6RouteTable + '\n');
+  }
+  fs.writeFileSync(path.join(procDir, 'net', 'dev'), deviceTable(config.hostInterfaces ?? ['eth0', 'eth1']));
+
+  return { root, binDir, procDir, tmpDir, recordDir, path: `${binDir}:${toolsDir}` };
+}
+
+export interface RunOptions {
+  readonly stub?: StubConfig;
+  /** Extra environment for the launcher; SVC_SENSOR_API_KEY defaults to TEST_KEY. */
+  readonly env?: Record<string, string | undefined>;
+}
+
+export const TEST_KEY = 'sk-test-9f8e7d6c5b4a';
+
+function readLines(file: string): string[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.length > 0);
+}
+
+/** The stub's environment for a configuration: what each fake answer should be. */
+export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<string, string> {
+  const yes = (flag: boolean | undefined): string => (flag ? 'yes' : 'no');
+  return {
+    STUB_RECORD_DIR: sandbox.recordDir,
+    STUB_APP_STATE: stub.appState ?? 'running',
+    STUB_SENSOR_STATE: stub.sensorState ?? 'missing',
+    STUB_CONTAINER_INTERFACES: (stub.containerInterfaces ?? ['eth0']).join(' '),
+    STUB_EXEC_FAILS: yes(stub.execFails),
+    STUB_INFO_FAILS: yes(stub.infoFails),
+    STUB_IMAGE_LOCAL: stub.imageIsLocal === false ? 'no' : 'yes',
+    STUB_PULL_FAILS: yes(stub.pullFails),
+    STUB_STOP_FAILS: yes(stub.stopFails),
+    STUB_RM_FAILS: yes(stub.rmFails),
+    STUB_RUN_FAILS: yes(stub.runFails),
+    STUB_CORES: stub.cores ?? '4',
+    STUB_OS: stub.operatingSystem ?? 'Linux',
+  };
+}
+
+/** The launcher's environment: hermetic PATH, sandbox TMPDIR and proc seam, the stub's answers. */
+export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: sandbox.path,
+    HOME: sandbox.root,
+    TMPDIR: sandbox.tmpDir,
+    LANG: 'C',
+    SVC_SENSOR_PROC_DIR: sandbox.procDir,
+    SVC_SENSOR_API_KEY: TEST_KEY,
+    ...stubEnvironment(sandbox, options.stub ?? {}),
+  };
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+export function collectRun(sandbox: Sandbox, status: number | null, stdout: string, stderr: string): LauncherRun {
+  const calls = readLines(path.join(sandbox.recordDir, 'calls.log')).map((line) => line.split('\t'));
+  const envFiles = readLines(path.join(sandbox.recordDir, 'env-files.log')).map((line) => {
+    const [file, mode, encoded] = line.split('\t');
+    return { path: file, mode, contents: Buffer.from(encoded ?? '', 'base64').toString('utf8') };
+  });
+  return {
+    status,
+    stdout,
+    stderr,
+    calls,
+    envFiles,
+    runtimeSawKeyInEnvironment: fs.existsSync(path.join(sandbox.recordDir, 'runtime-saw-key')),
+    leftoverTempFiles: fs.readdirSync(sandbox.tmpDir),
+    sandbox,
+  };
+}
+
+const sandboxes: string[] = [];
+
+/** Runs the launcher once in a fresh sandbox, stdin not a terminal. */
+export function runLauncher(args: readonly string[], options: RunOptions = {}): LauncherRun {
+  const sandbox = createSandbox(options.stub);
+  sandboxes.push(sandbox.root);
+  const result = spawnSync(realBash(), [LAUNCHER, ...args], {
+    env: launcherEnvironment(sandbox, options),
+    input: '',
+    encoding: 'utf8',
+  });
+  return collectRun(sandbox, result.status, result.stdout, result.stderr);
+}
+
+export function removeSandboxes(): void {
+  for (const root of sandboxes.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+}
+
+/** The runtime subcommands called, in order (`container inspect` counts as one). */
+export function subcommands(run: LauncherRun): string[] {
+  return run.calls.map((call) => (call[0] === 'container' || call[0] === 'image' ? `${call[0]} ${call[1]}` : call[0]));
+}
+
+export function runCall(run: LauncherRun): string[] {
+  const call = run.calls.find((candidate) => candidate[0] === 'run');
+  if (!call) throw new Error(`no run call; calls were ${JSON.stringify(run.calls)}\nstderr: ${run.stderr}`);
+  return call;
+}
+
+/** The value following `flag` in a call, for every occurrence. */
+export function flagValues(call: readonly string[], flag: string): string[] {
+  const values: string[] = [];
+  call.forEach((argument, index) => {
+    if (argument === flag && index + 1 < call.length) values.push(call[index + 1]);
+  });
+  return values;
+}
+
+export const REQUIRED = ['-n', 'acme', '-d', 'corp.example.com', '-a', 'shop-web'];
