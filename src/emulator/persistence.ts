@@ -1,0 +1,69 @@
+/**
+ * The optional state file. Written after every change as a whole JSON snapshot to a temporary
+ * file in the same directory, flushed, then renamed over the old one: a crash leaves either
+ * the old or the new state, never half of one. Tokens are kept (as hashes), so a restart
+ * within their TTL does not log anybody out; the clock offset is kept too.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { StateFileError } from './errors';
+import type { StoreSnapshot } from './store';
+import type { StoredToken } from './tokens';
+
+export const STATE_FORMAT = 'svc-emulator-state';
+export const STATE_VERSION = 1;
+
+export interface StateFileContents extends StoreSnapshot {
+  format: typeof STATE_FORMAT;
+  version: typeof STATE_VERSION;
+  savedAt: number;
+  clockOffsetSeconds: number;
+  tokens: StoredToken[];
+}
+
+let temporaryCounter = 0;
+
+export function writeStateFile(file: string, contents: StateFileContents): void {
+  const directory = path.dirname(file);
+  temporaryCounter += 1;
+  const temporary = path.join(directory, `.${path.basename(file)}.${process.pid}.${temporaryCounter}.tmp`);
+  const descriptor = fs.openSync(temporary, 'w', 0o600);
+  try {
+    fs.writeSync(descriptor, JSON.stringify(contents));
+    fs.fsyncSync(descriptor);
+  } finally {
+    fs.closeSync(descriptor);
+  }
+  fs.renameSync(temporary, file);
+}
+
+/** Reads the state file; undefined when it does not exist yet. Throws StateFileError. */
+export function readStateFile(file: string): StateFileContents | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateFileError(file, `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new StateFileError(file, `it is not valid JSON (${(error as Error).message})`);
+  }
+  const record = parsed as Partial<StateFileContents> | null;
+  if (typeof record !== 'object' || record === null || record.format !== STATE_FORMAT) {
+    throw new StateFileError(file, `it is not an svc-emulator state file (format is not "${STATE_FORMAT}")`);
+  }
+  if (record.version !== STATE_VERSION) {
+    throw new StateFileError(file, `its version ${String(record.version)} is not the supported version ${STATE_VERSION}`);
+  }
+  for (const key of ['tenants', 'channels', 'users', 'tokens'] as const) {
+    if (!Array.isArray(record[key])) throw new StateFileError(file, `its "${key}" is not an array`);
+  }
+  if (typeof record.clockOffsetSeconds !== 'number') {
+    throw new StateFileError(file, 'its "clockOffsetSeconds" is not a number');
+  }
+  return record as StateFileContents;
+}

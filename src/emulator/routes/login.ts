@@ -1,0 +1,21 @@
+/** `/svc_api/v2/login`: exchanges an API key for a session token. */
+import { ApiCommandError } from '../errors';
+import type { AreaCommands } from './command';
+
+export const loginCommands: AreaCommands = {
+  login: {
+    requiresToken: false,
+    writes: false,
+    changesState: true,
+    run({ body, store, tokens, now }) {
+      const apiKey = body.api_token;
+      if (typeof apiKey !== 'string' || apiKey === '') {
+        throw new ApiCommandError('Missing field: api_token (the API key, a non-empty string)');
+      }
+      const user = store.usersByKey.get(apiKey);
+      // Unknown keys and inactive users look the same to the caller: bad credentials.
+      if (!user || !user.active) return { Ok: { status: false } };
+      return { Ok: { status: true, token: tokens.issue(user.email, now) } };
+    },
+  },
+};

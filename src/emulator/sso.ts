@@ -1,0 +1,50 @@
+/**
+ * The contract's rules for an `sso` value: `null`, or exactly
+ * `{enabled, required, saml_metadata_url}`; enabling needs an https metadata URL, and
+ * `required` needs `enabled`. Pure, so seeds and updates share one wording.
+ */
+import { describeValue } from './errors';
+import type { SsoSettings } from './model';
+
+const SSO_FIELDS = ['enabled', 'required', 'saml_metadata_url'] as const;
+
+function isHttpsUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return url.protocol === 'https:' && url.hostname !== '';
+}
+
+/** Returns what is wrong with `value` as an sso setting at `path`, or undefined when it is valid. */
+export function ssoProblem(value: unknown, path: string): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return `${path} must be null or an object {enabled, required, saml_metadata_url}, got ${describeValue(value)}`;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!(SSO_FIELDS as readonly string[]).includes(key)) {
+      return `${path} has unknown field "${key}"; allowed fields are enabled, required, saml_metadata_url`;
+    }
+  }
+  for (const key of ['enabled', 'required'] as const) {
+    if (typeof record[key] !== 'boolean') {
+      return `${path}.${key} must be true or false, got ${describeValue(record[key])}`;
+    }
+  }
+  if (typeof record.saml_metadata_url !== 'string') {
+    return `${path}.saml_metadata_url must be a string, got ${describeValue(record.saml_metadata_url)}`;
+  }
+  if (record.enabled === true && !isHttpsUrl(record.saml_metadata_url)) {
+    return `${path}.enabled is true but saml_metadata_url ${describeValue(record.saml_metadata_url)} is not an https URL; give the identity provider's https metadata URL`;
+  }
+  if (record.required === true && record.enabled !== true) {
+    return `${path}.required is true but enabled is false; enable SSO before requiring it`;
+  }
+  return undefined;
+}
+
+export function copySso(value: SsoSettings | null): SsoSettings | null {
+  return value === null
+    ? null
+    : { enabled: value.enabled, required: value.required, saml_metadata_url: value.saml_metadata_url };
+}
