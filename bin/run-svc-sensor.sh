@@ -241,8 +241,14 @@ validate_options() {
     usage_error "invalid value '$stack_name' for -s/--stack-name: a non-default stack name has at most $MAX_STACK_NAME_LENGTH characters (this one has ${#stack_name}); give the name the control plane was deployed with"
   fi
 
-  if [[ -n $image_repository ]] && ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
-    usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
+  if [[ -n $image_repository ]]; then
+    if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
+      usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
+    fi
+    # A ':' may only separate a registry host from its port; a tag belongs in -t.
+    if [[ $image_repository == *:*:* || ($image_repository == *:* && ${image_repository#*:} != */*) ]]; then
+      usage_error "invalid value '$image_repository' for -i/--image-repo: give the repository without a tag and the tag with -t/--image-tag"
+    fi
   fi
   if ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
     usage_error "invalid value '$image_tag' for -t/--image-tag: a tag has up to 128 letters, digits, '_', '.' and '-', e.g. $DEFAULT_IMAGE_TAG"
