@@ -1,0 +1,264 @@
+/**
+ * The svc control plane as a CDKTF construct: what the vendor ships as a stack template.
+ *
+ * Construct IDs below are a public contract: in cdktf an ID is part of the Terraform resource
+ * address, so renaming one destroys and re-creates that resource. Add, never rename.
+ */
+import { Construct } from 'constructs';
+import { Fn, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
+import { AcmCertificate } from '@cdktf/provider-aws/lib/acm-certificate';
+import { AcmCertificateValidation } from '@cdktf/provider-aws/lib/acm-certificate-validation';
+import { DataAwsCallerIdentity } from '@cdktf/provider-aws/lib/data-aws-caller-identity';
+import { DataAwsPartition } from '@cdktf/provider-aws/lib/data-aws-partition';
+import { DataAwsSsmParameter } from '@cdktf/provider-aws/lib/data-aws-ssm-parameter';
+import { Lb } from '@cdktf/provider-aws/lib/lb';
+import { Route53Record } from '@cdktf/provider-aws/lib/route53-record';
+import { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanager-secret';
+import { SecretsmanagerSecretVersion } from '@cdktf/provider-aws/lib/secretsmanager-secret-version';
+import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
+import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
+import { ControlPlaneValidationError } from './errors';
+import { addPlanChecks, type PlanChecks } from './plan-checks';
+import {
+  API_KEY_VARIABLE_NAME,
+  CONTROL_PLANE_PARAMETERS,
+  DEFAULT_STACK_NAME,
+  resolveControlPlaneProps,
+  type ControlPlaneProps,
+  type ResolvedControlPlaneProps,
+} from './props';
+import { ControlPlaneService } from './service';
+import { SERVICES, type ServiceName } from './services';
+import { securityGroupCidrs, validateControlPlaneProps } from './validation';
+
+/** Tag key that carries the stack name on every taggable resource. */
+export const STACK_NAME_TAG_KEY = 'svc:stack-name';
+
+/** The part of a sensor command line the user fills in: the application container name. */
+export const SENSOR_APP_PLACEHOLDER = '<APP>';
+
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9._@%+=:,/-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `run-svc-sensor.sh` invocation for a stack; `-s` only when the stack name is not the default. */
+export function sensorCommandLine(tenantId: string, hostedZoneName: string, stackName: string): string {
+  const parts = ['run-svc-sensor.sh', '-n', shellWord(tenantId), '-d', shellWord(hostedZoneName), '-a', SENSOR_APP_PLACEHOLDER];
+  if (stackName !== DEFAULT_STACK_NAME) parts.push('-s', shellWord(stackName));
+  return parts.join(' ');
+}
+
+/** `<service>.<stack name in lower case>.<zone>`: the sensor script derives the same names. */
+export function serviceHostname(service: ServiceName, stackName: string, hostedZoneName: string): string {
+  return `${service}.${stackName.toLowerCase()}.${hostedZoneName}`;
+}
+
+function normalizeZoneName(name: string): string {
+  return Token.isUnresolved(name) ? name : name.toLowerCase().replace(/\.$/, '');
+}
+
+function snakeCase(id: string): string {
+  return id.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
+}
+
+export class ControlPlane extends Construct {
+  /** Props with every default applied. Architecture rules read these. */
+  readonly props: ResolvedControlPlaneProps;
+  readonly stackName: string;
+  readonly hostedZoneName: string;
+  readonly apiKeyVariable: TerraformVariable;
+  readonly apiKeySecret: SecretsmanagerSecret;
+  readonly loadBalancer: Lb;
+  readonly loadBalancerSecurityGroup: SecurityGroup;
+  readonly certificate: AcmCertificate;
+  readonly planChecks: PlanChecks;
+  readonly services: Readonly<Record<ServiceName, ControlPlaneService>>;
+  readonly parameters: readonly SsmParameter[];
+  /** The sensor command line for this stack, with `<APP>` for the application container. */
+  readonly sensorCommand: string;
+
+  constructor(scope: Construct, id: string, props: ControlPlaneProps) {
+    super(scope, id);
+    const resolved = resolveControlPlaneProps(props);
+    validateControlPlaneProps(this.node.path, resolved);
+    this.props = resolved;
+    this.stackName = resolved.stackName;
+    this.hostedZoneName = normalizeZoneName(resolved.hostedZoneName);
+    const tags = (name: string): Record<string, string> => ({ Name: name, [STACK_NAME_TAG_KEY]: this.stackName });
+
+    this.planChecks = addPlanChecks(this, {
+      vpcId: resolved.vpcId,
+      subnetIds: resolved.subnetIds,
+      hostedZoneId: resolved.hostedZoneId,
+      hostedZoneName: this.hostedZoneName,
+    });
+    const partition = new DataAwsPartition(this, 'partition', {});
+    const callerIdentity = new DataAwsCallerIdentity(this, 'caller-identity', {});
+    const instanceImage = new DataAwsSsmParameter(this, 'instance-image', { name: resolved.instanceImageParameter });
+
+    // ---- the API key: sensitive, ephemeral variable -> write-only secret argument ----
+    this.apiKeyVariable = resolved.apiKey ?? this.createApiKeyVariable();
+    this.requireEphemeralSecret(this.apiKeyVariable);
+    const secretName = `${this.stackName}/api-key`;
+    this.apiKeySecret = new SecretsmanagerSecret(this, 'api-key-secret', {
+      name: secretName,
+      description: `svc API key of control plane ${this.stackName}`,
+      tags: tags(secretName),
+    });
+    const apiKeySecretVersion = new SecretsmanagerSecretVersion(this, 'api-key-secret-version', {
+      secretId: this.apiKeySecret.id,
+      secretStringWo: this.apiKeyVariable.stringValue,
+      secretStringWoVersion: resolved.apiKeyVersion,
+    });
+
+    this.parameters = this.createParameters(resolved, tags);
+
+    // ---- load balancer: internal, HTTPS only ----
+    const vpcCidr = resolved.vpcCidr ?? this.planChecks.vpc.cidrBlock;
+    const clientCidrs = securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
+    const listenerPorts = SERVICES.map((service) => service.port);
+    const lbName = `${this.stackName}-lb`;
+    this.loadBalancerSecurityGroup = new SecurityGroup(this, 'load-balancer-security-group', {
+      name: lbName,
+      description: `Load balancer of control plane ${this.stackName}: HTTPS from the VPC and the sensor ranges`,
+      vpcId: resolved.vpcId,
+      ingress: listenerPorts.map((port) => ({
+        description: `HTTPS ${port} from the VPC and sensors`,
+        protocol: 'tcp',
+        fromPort: port,
+        toPort: port,
+        cidrBlocks: clientCidrs.ipv4,
+        ipv6CidrBlocks: clientCidrs.ipv6,
+      })),
+      egress: [
+        {
+          description: 'To the service instances in the VPC',
+          protocol: 'tcp',
+          fromPort: 0,
+          toPort: 65535,
+          cidrBlocks: [vpcCidr],
+        },
+      ],
+      tags: tags(lbName),
+    });
+    this.loadBalancer = new Lb(this, 'load-balancer', {
+      name: lbName,
+      internal: true,
+      loadBalancerType: 'application',
+      subnets: resolved.subnetIds,
+      securityGroups: [this.loadBalancerSecurityGroup.id],
+      dropInvalidHeaderFields: true,
+      tags: tags(lbName),
+    });
+
+    // ---- certificate for the three names, DNS-validated in the hosted zone ----
+    const hostnames = SERVICES.map((service) => serviceHostname(service.name, this.stackName, this.hostedZoneName));
+    this.certificate = new AcmCertificate(this, 'certificate', {
+      domainName: hostnames[0],
+      subjectAlternativeNames: hostnames.slice(1),
+      validationMethod: 'DNS',
+      lifecycle: { createBeforeDestroy: true },
+      tags: tags(`${this.stackName}-certificate`),
+    });
+    const validationOptions = TerraformIterator.fromComplexList(this.certificate.domainValidationOptions, 'domain_name');
+    const validationRecords = new Route53Record(this, 'certificate-validation-record', {
+      forEach: validationOptions,
+      zoneId: this.planChecks.hostedZone.zoneId,
+      name: validationOptions.getString('resource_record_name'),
+      type: validationOptions.getString('resource_record_type'),
+      records: [validationOptions.getString('resource_record_value')],
+      ttl: 60,
+      allowOverwrite: true,
+    });
+    const certificateValidation = new AcmCertificateValidation(this, 'certificate-validation', {
+      certificateArn: this.certificate.arn,
+      validationRecordFqdns: Token.asList(TerraformIterator.fromResources(validationRecords).pluckProperty('fqdn')),
+    });
+
+    // ---- the three services ----
+    const services: Partial<Record<ServiceName, ControlPlaneService>> = {};
+    for (const service of SERVICES) {
+      services[service.name] = new ControlPlaneService(this, service.name, {
+        service,
+        props: resolved,
+        stackName: this.stackName,
+        hostname: serviceHostname(service.name, this.stackName, this.hostedZoneName),
+        loadBalancer: this.loadBalancer,
+        loadBalancerSecurityGroupId: this.loadBalancerSecurityGroup.id,
+        certificateArn: certificateValidation.certificateArn,
+        hostedZoneId: this.planChecks.hostedZone.zoneId,
+        vpcCidr,
+        imageId: instanceImage.insecureValue,
+        apiKeySecret: this.apiKeySecret,
+        apiKeySecretName: secretName,
+        bootDependencies: [apiKeySecretVersion, ...this.parameters],
+        partition: partition.partition,
+        accountId: callerIdentity.accountId,
+        tags,
+      });
+    }
+    this.services = services as Record<ServiceName, ControlPlaneService>;
+
+    // ---- outputs ----
+    this.sensorCommand = sensorCommandLine(resolved.tenantId, this.hostedZoneName, this.stackName);
+    const outputPrefix = snakeCase(id);
+    const output = (name: string, value: string, description: string) =>
+      new TerraformOutput(this, name, { value, description }).overrideLogicalId(`${outputPrefix}_${snakeCase(name)}`);
+    for (const service of SERVICES) {
+      output(`${service.name}-address`, `${this.services[service.name].hostname}:${service.port}`, `${service.title} address (host:port, TLS)`);
+    }
+    output('load-balancer-dns-name', this.loadBalancer.dnsName, 'DNS name of the internal load balancer');
+    output('sts-security-group-id', this.services.sts.securityGroup.id, 'Security group of the Scan Template Service: allow it into the endpoints it scans (architectural rule 6)');
+    output('sensor-command', this.sensorCommand, 'Sensor command line for this stack; replace <APP> with the application container name');
+  }
+
+  private createApiKeyVariable(): TerraformVariable {
+    const variable = new TerraformVariable(this, 'api-key', {
+      type: 'string',
+      sensitive: true,
+      nullable: false,
+      description: `svc API key (ApiKey) of control plane ${this.node.id}. Ephemeral: set it at plan and apply with TF_VAR_${API_KEY_VARIABLE_NAME}; it is never stored in plan or state.`,
+    });
+    variable.overrideLogicalId(API_KEY_VARIABLE_NAME);
+    return variable;
+  }
+
+  /** cdktf 0.21 has no `ephemeral` config on variables; the override writes it into the JSON. */
+  private requireEphemeralSecret(variable: TerraformVariable): void {
+    if (variable.sensitive !== true) {
+      throw new ControlPlaneValidationError({
+        code: 'api_key_not_sensitive',
+        constructPath: this.node.path,
+        propName: 'apiKey',
+        value: variable.node.path,
+        problem: 'the API key variable is not sensitive',
+        fix: 'create it with `sensitive: true` (the construct adds `ephemeral = true`), or leave apiKey unset and the construct creates one',
+      });
+    }
+    variable.addOverride('ephemeral', true);
+  }
+
+  private createParameters(resolved: ResolvedControlPlaneProps, tags: (name: string) => Record<string, string>): SsmParameter[] {
+    const parameters: SsmParameter[] = [];
+    for (const definition of CONTROL_PLANE_PARAMETERS) {
+      if (!definition.store) continue;
+      const value = resolved[definition.prop as keyof ResolvedControlPlaneProps] as unknown;
+      // Optional parameters without a default are written only when given.
+      if (value === undefined) continue;
+      const name = `/${this.stackName}/${definition.store.scope}/${definition.store.name}`;
+      const isList = definition.kind === 'list';
+      const list = value as string[];
+      const text = !isList ? String(value) : Token.isUnresolved(list) ? Fn.join(',', list) : list.join(',');
+      parameters.push(
+        new SsmParameter(this, `parameter-${definition.store.scope}-${definition.store.name}`, {
+          name,
+          type: isList ? 'StringList' : 'String',
+          value: definition.prop === 'hostedZoneName' ? this.hostedZoneName : text,
+          description: `${definition.key} of control plane ${this.stackName}`,
+          tags: tags(name),
+        }),
+      );
+    }
+    return parameters;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The one error the ControlPlane construct throws for a wrong prop or parameter-file entry.
+ * It carries where (construct path), what (prop name, value) and how to fix it, so a user
+ * reading a failed `cdktf synth` does not have to open this code.
+ */
+
+/** Stable codes: tests and callers branch on these, never on the message text. */
+export type ControlPlaneValidationCode =
+  | 'stack_name_too_long'
+  | 'stack_name_invalid'
+  | 'too_few_subnets'
+  | 'invalid_desired_count'
+  | 'invalid_vpc_id'
+  | 'invalid_subnet_id'
+  | 'invalid_hosted_zone_id'
+  | 'invalid_hosted_zone_name'
+  | 'empty_tenant_id'
+  | 'empty_analyzer_tags'
+  | 'empty_key_name'
+  | 'invalid_cidr'
+  | 'api_key_not_sensitive'
+  | 'unknown_parameter'
+  | 'missing_parameter'
+  | 'invalid_parameter_value';
+
+export interface ControlPlaneValidationErrorDetails {
+  readonly code: ControlPlaneValidationCode;
+  /** The construct path, or `parameter file` when the error comes from a parameter file. */
+  readonly constructPath: string;
+  /** The prop (camelCase) or parameter key (template spelling) that is wrong. */
+  readonly propName: string;
+  /** The value received. Never the API key: that one is not a prop. */
+  readonly value: unknown;
+  /** What is wrong, in a few words. */
+  readonly problem: string;
+  /** How to fix it. */
+  readonly fix: string;
+}
+
+export class ControlPlaneValidationError extends Error {
+  readonly code: ControlPlaneValidationCode;
+  readonly constructPath: string;
+  readonly propName: string;
+  readonly value: unknown;
+  readonly fix: string;
+
+  constructor(details: ControlPlaneValidationErrorDetails) {
+    super(
+      `${details.constructPath}: ${details.propName} = ${JSON.stringify(details.value)}: ` +
+        `${details.problem}. Fix: ${details.fix}`,
+    );
+    this.name = 'ControlPlaneValidationError';
+    this.code = details.code;
+    this.constructPath = details.constructPath;
+    this.propName = details.propName;
+    this.value = details.value;
+    this.fix = details.fix;
+  }
+}

@@ -1,0 +1,342 @@
+/**
+ * Props of the ControlPlane construct: one prop per stack parameter of the vendor's template
+ * (same order, same defaults), plus the few things a construct needs that a template gets
+ * from its engine (the stack name) or that the architecture rules read (sensor CIDRs).
+ *
+ * One table, CONTROL_PLANE_PARAMETERS, ties each prop to its template parameter key and to
+ * its parameter-store name, so defaults, the parameter-file mapping and the SSM parameters
+ * cannot drift apart.
+ */
+import type { TerraformVariable } from 'cdktf';
+import { ControlPlaneValidationError } from './errors';
+
+/** The stack name the vendor's template uses when the user keeps the default. */
+export const DEFAULT_STACK_NAME = 'SvcPrevent';
+
+/** Limit from the spec: a non-default stack name ends up in length-limited tags. */
+export const MAX_STACK_NAME_LENGTH = 14;
+
+/**
+ * Gateway hostname of the vendor platform. The spec names it only as a placeholder
+ * ("<vendor gateway hostname>"); this value stands in for it. Set `gatewayHostname`
+ * to the hostname the vendor gives you.
+ */
+export const DEFAULT_GATEWAY_HOSTNAME = 'gateway.svc.example.com';
+
+/**
+ * Public parameter-store path that always holds the latest Amazon Linux 2023 image,
+ * kernel 6.1, x86_64. Resolved at plan through an `aws_ssm_parameter` data source.
+ */
+export const DEFAULT_INSTANCE_IMAGE_PARAMETER = '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64';
+
+/**
+ * Container image repository of the control plane services. Not a template parameter (the
+ * template hides it); the spec does not show the vendor's repository, so this is a stand-in.
+ */
+export const DEFAULT_IMAGE_REPOSITORY = 'registry.svc.example.com/svc';
+
+/** Name of the Terraform variable the construct creates for the API key. */
+export const API_KEY_VARIABLE_NAME = 'api_key';
+
+export interface ControlPlaneProps {
+  // ---- the eight required stack parameters (template order of the console step) ----
+
+  /** Tenant ID (the customer name). Template key `TenantId`. */
+  readonly tenantId: string;
+
+  /**
+   * The API key (template key `ApiKey`), as a Terraform variable that is `sensitive` and
+   * `ephemeral`, so the key never lands in the synthesized JSON, the plan or the state.
+   * It is written to Secrets Manager through the write-only argument `secret_string_wo`.
+   * @default - the construct creates the variable `api_key` (set it with TF_VAR_api_key)
+   */
+  readonly apiKey?: TerraformVariable;
+
+  /** VPC to install into, `vpc-…`. Template key `VPC`. */
+  readonly vpcId: string;
+
+  /**
+   * At least two private subnets of that VPC, in different availability zones, `subnet-…`.
+   * Template key `Subnets` (comma-separated in a parameter file).
+   */
+  readonly subnetIds: string[];
+
+  /** Hosted zone for the DNS records and certificates, `Z…`; must match hostedZoneName. Template key `HostedZoneId`. */
+  readonly hostedZoneId: string;
+
+  /** Name of that hosted zone, e.g. `example.com`; must match hostedZoneId. Template key `HostedZoneName`. */
+  readonly hostedZoneName: string;
+
+  /** Existing EC2 key pair for SSH to the instances. Template key `KeyName`. */
+  readonly keyName: string;
+
+  /** Tag values for the Runtime Analyzer. Template key `AnalyzerTags`. */
+  readonly analyzerTags: string;
+
+  // ---- further stack parameters, in the spec's order ----
+
+  /**
+   * Logging level of all services.
+   * @default 'info'
+   */
+  readonly logLevel?: string;
+
+  /**
+   * Hostname of the vendor gateway.
+   * @default DEFAULT_GATEWAY_HOSTNAME
+   */
+  readonly gatewayHostname?: string;
+
+  /**
+   * Parameter-store path of the image used for the service instances.
+   * @default DEFAULT_INSTANCE_IMAGE_PARAMETER (latest Amazon Linux 2023, kernel 6.1, x86_64)
+   */
+  readonly instanceImageParameter?: string;
+
+  /**
+   * Runtime Analyzer environment name.
+   * @default - none (no parameter is written; the analyzer uses its own default)
+   */
+  readonly analyzerEnvironmentName?: string;
+
+  /** Runtime Analyzer: enable caching. @default false */
+  readonly analyzerEnableCaching?: boolean;
+
+  /** Runtime Analyzer: enable compression. @default false */
+  readonly analyzerEnableCompression?: boolean;
+
+  /** Runtime Analyzer container image tag. @default '1.2.1' */
+  readonly analyzerImageTag?: string;
+
+  /** Runtime Analyzer: accept compressed data. @default false */
+  readonly analyzerAcceptCompressedData?: boolean;
+
+  /** Runtime Analyzer desired (and minimum) instance count. @default 2 */
+  readonly analyzerDesiredCount?: number;
+
+  /** Runtime Analyzer: enable queue sampling. @default false */
+  readonly analyzerEnableQueueSampling?: boolean;
+
+  /** Runtime Analyzer: enable stdout metrics. @default false */
+  readonly analyzerEnableStdoutMetrics?: boolean;
+
+  /** Runtime Analyzer: enable catalog monitoring. @default false */
+  readonly analyzerEnableCatalogMonitoring?: boolean;
+
+  /** Runtime Analyzer instance type. @default 't3.small' */
+  readonly analyzerInstanceType?: string;
+
+  /** Scan Template Service container image tag. @default '1.2.0' */
+  readonly scanTemplateServiceImageTag?: string;
+
+  /** Scan Template Service desired (and minimum) instance count. @default 2 */
+  readonly scanTemplateServiceDesiredCount?: number;
+
+  /** Scan Template Service instance type. @default 't3.small' */
+  readonly scanTemplateServiceInstanceType?: string;
+
+  /** OTEL Collector container image tag. @default '1.1.0' */
+  readonly otelCollectorImageTag?: string;
+
+  /** OTEL Collector instance type. @default 't3.small' */
+  readonly otelCollectorInstanceType?: string;
+
+  /**
+   * URL of the OTEL gateway the collector exports to.
+   * @default - none (no parameter is written; the collector exports to https://<gatewayHostname>)
+   */
+  readonly otelGatewayUrl?: string;
+
+  // ---- construct-only props (not template parameters) ----
+
+  /**
+   * Prefix of every resource name, tag and parameter path (the template's stack name).
+   * A name other than the default must be 14 characters or fewer.
+   * @default 'SvcPrevent'
+   */
+  readonly stackName?: string;
+
+  /**
+   * Version of the API key written to Secrets Manager. Terraform cannot see a write-only
+   * value change, so bump this number whenever the key changes.
+   * @default 1
+   */
+  readonly apiKeyVersion?: number;
+
+  /** Container image repository of the services. @default DEFAULT_IMAGE_REPOSITORY */
+  readonly imageRepository?: string;
+
+  /**
+   * CIDR ranges the sensors connect from. They may reach the load balancer; architectural
+   * rule 5 warns when one lies outside the VPC (peering or transit gateway needed).
+   * @default - only the VPC's own range may reach the load balancer
+   */
+  readonly sensorCidrs?: string[];
+
+  /**
+   * The VPC's CIDR range, when known at synth (rule 5 compares sensor CIDRs with it).
+   * @default - read at plan from the VPC data source
+   */
+  readonly vpcCidr?: string;
+
+  /** Retention of the CloudWatch log groups, in days. @default 30 */
+  readonly logRetentionDays?: number;
+}
+
+/** How a parameter's value is written in a template parameter file. */
+export type ParameterKind = 'string' | 'boolean' | 'number' | 'list' | 'secret';
+
+/** Which service reads a parameter; also the second part of its parameter-store name. */
+export type ParameterScope = 'common' | 'analyzer' | 'sts' | 'otel';
+
+export interface ParameterDefinition {
+  /** Key in the vendor template (the eight documented keys) or our documented choice. */
+  readonly key: string;
+  readonly prop: keyof ControlPlaneProps;
+  readonly kind: ParameterKind;
+  readonly required: boolean;
+  /** Where the value is written in the parameter store, `/<stackName>/<scope>/<name>`; absent for the secret. */
+  readonly store?: { readonly scope: ParameterScope; readonly name: string };
+}
+
+/**
+ * Every template parameter, in the spec's order. The keys of the eight required parameters
+ * are the template's own; the keys of the further ones are not shown by the spec, so these
+ * are ours (group prefix + meaning).
+ */
+export const CONTROL_PLANE_PARAMETERS: readonly ParameterDefinition[] = [
+  { key: 'ApiKey', prop: 'apiKey', kind: 'secret', required: true },
+  { key: 'TenantId', prop: 'tenantId', kind: 'string', required: true, store: { scope: 'common', name: 'tenant-id' } },
+  { key: 'VPC', prop: 'vpcId', kind: 'string', required: true, store: { scope: 'common', name: 'vpc-id' } },
+  { key: 'Subnets', prop: 'subnetIds', kind: 'list', required: true, store: { scope: 'common', name: 'subnet-ids' } },
+  { key: 'HostedZoneId', prop: 'hostedZoneId', kind: 'string', required: true, store: { scope: 'common', name: 'hosted-zone-id' } },
+  { key: 'HostedZoneName', prop: 'hostedZoneName', kind: 'string', required: true, store: { scope: 'common', name: 'hosted-zone-name' } },
+  { key: 'KeyName', prop: 'keyName', kind: 'string', required: true, store: { scope: 'common', name: 'key-name' } },
+  { key: 'AnalyzerTags', prop: 'analyzerTags', kind: 'string', required: true, store: { scope: 'analyzer', name: 'tags' } },
+  { key: 'LogLevel', prop: 'logLevel', kind: 'string', required: false, store: { scope: 'common', name: 'log-level' } },
+  { key: 'GatewayHostname', prop: 'gatewayHostname', kind: 'string', required: false, store: { scope: 'common', name: 'gateway-hostname' } },
+  { key: 'InstanceImageParameter', prop: 'instanceImageParameter', kind: 'string', required: false, store: { scope: 'common', name: 'instance-image-parameter' } },
+  { key: 'AnalyzerEnvironmentName', prop: 'analyzerEnvironmentName', kind: 'string', required: false, store: { scope: 'analyzer', name: 'environment-name' } },
+  { key: 'AnalyzerEnableCaching', prop: 'analyzerEnableCaching', kind: 'boolean', required: false, store: { scope: 'analyzer', name: 'enable-caching' } },
+  { key: 'AnalyzerEnableCompression', prop: 'analyzerEnableCompression', kind: 'boolean', required: false, store: { scope: 'analyzer', name: 'enable-compression' } },
+  { key: 'AnalyzerImageTag', prop: 'analyzerImageTag', kind: 'string', required: false, store: { scope: 'analyzer', name: 'image-tag' } },
+  { key: 'AnalyzerAcceptCompressedData', prop: 'analyzerAcceptCompressedData', kind: 'boolean', required: false, store: { scope: 'analyzer', name: 'accept-compressed-data' } },
+  { key: 'AnalyzerDesiredCount', prop: 'analyzerDesiredCount', kind: 'number', required: false, store: { scope: 'analyzer', name: 'desired-count' } },
+  { key: 'AnalyzerEnableQueueSampling', prop: 'analyzerEnableQueueSampling', kind: 'boolean', required: false, store: { scope: 'analyzer', name: 'enable-queue-sampling' } },
+  { key: 'AnalyzerEnableStdoutMetrics', prop: 'analyzerEnableStdoutMetrics', kind: 'boolean', required: false, store: { scope: 'analyzer', name: 'enable-stdout-metrics' } },
+  { key: 'AnalyzerEnableCatalogMonitoring', prop: 'analyzerEnableCatalogMonitoring', kind: 'boolean', required: false, store: { scope: 'analyzer', name: 'enable-catalog-monitoring' } },
+  { key: 'AnalyzerInstanceType', prop: 'analyzerInstanceType', kind: 'string', required: false, store: { scope: 'analyzer', name: 'instance-type' } },
+  { key: 'ScanTemplateServiceImageTag', prop: 'scanTemplateServiceImageTag', kind: 'string', required: false, store: { scope: 'sts', name: 'image-tag' } },
+  { key: 'ScanTemplateServiceDesiredCount', prop: 'scanTemplateServiceDesiredCount', kind: 'number', required: false, store: { scope: 'sts', name: 'desired-count' } },
+  { key: 'ScanTemplateServiceInstanceType', prop: 'scanTemplateServiceInstanceType', kind: 'string', required: false, store: { scope: 'sts', name: 'instance-type' } },
+  { key: 'OtelCollectorImageTag', prop: 'otelCollectorImageTag', kind: 'string', required: false, store: { scope: 'otel', name: 'image-tag' } },
+  { key: 'OtelCollectorInstanceType', prop: 'otelCollectorInstanceType', kind: 'string', required: false, store: { scope: 'otel', name: 'instance-type' } },
+  { key: 'OtelGatewayUrl', prop: 'otelGatewayUrl', kind: 'string', required: false, store: { scope: 'otel', name: 'gateway-url' } },
+];
+
+/** Props with every default applied; the two props without a default stay optional. */
+export type ResolvedControlPlaneProps = Required<
+  Omit<ControlPlaneProps, 'apiKey' | 'analyzerEnvironmentName' | 'otelGatewayUrl' | 'sensorCidrs' | 'vpcCidr'>
+> &
+  Pick<ControlPlaneProps, 'apiKey' | 'analyzerEnvironmentName' | 'otelGatewayUrl' | 'vpcCidr'> & {
+    readonly sensorCidrs: string[];
+  };
+
+/** The defaults of the spec's parameter table, and of the construct-only props. */
+export const CONTROL_PLANE_DEFAULTS = {
+  logLevel: 'info',
+  gatewayHostname: DEFAULT_GATEWAY_HOSTNAME,
+  instanceImageParameter: DEFAULT_INSTANCE_IMAGE_PARAMETER,
+  analyzerEnableCaching: false,
+  analyzerEnableCompression: false,
+  analyzerImageTag: '1.2.1',
+  analyzerAcceptCompressedData: false,
+  analyzerDesiredCount: 2,
+  analyzerEnableQueueSampling: false,
+  analyzerEnableStdoutMetrics: false,
+  analyzerEnableCatalogMonitoring: false,
+  analyzerInstanceType: 't3.small',
+  scanTemplateServiceImageTag: '1.2.0',
+  scanTemplateServiceDesiredCount: 2,
+  scanTemplateServiceInstanceType: 't3.small',
+  otelCollectorImageTag: '1.1.0',
+  otelCollectorInstanceType: 't3.small',
+  stackName: DEFAULT_STACK_NAME,
+  apiKeyVersion: 1,
+  imageRepository: DEFAULT_IMAGE_REPOSITORY,
+  logRetentionDays: 30,
+} as const;
+
+export function resolveControlPlaneProps(props: ControlPlaneProps): ResolvedControlPlaneProps {
+  const defined = Object.fromEntries(Object.entries(props).filter(([, value]) => value !== undefined));
+  return { ...CONTROL_PLANE_DEFAULTS, sensorCidrs: [], ...defined } as unknown as ResolvedControlPlaneProps;
+}
+
+/** A template parameter file: `{ "Key": "value" }`, or the CLI's `[{ ParameterKey, ParameterValue }]`. */
+export type ParameterFile =
+  | Readonly<Record<string, string>>
+  | ReadonlyArray<{ readonly ParameterKey: string; readonly ParameterValue: string }>;
+
+const PARAMETER_FILE = 'parameter file';
+
+function parameterError(key: string, value: unknown, problem: string, fix: string, code: 'unknown_parameter' | 'missing_parameter' | 'invalid_parameter_value') {
+  return new ControlPlaneValidationError({ code, constructPath: PARAMETER_FILE, propName: key, value, problem, fix });
+}
+
+function convertParameter(definition: ParameterDefinition, raw: string): unknown {
+  switch (definition.kind) {
+    case 'list':
+      return raw.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+    case 'boolean': {
+      const lower = raw.trim().toLowerCase();
+      if (lower === 'true') return true;
+      if (lower === 'false') return false;
+      throw parameterError(definition.key, raw, 'not a boolean', 'write true or false', 'invalid_parameter_value');
+    }
+    case 'number': {
+      const number = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isInteger(number)) {
+        throw parameterError(definition.key, raw, 'not a whole number', 'write a whole number such as 2', 'invalid_parameter_value');
+      }
+      return number;
+    }
+    default:
+      return raw;
+  }
+}
+
+/**
+ * Turns a parameter file written for the vendor's template into ControlPlaneProps.
+ *
+ * `ApiKey` is accepted and deliberately dropped: a value copied into props would be written
+ * into the synthesized JSON. Pass the key at plan and apply time instead (TF_VAR_api_key).
+ * Unknown keys are refused, so a typo does not silently fall back to a default.
+ * `extra` adds construct-only props (stackName, sensorCidrs, ...) and wins over the file.
+ */
+export function controlPlanePropsFromParameters(
+  parameters: ParameterFile,
+  extra: Partial<ControlPlaneProps> = {},
+): ControlPlaneProps {
+  const entries: Array<[string, string]> = Array.isArray(parameters)
+    ? (parameters as ReadonlyArray<{ ParameterKey: string; ParameterValue: string }>).map((entry) => [entry.ParameterKey, entry.ParameterValue])
+    : Object.entries(parameters as Record<string, string>);
+  const byKey = new Map(CONTROL_PLANE_PARAMETERS.map((definition) => [definition.key, definition]));
+  const props: Record<string, unknown> = {};
+  for (const [key, raw] of entries) {
+    const definition = byKey.get(key);
+    if (!definition) {
+      throw parameterError(key, raw, 'not a parameter of the control plane template', `use one of ${[...byKey.keys()].join(', ')}`, 'unknown_parameter');
+    }
+    if (definition.kind === 'secret') continue;
+    if (typeof raw !== 'string') {
+      throw parameterError(key, raw, `expected a string, got ${typeof raw}`, 'write every parameter value as a string, as the template does', 'invalid_parameter_value');
+    }
+    props[definition.prop] = convertParameter(definition, raw);
+  }
+  for (const definition of CONTROL_PLANE_PARAMETERS) {
+    if (definition.required && definition.kind !== 'secret' && props[definition.prop] === undefined && extra[definition.prop] === undefined) {
+      throw parameterError(definition.key, undefined, 'required parameter is missing', `add ${definition.key} to the parameter file`, 'missing_parameter');
+    }
+  }
+  return { ...props, ...extra } as unknown as ControlPlaneProps;
+}

@@ -1,0 +1,232 @@
+/**
+ * One control plane service: its log group, role and least-privilege policy, instance
+ * profile, security group, launch template, target group, HTTPS listener, auto scaling group
+ * and DNS record. The ControlPlane creates three, with the IDs analyzer, sts and otel.
+ */
+import { Construct } from 'constructs';
+import { Token, type ITerraformDependable } from 'cdktf';
+import { AutoscalingGroup } from '@cdktf/provider-aws/lib/autoscaling-group';
+import { CloudwatchLogGroup } from '@cdktf/provider-aws/lib/cloudwatch-log-group';
+import { IamInstanceProfile } from '@cdktf/provider-aws/lib/iam-instance-profile';
+import { IamRole } from '@cdktf/provider-aws/lib/iam-role';
+import { IamRolePolicy } from '@cdktf/provider-aws/lib/iam-role-policy';
+import { LaunchTemplate } from '@cdktf/provider-aws/lib/launch-template';
+import type { Lb } from '@cdktf/provider-aws/lib/lb';
+import { LbListener } from '@cdktf/provider-aws/lib/lb-listener';
+import { LbTargetGroup } from '@cdktf/provider-aws/lib/lb-target-group';
+import { Route53Record } from '@cdktf/provider-aws/lib/route53-record';
+import type { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanager-secret';
+import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
+import type { ResolvedControlPlaneProps } from './props';
+import { LISTENER_TLS_POLICY, type ServiceDefinition } from './services';
+import { encodeUserData, renderUserData } from './user-data';
+
+export interface ControlPlaneServiceProps {
+  readonly service: ServiceDefinition;
+  readonly props: ResolvedControlPlaneProps;
+  readonly stackName: string;
+  readonly hostname: string;
+  readonly loadBalancer: Lb;
+  readonly loadBalancerSecurityGroupId: string;
+  /** The validated certificate (listeners wait for validation). */
+  readonly certificateArn: string;
+  readonly hostedZoneId: string;
+  readonly vpcCidr: string;
+  readonly imageId: string;
+  readonly apiKeySecret: SecretsmanagerSecret;
+  /** Literal secret name, so the boot script stays free of Terraform references. */
+  readonly apiKeySecretName: string;
+  /** What must exist before instances boot: the secret's value and the parameters. */
+  readonly bootDependencies: ITerraformDependable[];
+  readonly partition: string;
+  readonly accountId: string;
+  readonly tags: (name: string) => Record<string, string>;
+}
+
+/** Time for docker install, image pull and start before the load balancer's verdict counts. */
+const HEALTH_CHECK_GRACE_SECONDS = 300;
+
+export class ControlPlaneService extends Construct {
+  readonly definition: ServiceDefinition;
+  readonly hostname: string;
+  readonly resourceName: string;
+  readonly logGroup: CloudwatchLogGroup;
+  readonly role: IamRole;
+  readonly instanceProfile: IamInstanceProfile;
+  readonly securityGroup: SecurityGroup;
+  readonly launchTemplate: LaunchTemplate;
+  readonly targetGroup: LbTargetGroup;
+  readonly listener: LbListener;
+  readonly autoScalingGroup: AutoscalingGroup;
+  readonly dnsRecord: Route53Record;
+
+  constructor(scope: Construct, id: string, input: ControlPlaneServiceProps) {
+    super(scope, id);
+    const { service, props, stackName, tags } = input;
+    this.definition = service;
+    this.hostname = input.hostname;
+    const name = `${stackName}-${service.name}`;
+    this.resourceName = name;
+
+    this.logGroup = new CloudwatchLogGroup(this, 'log-group', {
+      name: `/${stackName}/${service.name}`,
+      retentionInDays: props.logRetentionDays,
+      tags: tags(`/${stackName}/${service.name}`),
+    });
+
+    this.role = new IamRole(this, 'role', {
+      name,
+      description: `${service.title} instances of control plane ${stackName}`,
+      assumeRolePolicy: JSON.stringify({
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: { Service: 'ec2.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+      }),
+      tags: tags(name),
+    });
+    new IamRolePolicy(this, 'policy', {
+      name,
+      role: this.role.id,
+      policy: JSON.stringify({ Version: '2012-10-17', Statement: this.policyStatements(input) }),
+    });
+    this.instanceProfile = new IamInstanceProfile(this, 'instance-profile', {
+      name,
+      role: this.role.name,
+      tags: tags(name),
+    });
+
+    const ports = [service.port, ...service.extraPorts];
+    this.securityGroup = new SecurityGroup(this, 'security-group', {
+      name,
+      description: `${service.title} instances of control plane ${stackName}`,
+      vpcId: props.vpcId,
+      ingress: [
+        ...ports.map((port) => ({
+          description: `Port ${port} from the load balancer`,
+          protocol: 'tcp',
+          fromPort: port,
+          toPort: port,
+          securityGroups: [input.loadBalancerSecurityGroupId],
+        })),
+        {
+          description: 'SSH with the key pair in KeyName, from inside the VPC',
+          protocol: 'tcp',
+          fromPort: 22,
+          toPort: 22,
+          cidrBlocks: [input.vpcCidr],
+        },
+      ],
+      // Outbound through the NAT gateway: image pulls, the vendor platform, and for the scan
+      // template service the endpoints it scans.
+      egress: [{ description: 'All outbound', protocol: '-1', fromPort: 0, toPort: 0, cidrBlocks: ['0.0.0.0/0'] }],
+      tags: tags(name),
+    });
+
+    const script = renderUserData({
+      service,
+      stackName,
+      parameterPath: `/${stackName}/`,
+      apiKeySecretName: service.readsApiKey ? input.apiKeySecretName : undefined,
+      image: `${props.imageRepository}/${service.imageName}:${service.imageTag(props)}`,
+      logGroupName: `/${stackName}/${service.name}`,
+      otelExportUrl: props.otelGatewayUrl ?? `https://${props.gatewayHostname}`,
+    });
+    this.launchTemplate = new LaunchTemplate(this, 'launch-template', {
+      name,
+      description: `${service.title} of control plane ${stackName}`,
+      imageId: input.imageId,
+      instanceType: service.instanceType(props),
+      keyName: props.keyName,
+      iamInstanceProfile: { arn: this.instanceProfile.arn },
+      vpcSecurityGroupIds: [this.securityGroup.id],
+      userData: encodeUserData(script),
+      updateDefaultVersion: true,
+      // IMDSv2 only; hop limit 2 lets the container reach the metadata service through docker's bridge.
+      metadataOptions: { httpEndpoint: 'enabled', httpTokens: 'required', httpPutResponseHopLimit: 2 },
+      blockDeviceMappings: [{ deviceName: '/dev/xvda', ebs: { volumeSize: 20, volumeType: 'gp3', encrypted: 'true', deleteOnTermination: 'true' } }],
+      tagSpecifications: [
+        { resourceType: 'instance', tags: tags(name) },
+        { resourceType: 'volume', tags: tags(name) },
+      ],
+      tags: tags(name),
+    });
+
+    this.targetGroup = new LbTargetGroup(this, 'target-group', {
+      name,
+      port: service.port,
+      protocol: 'HTTPS',
+      protocolVersion: service.protocolVersion,
+      targetType: 'instance',
+      vpcId: props.vpcId,
+      deregistrationDelay: '30',
+      healthCheck: {
+        enabled: true,
+        protocol: 'HTTPS',
+        port: service.healthCheck.port,
+        path: service.healthCheck.path,
+        matcher: service.healthCheck.matcher,
+        healthyThreshold: 3,
+        unhealthyThreshold: 3,
+        interval: 30,
+      },
+      tags: tags(name),
+    });
+    this.listener = new LbListener(this, 'listener', {
+      loadBalancerArn: input.loadBalancer.arn,
+      port: service.port,
+      protocol: 'HTTPS',
+      sslPolicy: LISTENER_TLS_POLICY,
+      certificateArn: input.certificateArn,
+      defaultAction: [{ type: 'forward', targetGroupArn: this.targetGroup.arn }],
+      tags: tags(name),
+    });
+
+    const desired = service.desiredCount(props);
+    this.autoScalingGroup = new AutoscalingGroup(this, 'auto-scaling-group', {
+      name,
+      vpcZoneIdentifier: props.subnetIds,
+      minSize: desired,
+      desiredCapacity: desired,
+      // Room for a rolling refresh to start new instances before old ones go.
+      maxSize: Token.isUnresolved(desired) ? desired : desired * 2,
+      healthCheckType: 'ELB',
+      healthCheckGracePeriod: HEALTH_CHECK_GRACE_SECONDS,
+      targetGroupArns: [this.targetGroup.arn],
+      launchTemplate: { id: this.launchTemplate.id, version: Token.asString(this.launchTemplate.latestVersion) },
+      // A new launch template version (image, tag, user data) replaces instances in batches.
+      instanceRefresh: { strategy: 'Rolling', preferences: { minHealthyPercentage: 50, instanceWarmup: String(HEALTH_CHECK_GRACE_SECONDS) } },
+      tag: Object.entries(tags(name)).map(([key, value]) => ({ key, value, propagateAtLaunch: true })),
+      dependsOn: input.bootDependencies,
+    });
+
+    this.dnsRecord = new Route53Record(this, 'dns-record', {
+      zoneId: input.hostedZoneId,
+      name: input.hostname,
+      type: 'A',
+      alias: { name: input.loadBalancer.dnsName, zoneId: input.loadBalancer.zoneId, evaluateTargetHealth: true },
+    });
+  }
+
+  /** Read its own parameters and the common ones, the secret if it needs it, write its logs. */
+  private policyStatements(input: ControlPlaneServiceProps): object[] {
+    const { service, stackName } = input;
+    const parameterArn = (path: string) => `arn:${input.partition}:ssm:*:${input.accountId}:parameter/${stackName}/${path}`;
+    const statements: object[] = [
+      {
+        Sid: 'ReadParameters',
+        Effect: 'Allow',
+        Action: ['ssm:GetParametersByPath', 'ssm:GetParameters', 'ssm:GetParameter'],
+        Resource: [parameterArn('common'), parameterArn('common/*'), parameterArn(service.name), parameterArn(`${service.name}/*`)],
+      },
+      {
+        Sid: 'WriteLogs',
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents', 'logs:DescribeLogStreams'],
+        Resource: [`${this.logGroup.arn}:*`],
+      },
+    ];
+    if (service.readsApiKey) {
+      statements.push({ Sid: 'ReadApiKey', Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [input.apiKeySecret.arn] });
+    }
+    return statements;
+  }
+}

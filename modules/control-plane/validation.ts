@@ -1,0 +1,112 @@
+/**
+ * Synth-time checks of ControlPlane props. Each check skips values that are unresolved
+ * tokens (a variable, another resource's attribute): those are checked at plan by the
+ * preconditions in plan-checks.ts instead.
+ */
+import { Token } from 'cdktf';
+import { checkAddress, parseAddress } from '../../src/address';
+import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
+import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH, type ResolvedControlPlaneProps } from './props';
+
+const VPC_ID = /^vpc-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+const SUBNET_ID = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+const HOSTED_ZONE_ID = /^Z[0-9A-Z]{1,31}$/;
+const HOSTED_ZONE_NAME = /^(?=.{1,253}\.?$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?$/i;
+// The template engine's rule for stack names; it also keeps IAM, ALB and target group names valid.
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+
+type Fail = (code: ControlPlaneValidationCode, propName: string, value: unknown, problem: string, fix: string) => never;
+
+function isResolved(value: unknown): boolean {
+  return !Token.isUnresolved(value);
+}
+
+function checkStackName(props: ResolvedControlPlaneProps, fail: Fail): void {
+  const name = props.stackName;
+  if (!isResolved(name) || name === DEFAULT_STACK_NAME) return;
+  if (!STACK_NAME.test(name)) {
+    fail('stack_name_invalid', 'stackName', name, 'must start with a letter and hold only letters, digits and hyphens', `rename it, e.g. ${DEFAULT_STACK_NAME}2`);
+  }
+  if (name.length > MAX_STACK_NAME_LENGTH) {
+    fail('stack_name_too_long', 'stackName', name, `is ${name.length} characters; a non-default stack name must be ${MAX_STACK_NAME_LENGTH} or fewer (it is used in length-limited tags)`, `shorten it to ${MAX_STACK_NAME_LENGTH} characters or fewer, or use the default ${DEFAULT_STACK_NAME}`);
+  }
+}
+
+function checkSubnets(props: ResolvedControlPlaneProps, fail: Fail): void {
+  const subnets = props.subnetIds;
+  if (!isResolved(subnets)) return;
+  for (const [index, subnet] of subnets.entries()) {
+    if (isResolved(subnet) && !SUBNET_ID.test(subnet)) {
+      fail('invalid_subnet_id', `subnetIds[${index}]`, subnet, 'is not a subnet id', 'use ids of the form subnet-0123456789abcdef0');
+    }
+  }
+  const distinct = new Set(subnets);
+  if (distinct.size < 2) {
+    fail('too_few_subnets', 'subnetIds', subnets, `holds ${distinct.size} distinct subnet(s); at least 2 private subnets in different availability zones are needed`, 'add a second private subnet in another availability zone of the VPC');
+  }
+}
+
+function checkDesiredCount(propName: 'analyzerDesiredCount' | 'scanTemplateServiceDesiredCount', props: ResolvedControlPlaneProps, fail: Fail): void {
+  const count = props[propName];
+  if (!isResolved(count)) return;
+  if (!Number.isInteger(count) || count < 1) {
+    fail('invalid_desired_count', propName, count, 'must be a whole number of at least 1', 'use 2 (the default) or more, so instances run in two availability zones');
+  }
+}
+
+function checkPattern(
+  code: ControlPlaneValidationCode,
+  propName: keyof ResolvedControlPlaneProps,
+  value: string,
+  pattern: RegExp,
+  problem: string,
+  fix: string,
+  fail: Fail,
+): void {
+  if (isResolved(value) && !pattern.test(value)) fail(code, propName, value, problem, fix);
+}
+
+function checkNotEmpty(code: ControlPlaneValidationCode, propName: keyof ResolvedControlPlaneProps, value: string, fix: string, fail: Fail): void {
+  if (isResolved(value) && (typeof value !== 'string' || value.trim() === '')) fail(code, propName, value, 'is empty', fix);
+}
+
+function checkCidr(propName: string, value: string, fail: Fail): void {
+  if (!isResolved(value)) return;
+  const result = checkAddress(value);
+  if (!result.ok) fail('invalid_cidr', propName, value, result.error.reason, 'write an IPv4 or IPv6 CIDR such as 10.0.0.0/16, without host bits');
+}
+
+/** Throws ControlPlaneValidationError for the first wrong prop. */
+export function validateControlPlaneProps(constructPath: string, props: ResolvedControlPlaneProps): void {
+  const fail: Fail = (code, propName, value, problem, fix) => {
+    throw new ControlPlaneValidationError({ code, constructPath, propName, value, problem, fix });
+  };
+  checkStackName(props, fail);
+  checkNotEmpty('empty_tenant_id', 'tenantId', props.tenantId, 'set tenantId (TenantId) to your tenant, the customer name', fail);
+  checkPattern('invalid_vpc_id', 'vpcId', props.vpcId, VPC_ID, 'is not a VPC id', 'use an id of the form vpc-0123456789abcdef0', fail);
+  checkSubnets(props, fail);
+  checkPattern('invalid_hosted_zone_id', 'hostedZoneId', props.hostedZoneId, HOSTED_ZONE_ID, 'is not a hosted zone id', 'use the zone id as Route 53 shows it, e.g. Z0123456789ABCDEFGHIJ, without /hostedzone/', fail);
+  checkPattern('invalid_hosted_zone_name', 'hostedZoneName', props.hostedZoneName, HOSTED_ZONE_NAME, 'is not a DNS zone name', 'use the zone name, e.g. example.com', fail);
+  checkNotEmpty('empty_key_name', 'keyName', props.keyName, 'set keyName (KeyName) to an existing EC2 key pair', fail);
+  checkNotEmpty('empty_analyzer_tags', 'analyzerTags', props.analyzerTags, 'set analyzerTags (AnalyzerTags) to the tag values the vendor gave you', fail);
+  checkDesiredCount('analyzerDesiredCount', props, fail);
+  checkDesiredCount('scanTemplateServiceDesiredCount', props, fail);
+  if (isResolved(props.sensorCidrs)) props.sensorCidrs.forEach((cidr, index) => checkCidr(`sensorCidrs[${index}]`, cidr, fail));
+  if (props.vpcCidr !== undefined) checkCidr('vpcCidr', props.vpcCidr, fail);
+}
+
+/** A CIDR as a security group wants it: always with a prefix length, split by family. */
+export function securityGroupCidrs(cidrs: readonly string[]): { ipv4: string[]; ipv6: string[] } {
+  const ipv4: string[] = [];
+  const ipv6: string[] = [];
+  for (const cidr of cidrs) {
+    if (!isResolved(cidr)) {
+      ipv4.push(cidr);
+      continue;
+    }
+    const parsed = parseAddress(cidr);
+    const withPrefix = `${parsed.address}/${parsed.prefixLength}`;
+    (parsed.family === 'ipv4' ? ipv4 : ipv6).push(withPrefix);
+  }
+  return { ipv4, ipv6 };
+}
