@@ -211,10 +211,10 @@ export class ManagementClient {
   // ---- lists ---------------------------------------------------------------------------
 
   /** Every entry of a list. Concurrent callers share one request (see SharedReads). */
-  listEntries(list: ListName): Promise<ListEntry[]> {
+  async listEntries(list: ListName): Promise<ListEntry[]> {
     const command = `list_${assertListName(list, 'list_<list>')}`;
     this.assertOpen(command);
-    return this.listReads.read(list, async () => {
+    return await this.listReads.read(list, async () => {
       const result = await this.execute({ area: 'lists', command, fields: {}, authenticated: true, tenantScoped: true });
       return expectArray(result, command) as ListEntry[];
     });

@@ -127,13 +127,16 @@ export class RateLimitError extends ManagementApiError {
 
 /** A request the client refuses to send; names the field and the value. */
 export class ValidationError extends ManagementApiError {
+  readonly value: unknown;
+
   constructor(
     readonly field: string,
-    readonly value: unknown,
+    value: unknown,
     message: string,
     details: ErrorDetails = {},
   ) {
     super('validation_failed', message, details);
+    this.value = secretRegistry.redactValue(value);
   }
 
   static fromInvalidAddress(field: string, error: InvalidAddressError, command?: string): ValidationError {
