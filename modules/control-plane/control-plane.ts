@@ -5,7 +5,7 @@
  * address, so renaming one destroys and re-creates that resource. Add, never rename.
  */
 import { Construct } from 'constructs';
-import { Fn, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
+import { Aspects, Fn, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
 import { AcmCertificate } from '@cdktf/provider-aws/lib/acm-certificate';
 import { AcmCertificateValidation } from '@cdktf/provider-aws/lib/acm-certificate-validation';
 import { DataAwsCallerIdentity } from '@cdktf/provider-aws/lib/data-aws-caller-identity';
@@ -17,6 +17,7 @@ import { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanager-sec
 import { SecretsmanagerSecretVersion } from '@cdktf/provider-aws/lib/secretsmanager-secret-version';
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
+import { ArchitectureRules } from '../architecture-rules';
 import { ControlPlaneValidationError } from './errors';
 import { addPlanChecks, type PlanChecks } from './plan-checks';
 import {
@@ -210,6 +211,17 @@ export class ControlPlane extends Construct {
     output('load-balancer-dns-name', this.loadBalancer.dnsName, 'DNS name of the internal load balancer');
     output('sts-security-group-id', this.services.sts.securityGroup.id, 'Security group of the Scan Template Service: allow it into the endpoints it scans (architectural rule 6)');
     output('sensor-command', this.sensorCommand, 'Sensor command line for this stack; replace <APP> with the application container name');
+
+    // Architectural rules 1-6 of the spec, checked at synth over this construct's resources.
+    if (resolved.checkArchitectureRules) {
+      Aspects.of(this).add(
+        new ArchitectureRules({
+          vpcCidr: resolved.vpcCidr,
+          sensorCidrs: resolved.sensorCidrs,
+          scannerSecurityGroups: [this.services.sts.securityGroup],
+        }),
+      );
+    }
   }
 
   private createApiKeyVariable(): TerraformVariable {

@@ -181,6 +181,13 @@ export interface ControlPlaneProps {
 
   /** Retention of the CloudWatch log groups, in days. @default 30 */
   readonly logRetentionDays?: number;
+
+  /**
+   * Run the architecture rules (modules/architecture-rules, spec rules 1-6) over this
+   * construct at synth; errors fail synth, warnings are printed.
+   * @default true
+   */
+  readonly checkArchitectureRules?: boolean;
 }
 
 /** How a parameter's value is written in a template parameter file. */
@@ -265,6 +272,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   apiKeyVersion: 1,
   imageRepository: DEFAULT_IMAGE_REPOSITORY,
   logRetentionDays: 30,
+  checkArchitectureRules: true,
 } as const;
 
 export function resolveControlPlaneProps(props: ControlPlaneProps): ResolvedControlPlaneProps {
