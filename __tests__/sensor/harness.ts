@@ -14,8 +14,8 @@ const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'rm', 'timeout', 'stat', 'base64'];
 export type ContainerState = 'running' | 'exited' | 'paused' | 'created' | 'missing';
 
 export interface StubConfig {
-  /** Name of the stub runtime executable on PATH; no stub at all when null. */
-  readonly runtimeName?: string | null;
+  /** Names the stub runtime is installed under on PATH (default docker); empty for none. */
+  readonly runtimeNames?: readonly string[];
   readonly appState?: ContainerState;
   readonly sensorState?: ContainerState;
   /** Non-loopback interfaces `exec <app> cat /proc/net/dev` lists. */
@@ -43,6 +43,8 @@ export interface LauncherRun {
   readonly stderr: string;
   /** One entry per runtime call, its arguments in order. */
   readonly calls: string[][];
+  /** The name the runtime was called by, one per call. */
+  readonly runtimeNamesCalled: string[];
   /** What the stub saw of each --env-file while `run` executed. */
   readonly envFiles: Array<{ path: string; mode: string; contents: string }>;
   /** True when SVC_SENSOR_API_KEY was in the environment of any runtime call. */
@@ -107,8 +109,9 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
   }
   for (const [tool, target] of resolveRealTools()) fs.symlinkSync(target, path.join(toolsDir, tool));
 
-  const runtimeName = config.runtimeName === undefined ? 'docker' : config.runtimeName;
-  if (runtimeName !== null) fs.symlinkSync(path.join(STUBS_DIR, 'container-runtime'), path.join(binDir, runtimeName));
+  for (const runtimeName of config.runtimeNames ?? ['docker']) {
+    fs.symlinkSync(path.join(STUBS_DIR, 'container-runtime'), path.join(binDir, runtimeName));
+  }
   fs.symlinkSync(path.join(STUBS_DIR, 'nproc'), path.join(binDir, 'nproc'));
   fs.symlinkSync(path.join(STUBS_DIR, 'uname'), path.join(binDir, 'uname'));
 
@@ -188,6 +191,7 @@ export function collectRun(sandbox: Sandbox, status: number | null, stdout: stri
     stdout,
     stderr,
     calls,
+    runtimeNamesCalled: readLines(path.join(sandbox.recordDir, 'runtime-names.log')),
     envFiles,
     runtimeSawKeyInEnvironment: fs.existsSync(path.join(sandbox.recordDir, 'runtime-saw-key')),
     leftoverTempFiles: fs.readdirSync(sandbox.tmpDir),

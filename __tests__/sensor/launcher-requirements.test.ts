@@ -1,0 +1,89 @@
+/** Host requirements of bin/run-svc-sensor.sh (Linux, a container runtime that answers,
+ *  2 cores, 300 MB, the trace path) and the choice of runtime. Every failure has its own exit
+ *  code and happens before any container is stopped, removed or started. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { removeSandboxes, REQUIRED, runLauncher, StubConfig, subcommands } from './harness';
+
+let scratch: string;
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-requirements-'));
+  fs.writeFileSync(path.join(scratch, 'a-file'), '');
+});
+afterAll(() => {
+  fs.rmSync(scratch, { recursive: true, force: true });
+  removeSandboxes();
+});
+
+describe('requirement failures', () => {
+  const MIN_MEMORY_KB = 300 * 1024;
+  const cases: Array<[
+    name: string,
+    stub: StubConfig,
+    extraArgs: () => string[],
+    status: number,
+    message: RegExp,
+    callsBefore: string[],
+  ]> = [
+    ['not Linux', { operatingSystem: 'Darwin' }, () => [], 3, /runs on Linux only, and this host reports 'Darwin' \(uname -s\)/, []],
+    ['no container runtime', { runtimeNames: [] }, () => [], 4, /no container runtime found: install docker or podman/, []],
+    ['runtime does not answer', { infoFails: true }, () => [], 5, /'docker info' failed \(exit 1\): Cannot connect to the daemon\. Is it running\?; start the docker service/, ['info']],
+    ['one core', { cores: '1' }, () => [], 6, /at least 2 cores and this one has '1' \(nproc\)/, ['info']],
+    ['core count unreadable', { cores: 'many' }, () => [], 6, /at least 2 cores and this one has 'many'/, ['info']],
+    ['memory just under 300 MB', { memTotalKb: MIN_MEMORY_KB - 1 }, () => [], 7, /at least 300 MB of memory and this one has 299 MB \(MemTotal 307199 kB\)/, ['info']],
+    ['memory unreadable', { memTotalKb: null }, () => [], 7, /cannot read MemTotal from .*\/meminfo/, ['info']],
+    ['trace path missing', {}, () => ['-p', path.join(scratch, 'no-such-dir')], 8, /trace path '.*no-such-dir' \(-p\/--trace-path\) does not exist on this host/, ['info']],
+    ['trace path is a file', {}, () => ['--trace-path=' + path.join(scratch, 'a-file')], 8, /trace path '.*a-file' \(-p\/--trace-path\) is not a directory/, ['info']],
+  ];
+  test.each(cases)('%s', (_name, stub, extraArgs, status, message, callsBefore) => {
+    // A running sensor that must survive every failed check.
+    const run = runLauncher([...REQUIRED, ...extraArgs()], { stub: { sensorState: 'running', ...stub } });
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(status);
+    expect(run.stdout).toBe('');
+    expect(subcommands(run)).toEqual(callsBefore);
+  });
+
+  test('exactly 2 cores and 300 MB are enough', () => {
+    const run = runLauncher(REQUIRED, { stub: { cores: '2', memTotalKb: MIN_MEMORY_KB } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
+
+  test('an existing trace path given with -p is accepted', () => {
+    const run = runLauncher([...REQUIRED, '-p', scratch]);
+    expect(run.status).toBe(0);
+  });
+});
+
+describe('container runtime choice', () => {
+  const cases: Array<[name: string, installed: string[], env: Record<string, string>, used: string]> = [
+    ['docker by default', ['docker'], {}, 'docker'],
+    ['docker when both are installed', ['docker', 'podman'], {}, 'docker'],
+    ['podman when docker is absent', ['podman'], {}, 'podman'],
+    ['SVC_CONTAINER_RUNTIME picks podman over docker', ['docker', 'podman'], { SVC_CONTAINER_RUNTIME: 'podman' }, 'podman'],
+    ['SVC_CONTAINER_RUNTIME names another runtime', ['nerdctl'], { SVC_CONTAINER_RUNTIME: 'nerdctl' }, 'nerdctl'],
+  ];
+  test.each(cases)('%s', (_name, runtimeNames, env, used) => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames, sensorState: 'running' }, env });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(new Set(run.runtimeNamesCalled)).toEqual(new Set([used]));
+    expect(run.stdout).toContain(`container runtime: ${used} (Stub version 99.1.0)`);
+    expect(run.stdout).toContain(`follow it with: ${used} logs -f svc-sensor-shop-web`);
+  });
+
+  test('SVC_CONTAINER_RUNTIME naming a missing command fails with exit 4', () => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env: { SVC_CONTAINER_RUNTIME: 'nerdctl' } });
+    expect(run.status).toBe(4);
+    expect(run.stderr).toMatch(/SVC_CONTAINER_RUNTIME='nerdctl' is not a command on PATH/);
+    expect(run.calls).toEqual([]);
+  });
+
+  test('a failing podman is reported by its name', () => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['podman'], infoFails: true } });
+    expect(run.status).toBe(5);
+    expect(run.stderr).toMatch(/'podman info' failed/);
+  });
+});
