@@ -71,6 +71,10 @@ analyzer_address=""
 sensor_api_key=""
 secret_env_file=""
 
+# Taken out of the environment at once, so no command this script starts inherits the key.
+sensor_api_key_from_environment=${SVC_SENSOR_API_KEY:-}
+unset SVC_SENSOR_API_KEY
+
 print_help() {
   cat <<EOF
 Usage: $SCRIPT_NAME -n TENANT_ID -d DOMAIN -a APP_NAME [options]
@@ -435,16 +439,14 @@ choose_host_interface() {
 # ---------------------------------------------------------------------------- sensor API key
 
 read_sensor_api_key() {
-  if [[ -n ${SVC_SENSOR_API_KEY:-} ]]; then
-    sensor_api_key=$SVC_SENSOR_API_KEY
+  if [[ -n $sensor_api_key_from_environment ]]; then
+    sensor_api_key=$sensor_api_key_from_environment
   elif [[ -t 0 ]]; then
     read -r -s -p "Sensor API key (input hidden): " sensor_api_key || sensor_api_key=""
     printf '\n' >&2
   else
     die "$EXIT_API_KEY_MISSING" "no sensor API key: set SVC_SENSOR_API_KEY, or run from a terminal to be asked for it"
   fi
-  # The runtime client started later does not need the key in its environment.
-  unset SVC_SENSOR_API_KEY
   if [[ -z $sensor_api_key ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key is empty; create a sensor API key in the web user interface and give it"
   fi
