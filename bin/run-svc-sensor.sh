@@ -66,6 +66,7 @@ mode=""
 network=""
 sensor_name=""
 chosen_interface=""
+memory_total_mb=""
 image=""
 analyzer_address=""
 sensor_api_key=""
@@ -131,6 +132,11 @@ Exit codes:
   $EXIT_IMAGE_UNAVAILABLE  the sensor image is neither local nor pullable
   $EXIT_REPLACE_FAILED  the existing sensor could not be stopped or removed
   $EXIT_START_FAILED  the sensor container did not start
+  1   unexpected failure of a command (its message is above)
+
+The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
+SVC_INTERFACE, SVC_TRACE_PATH, SVC_SENSOR_MODE and, through a private env file,
+SVC_SENSOR_API_KEY; help/sensor.md describes them.
 
 Examples:
   SVC_SENSOR_API_KEY=... $SCRIPT_NAME -n acme -d corp.example.com -a shop-web
@@ -330,6 +336,7 @@ check_memory() {
   if ((total_kb < MIN_MEMORY_KB)); then
     die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $((total_kb / 1024)) MB (MemTotal $total_kb kB); use a larger instance"
   fi
+  memory_total_mb=$((total_kb / 1024))
 }
 
 check_trace_path() {
@@ -505,7 +512,7 @@ print_support_information() {
   note "  image:             $image"
   note "  log level:         $log_level"
   note "  trace path:        $trace_path"
-  note "  resources:         $(nproc) cores, $MIN_MEMORY_MB MB or more"
+  note "  resources:         $(nproc) cores, $memory_total_mb MB memory"
 }
 
 # ---------------------------------------------------------------------------- start

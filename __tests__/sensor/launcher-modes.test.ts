@@ -50,6 +50,7 @@ describe('container mode (default)', () => {
       /interface: +eth0/,
       /analyzer: +analyzer\.svcprevent\.corp\.example\.com:50051 \(TLS\)/,
       /image: +registry\.svc\.example\/svc\/runtime-sensor:1\.2\.0/,
+      /resources: +4 cores, 3906 MB memory/,
       /container id: +0f1e2d3c4b5a6978/,
     ]) {
       expect(run.stdout).toMatch(expected);
