@@ -1,3 +1,4 @@
+import 'cdktf/lib/testing/adapters/jest';
 import { Testing } from 'cdktf';
 import { AcmCertificate } from '@cdktf/provider-aws/lib/acm-certificate';
 import { AcmCertificateValidation } from '@cdktf/provider-aws/lib/acm-certificate-validation';

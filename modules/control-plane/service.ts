@@ -4,7 +4,7 @@
  * and DNS record. The ControlPlane creates three, with the IDs analyzer, sts and otel.
  */
 import { Construct } from 'constructs';
-import { Token, type ITerraformDependable } from 'cdktf';
+import { Op, Token, type ITerraformDependable } from 'cdktf';
 import { AutoscalingGroup } from '@cdktf/provider-aws/lib/autoscaling-group';
 import { CloudwatchLogGroup } from '@cdktf/provider-aws/lib/cloudwatch-log-group';
 import { IamInstanceProfile } from '@cdktf/provider-aws/lib/iam-instance-profile';
@@ -187,7 +187,7 @@ export class ControlPlaneService extends Construct {
       minSize: desired,
       desiredCapacity: desired,
       // Room for a rolling refresh to start new instances before old ones go.
-      maxSize: Token.isUnresolved(desired) ? desired : desired * 2,
+      maxSize: Token.isUnresolved(desired) ? Token.asNumber(Op.mul(desired, 2)) : desired * 2,
       healthCheckType: 'ELB',
       healthCheckGracePeriod: HEALTH_CHECK_GRACE_SECONDS,
       targetGroupArns: [this.targetGroup.arn],

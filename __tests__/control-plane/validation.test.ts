@@ -1,0 +1,77 @@
+import { TerraformStack, TerraformVariable, Testing } from 'cdktf';
+import { ControlPlane, ControlPlaneValidationError, type ControlPlaneProps } from '../../modules/control-plane';
+import { REQUIRED_PROPS, resourceNamed, synthControlPlane } from './fixtures';
+
+/** Builds a ControlPlane (no synth: validation runs in the constructor) and returns what it threw. */
+function errorFrom(props: Partial<ControlPlaneProps>, build?: (stack: TerraformStack) => Partial<ControlPlaneProps>): ControlPlaneValidationError {
+  const stack = new TerraformStack(Testing.app(), 'test');
+  const extra = build ? build(stack) : {};
+  try {
+    new ControlPlane(stack, 'control-plane', { ...REQUIRED_PROPS, ...props, ...extra });
+  } catch (error) {
+    if (error instanceof ControlPlaneValidationError) return error;
+    throw error;
+  }
+  throw new Error('expected a ControlPlaneValidationError, nothing was thrown');
+}
+
+describe('synth-time validation', () => {
+  it.each<[string, Partial<ControlPlaneProps>, string, string, unknown]>([
+    ['stack name over 14 characters', { stackName: 'SvcPreventEurope1' }, 'stack_name_too_long', 'stackName', 'SvcPreventEurope1'],
+    ['stack name with characters a resource name refuses', { stackName: 'svc_prevent' }, 'stack_name_invalid', 'stackName', 'svc_prevent'],
+    ['fewer than 2 subnets', { subnetIds: ['subnet-0aaaaaaaaaaaaaaa1'] }, 'too_few_subnets', 'subnetIds', ['subnet-0aaaaaaaaaaaaaaa1']],
+    ['the same subnet twice', { subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0aaaaaaaaaaaaaaa1'] }, 'too_few_subnets', 'subnetIds', ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0aaaaaaaaaaaaaaa1']],
+    ['analyzer desired count below 1', { analyzerDesiredCount: 0 }, 'invalid_desired_count', 'analyzerDesiredCount', 0],
+    ['scan template service desired count below 1', { scanTemplateServiceDesiredCount: -1 }, 'invalid_desired_count', 'scanTemplateServiceDesiredCount', -1],
+    ['desired count not a whole number', { analyzerDesiredCount: 1.5 }, 'invalid_desired_count', 'analyzerDesiredCount', 1.5],
+    ['malformed VPC id', { vpcId: 'vpc-xyz' }, 'invalid_vpc_id', 'vpcId', 'vpc-xyz'],
+    ['subnet id of another kind', { subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'sg-0bbbbbbbbbbbbbbb2'] }, 'invalid_subnet_id', 'subnetIds[1]', 'sg-0bbbbbbbbbbbbbbb2'],
+    ['hosted zone id not starting with Z', { hostedZoneId: 'example.com' }, 'invalid_hosted_zone_id', 'hostedZoneId', 'example.com'],
+    ['hosted zone id with the /hostedzone/ prefix', { hostedZoneId: '/hostedzone/Z0123456789ABCDEFGHIJ' }, 'invalid_hosted_zone_id', 'hostedZoneId', '/hostedzone/Z0123456789ABCDEFGHIJ'],
+    ['hosted zone name that is not a DNS name', { hostedZoneName: 'not a zone' }, 'invalid_hosted_zone_name', 'hostedZoneName', 'not a zone'],
+    ['empty tenant id', { tenantId: '' }, 'empty_tenant_id', 'tenantId', ''],
+    ['blank tenant id', { tenantId: '   ' }, 'empty_tenant_id', 'tenantId', '   '],
+    ['empty analyzer tags', { analyzerTags: '' }, 'empty_analyzer_tags', 'analyzerTags', ''],
+    ['empty key name', { keyName: '' }, 'empty_key_name', 'keyName', ''],
+    ['sensor range that is not a CIDR', { sensorCidrs: ['10.0.0.0/33'] }, 'invalid_cidr', 'sensorCidrs[0]', '10.0.0.0/33'],
+    ['VPC range with host bits', { vpcCidr: '10.0.0.1/16' }, 'invalid_cidr', 'vpcCidr', '10.0.0.1/16'],
+  ])('%s', (_name, props, code, propName, value) => {
+    const error = errorFrom(props);
+    expect(error).toMatchObject({ name: 'ControlPlaneValidationError', code, propName, value, constructPath: 'test/control-plane' });
+    // The message names the path, the prop and the value, and says how to fix it.
+    expect(error.message).toContain('test/control-plane');
+    expect(error.message).toContain(propName);
+    expect(error.message).toContain(JSON.stringify(value));
+    expect(error.message).toContain('Fix:');
+    expect(error.fix.length).toBeGreaterThan(10);
+  });
+
+  it('an API key variable that is not sensitive', () => {
+    const error = errorFrom({}, (stack) => ({ apiKey: new TerraformVariable(stack, 'plain_key', { type: 'string' }) }));
+    expect(error).toMatchObject({ code: 'api_key_not_sensitive', propName: 'apiKey', value: 'test/plain_key' });
+  });
+
+  it.each([
+    ['the default stack name', { stackName: 'SvcPrevent' }],
+    ['a stack name of exactly 14 characters', { stackName: 'Prevent-Europe' }],
+    ['three subnets', { subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2', 'subnet-0ccccccc'] }],
+    ['desired count 1', { analyzerDesiredCount: 1, scanTemplateServiceDesiredCount: 1 }],
+    ['a hosted zone name with a trailing dot', { hostedZoneName: 'example.com.' }],
+    ['IPv6 sensor ranges', { sensorCidrs: ['2001:db8::/32'] }],
+  ])('accepts %s', (_name, props) => {
+    expect(() => synthControlPlane(props)).not.toThrow();
+  });
+
+  it('skips values that are unresolved tokens and leaves them to the plan-time checks', () => {
+    const built = synthControlPlane({}, (stack) => ({
+      vpcId: new TerraformVariable(stack, 'vpc_id', { type: 'string' }).stringValue,
+      subnetIds: new TerraformVariable(stack, 'subnet_ids', { type: 'list(string)' }).listValue,
+      hostedZoneId: new TerraformVariable(stack, 'zone_id', { type: 'string' }).stringValue,
+      tenantId: new TerraformVariable(stack, 'tenant', { type: 'string' }).stringValue,
+      analyzerDesiredCount: new TerraformVariable(stack, 'analyzer_count', { type: 'number' }).numberValue,
+    }));
+    expect(resourceNamed(built.json, 'aws_lb', 'load-balancer').subnets).toBe('${var.subnet_ids}');
+    expect(resourceNamed(built.json, 'aws_autoscaling_group', '_analyzer_')).toMatchObject({ desired_capacity: '${var.analyzer_count}', max_size: '${(var.analyzer_count * 2)}' });
+    expect(Object.values(built.json.data.aws_subnet)[0].for_each).toBe('${toset(var.subnet_ids)}');
+  });
+});
