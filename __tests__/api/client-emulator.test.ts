@@ -230,6 +230,8 @@ test('with 20% injected faults every intended change lands exactly once', async 
   for (let start = 0; start < singles.length; start += 8) {
     await Promise.all(singles.slice(start, start + 8).map((ip) => client.addEntry('blacklist', { ip, description: 'fault run' })));
   }
+  // The session expires mid-run: the re-login has to get through the faults as well.
+  emulator.advanceClock(601);
   await Promise.all(removals.map((ip) => client.deleteEntry('blacklist', ip)));
   await client.bulkAddEntries('whitelist', bulkWhitelist.map((ip) => ({ ip, description: 'fault run bulk' })));
   await client.bulkDeleteEntries('whitelist', bulkRemovals);
@@ -246,6 +248,7 @@ test('with 20% injected faults every intended change lands exactly once', async 
   expect(injected).toBeGreaterThan(0);
   expect(faulted.faults['429']! + faulted.faults['500']! + faulted.faults['503']! + faulted.faults.reset!).toBe(injected);
   expect(client.stats().retries).toBe(injected);
+  expect(client.stats().logins).toBe(2);
 
   const expectedBlacklist = [...initial.slice(10).map((entry) => entry.ip), ...singles].sort();
   expect((await client.listEntries('blacklist')).map((entry) => entry.ip).sort()).toEqual(expectedBlacklist);

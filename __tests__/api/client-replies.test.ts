@@ -3,6 +3,7 @@
  * shapes and client-side validation. Nothing here waits on a timer longer than a few ms except
  * the one Retry-After case.
  */
+import { MockAgent } from 'undici';
 import {
   AuthenticationError,
   ClientClosedError,
@@ -349,6 +350,35 @@ describe('request shapes', () => {
     const { service, client } = await setUp(scripted([]));
     await expect(client.bulkDeleteEntries('whitelist', [])).resolves.toMatchObject({ count: 0, chunks: 0 });
     expect(service.requests).toHaveLength(0);
+  });
+});
+
+describe('transport', () => {
+  test('sequential calls reuse keep-alive connections', async () => {
+    const { service, client } = await setUp(scripted([]));
+    for (let round = 0; round < 10; round += 1) {
+      for (const list of ['blacklist', 'blocklist', 'whitelist'] as const) await client.listEntries(list);
+    }
+    expect(service.requests).toHaveLength(31);
+    // The pool may open a second connection while the first is finishing a reply; never one per call.
+    expect(service.connections()).toBeLessThanOrEqual(2);
+  });
+
+  test('an injected undici dispatcher carries the calls and is left open by close()', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const origin = agent.get('https://api.example.test');
+    origin
+      .intercept({ path: '/svc_api/v2/login', method: 'POST' })
+      .reply(200, { Ok: { status: true, token: 'mock-token' } }, { headers: { 'x-request-id': 'm-1' } });
+    origin
+      .intercept({ path: '/svc_api/v2/lists', method: 'POST', body: (body) => JSON.parse(body).command === 'list_whitelist' })
+      .reply(200, { Ok: [{ ip: '192.0.2.1', description: 'mocked', created: 1 }] });
+    const client = new ManagementClient({ baseUrl: 'https://api.example.test', apiKey: API_KEY, tenant: 'acme', dispatcher: agent });
+    await expect(client.listEntries('whitelist')).resolves.toEqual([{ ip: '192.0.2.1', description: 'mocked', created: 1 }]);
+    await client.close();
+    agent.assertNoPendingInterceptors();
+    await expect(agent.close()).resolves.toBeUndefined();
   });
 });
 

@@ -23,6 +23,8 @@ export type FakeReply =
 export interface FakeService {
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   /** Requests whose body.command equals `command`. */
   commands(command: string): RecordedRequest[];
   close(): Promise<void>;
@@ -66,11 +68,16 @@ export async function startFakeService(
       });
     });
   });
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections: () => connections,
     commands: (command) => requests.filter((request) => request.body.command === command),
     close: () =>
       new Promise<void>((resolve) => {
