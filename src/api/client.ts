@@ -101,6 +101,7 @@ export interface ClientStats {
   readonly requests: number;
   /** Attempts repeated after a retryable failure (not counting re-login repeats). */
   readonly retries: number;
+  /** Tokens obtained (the first login and every re-login). */
   readonly logins: number;
   /** Calls repeated after a token error and a fresh login. */
   readonly reauthentications: number;
@@ -406,7 +407,6 @@ export class ManagementClient {
         );
       },
     });
-    this.counters.logins += 1;
     const reply = result.value as { status?: unknown; token?: unknown } | null;
     const details = { command, status: result.status, ...(result.requestId === undefined ? {} : { requestId: result.requestId }) };
     if (reply !== null && typeof reply === 'object' && reply.status === false) {
@@ -423,6 +423,7 @@ export class ManagementClient {
       throw new UnexpectedReplyError(`login: expected {"status":true,"token":...} under "Ok", got ${excerpt}.`, excerpt, details);
     }
     registerSecret(reply.token);
+    this.counters.logins += 1;
     this.log({ type: 'login', tenant: this.tenant });
     return reply.token;
   }
@@ -443,8 +444,9 @@ export class ManagementClient {
 
       this.counters.requests += 1;
       this.log({ type: 'request', command: spec.command, attempt });
-      const failure = await this.attempt(spec, payload, attempt, earlierAttemptMayHaveLanded);
-      if (!('outcome' in failure)) return failure;
+      const attempted = await this.attempt(spec, payload, attempt, earlierAttemptMayHaveLanded);
+      if (!('outcome' in attempted)) return attempted;
+      const failure: Failure = attempted;
 
       const decision = decideRetry(
         { attempt, elapsedMs: this.now() - started, outcome: failure.outcome, reauthenticated, nowMs: this.now() },
