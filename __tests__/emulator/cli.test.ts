@@ -1,0 +1,206 @@
+/** The svc-emulator command, as a child process and through its argument parser. */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { FLAGS, parseArguments, CliUsageError } from '../../src/emulator/cli';
+
+const BIN = path.resolve(__dirname, '../../bin/svc-emulator.js');
+const LISTENING = /^svc-emulator listening on http:\/\/127\.0\.0\.1:(\d+)$/;
+
+let directory: string;
+beforeAll(() => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-emulator-cli-'));
+});
+afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[]): Promise<Finished> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  firstLine: string;
+  url: string;
+  stderr: () => string;
+  stop: () => Promise<Finished>;
+}
+
+/** Starts the emulator and resolves with its first stdout line (or rejects with its stderr). */
+function start(args: string[]): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '' } });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (firstLine) => {
+      stdout += `${firstLine}\n`;
+      lines.on('line', (line) => (stdout += `${line}\n`));
+      resolve({
+        child,
+        firstLine,
+        url: firstLine.replace('svc-emulator listening on ', ''),
+        stderr: () => stderr,
+        stop: async () => {
+          child.kill('SIGTERM');
+          const code = await closed;
+          return { code, stdout, stderr };
+        },
+      });
+    });
+    void closed.then((code) => reject(new Error(`svc-emulator exited (${code}) before listening: ${stderr}`)));
+  });
+}
+
+async function post(url: string, area: string, body: unknown): Promise<Record<string, any>> {
+  const response = await fetch(`${url}/svc_api/v2/${area}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return (await response.json()) as Record<string, any>;
+}
+
+test('quick flags: the first stdout line is exact, the contract is served, SIGTERM stops it cleanly', async () => {
+  const emulator = await start(['--port', '0', '--tenant', 'acme', '--api-key', 'k1-secret-value']);
+  expect(emulator.firstLine).toMatch(LISTENING);
+  const login = await post(emulator.url, 'login', { command: 'login', api_token: 'k1-secret-value' });
+  expect(login).toEqual({ Ok: { status: true, token: expect.any(String) } });
+  const token = login.Ok.token as string;
+  const added = await post(emulator.url, 'lists', { command: 'new_blacklist', token, customer_name: 'acme', entry: { ip: '192.0.2.1', description: '', created: 0 } });
+  expect(added).toEqual({ ok: 'Blacklist entry for ip 192.0.2.1 added' });
+  const channels = await post(emulator.url, 'channels', { command: 'list', token });
+  expect(channels.Ok).toEqual([expect.objectContaining({ name: 'main' })]);
+
+  const finished = await emulator.stop();
+  expect(finished.code).toBe(0);
+  expect(finished.stdout).toBe(`${emulator.firstLine}\n`);
+  expect(finished.stderr).toContain('POST /svc_api/v2/lists new_blacklist');
+  expect(finished.stderr).toContain('SIGTERM received');
+  expect(finished.stderr).not.toContain('k1-secret-value');
+  expect(finished.stderr).not.toContain(token);
+});
+
+test('--config, --state-file, --token-ttl and --faults are wired, and state survives a restart', async () => {
+  const config = path.join(directory, 'seed.json');
+  const stateFile = path.join(directory, 'cli-state.json');
+  fs.writeFileSync(config, JSON.stringify({
+    tenants: [{ name: 'globex' }],
+    users: [{ email: 'ro@globex.example', apiKey: 'ro-key', readOnly: true }, { email: 'rw@globex.example', apiKey: 'rw-key' }],
+  }));
+  const args = ['--port=0', '--config', config, '--state-file', stateFile, '--token-ttl', '60', '--faults', 'rate=0', '--quiet'];
+  const first = await start(args);
+  const token = (await post(first.url, 'login', { command: 'login', api_token: 'rw-key' })).Ok.token;
+  await post(first.url, 'lists', { command: 'new_whitelist', token, customer_name: 'globex', entry: { ip: '192.0.2.7', description: 'kept', created: 0 } });
+  const readOnlyToken = (await post(first.url, 'login', { command: 'login', api_token: 'ro-key' })).Ok.token;
+  expect(await post(first.url, 'lists', { command: 'delete_whitelist', token: readOnlyToken, customer_name: 'globex', ip: '192.0.2.7' })).toEqual({
+    Error: 'Permission denied: read-only user',
+  });
+  const faults = (await (await fetch(`${first.url}/_emulator/faults`)).json()) as { rate: number };
+  expect(faults.rate).toBe(0);
+  await fetch(`${first.url}/_emulator/clock`, { method: 'POST', body: '{"advanceSeconds":61}' });
+  expect(await post(first.url, 'lists', { command: 'list_whitelist', token, customer_name: 'globex' })).toEqual({
+    Error: 'Token Expired. Please re-authenticate.',
+  });
+  const stopped = await first.stop();
+  expect(stopped.code).toBe(0);
+  // --quiet drops request lines; the shutdown notice stays.
+  expect(stopped.stderr).not.toContain('/svc_api/');
+
+  const second = await start(args);
+  const again = (await post(second.url, 'login', { command: 'login', api_token: 'rw-key' })).Ok.token;
+  expect(await post(second.url, 'lists', { command: 'list_whitelist', token: again, customer_name: 'globex' })).toEqual({
+    Ok: [{ ip: '192.0.2.7', description: 'kept', created: 0 }],
+  });
+  expect((await second.stop()).code).toBe(0);
+});
+
+test('--help lists every flag and exits 0', async () => {
+  const finished = await run(['--help']);
+  expect(finished.code).toBe(0);
+  for (const flag of FLAGS) expect(finished.stdout).toContain(flag.name);
+  for (const name of ['--port', '--host', '--config', '--tenant', '--api-key', '--token-ttl', '--faults', '--state-file']) {
+    expect(finished.stdout).toContain(name);
+  }
+  expect(finished.stdout).toContain('/_emulator/risk-block');
+});
+
+const badInvocations: Array<[name: string, args: string[], pattern: RegExp]> = [
+  ['port not a number', ['--port', 'abc'], /--port must be a whole number from 0 to 65535, got "abc"/],
+  ['unknown flag', ['--colour', 'red'], /unknown flag "--colour"/],
+  ['bad faults spec', ['--faults', 'rate=2'], /--faults rate must be a number from 0 to 1/],
+];
+test.each(badInvocations)('%s: a clear error on stderr, exit 2, nothing on stdout', async (_name, args, pattern) => {
+  const finished = await run(args);
+  expect(finished.code).toBe(2);
+  expect(finished.stdout).toBe('');
+  expect(finished.stderr).toMatch(pattern);
+  expect(finished.stderr).toContain('svc-emulator --help');
+});
+
+test('a config file that fails validation exits 2 naming the file and field', async () => {
+  const config = path.join(directory, 'bad-seed.json');
+  fs.writeFileSync(config, JSON.stringify({ tenants: [{ name: 'a', active: 'yes' }] }));
+  const finished = await run(['--port', '0', '--config', config]);
+  expect(finished.code).toBe(2);
+  expect(finished.stderr).toContain(`${config}: tenants[0].active must be a boolean`);
+});
+
+test('a port in use exits 1 with a message naming it', async () => {
+  const holder = await start(['--port', '0', '--quiet']);
+  const port = holder.url.split(':').pop() as string;
+  const finished = await run(['--port', port]);
+  expect(finished.code).toBe(1);
+  expect(finished.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
+  await holder.stop();
+});
+
+describe('argument parsing', () => {
+  const valid: Array<[name: string, args: string[], expected: Record<string, unknown>]> = [
+    ['defaults', [], { port: 8080, host: '127.0.0.1', tokenTtlSeconds: 1800, quiet: false }],
+    ['--flag value and --flag=value', ['--port', '0', '--token-ttl=90'], { port: 0, tokenTtlSeconds: 90 }],
+    ['quick seed', ['--tenant', 'acme', '--api-key', 'k1'], { tenant: 'acme', apiKey: 'k1' }],
+    ['faults short form', ['--faults', 'rate=0.2,kinds=429+reset,seed=7'], { faults: expect.objectContaining({ rate: 0.2, kinds: ['429', 'reset'], seed: 7 }) }],
+    ['start time', ['--start-time', '1700000000'], { startTime: 1_700_000_000 }],
+  ];
+  test.each(valid)('%s', (_name, args, expected) => {
+    const parsed = parseArguments(args);
+    expect(parsed.kind).toBe('run');
+    if (parsed.kind === 'run') expect(parsed.settings).toMatchObject(expected);
+  });
+
+  const invalid: Array<[name: string, args: string[], pattern: RegExp]> = [
+    ['port above 65535', ['--port', '70000'], /--port must be a whole number from 0 to 65535, got "70000"/],
+    ['negative port', ['--port', '-1'], /--port must be a whole number/],
+    ['token TTL zero', ['--token-ttl', '0'], /--token-ttl must be a whole number from 1/],
+    ['token TTL fraction', ['--token-ttl', '1.5'], /--token-ttl must be a whole number/],
+    ['missing value', ['--config'], /--config needs a value <file>/],
+    ['flag instead of value', ['--state-file', '--quiet'], /--state-file needs a value/],
+    ['empty value', ['--host='], /--host needs a non-empty value/],
+    ['value for a switch', ['--quiet=yes'], /--quiet takes no value/],
+    ['api key without tenant', ['--api-key', 'k1'], /--api-key needs --tenant/],
+    ['tenant without api key', ['--tenant', 'acme'], /--tenant needs --api-key/],
+    ['positional argument', ['serve'], /unknown flag "serve"/],
+  ];
+  test.each(invalid)('%s is refused', (_name, args, pattern) => {
+    expect(() => parseArguments(args)).toThrow(CliUsageError);
+    expect(() => parseArguments(args)).toThrow(pattern);
+  });
+
+  test('-h and --help ask for help', () => {
+    expect(parseArguments(['-h'])).toEqual({ kind: 'help' });
+    expect(parseArguments(['--port', '0', '--help'])).toEqual({ kind: 'help' });
+  });
+});
