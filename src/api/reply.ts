@@ -34,7 +34,7 @@ export function parseReplyBody(body: string): ParsedReply {
 // Known texts are `Token Expired. Please re-authenticate.` and `Invalid token. Please
 // re-authenticate.`; matched loosely because the wording of the second is our own decision.
 const TOKEN_PATTERN = /re-?authenticate|token expired|invalid token/i;
-const PERMISSION_PATTERN = /permission denied|read-only|not allowed|forbidden/i;
+const PERMISSION_PATTERN = /permission denied|read-only|forbidden/i;
 const NOT_FOUND_PATTERN = /not found/i;
 
 export function classifyServiceError(message: string): ServiceErrorKind {
