@@ -91,3 +91,9 @@ test.each(brokenFiles)('a state file that is %s stops the start with a clear err
   await expect(failure).rejects.toThrow(pattern);
   await expect(failure).rejects.toThrow(stateFile);
 });
+
+test('a state file in a missing directory stops the start, saying how to fix it', async () => {
+  const failure = startEmulator({ stateFile: path.join(directory, 'no-such-dir', 'state.json') });
+  await expect(failure).rejects.toThrow(StateFileError);
+  await expect(failure).rejects.toThrow(/cannot be written \(ENOENT\)\. Check that its directory exists/);
+});

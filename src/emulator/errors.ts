@@ -27,8 +27,9 @@ export class StateFileError extends Error {
   constructor(
     readonly file: string,
     reason: string,
+    howToFix = 'Fix it, or move it away to start from the seed',
   ) {
-    super(`State file ${file} cannot be used: ${reason}. Fix it, or move it away to start from the seed.`);
+    super(`State file ${file} cannot be used: ${reason}. ${howToFix}.`);
     this.name = 'StateFileError';
   }
 }

@@ -23,11 +23,18 @@ export interface StateFileContents extends StoreSnapshot {
 
 let temporaryCounter = 0;
 
+/** Throws StateFileError when the file cannot be written (missing directory, no permission). */
 export function writeStateFile(file: string, contents: StateFileContents): void {
   const directory = path.dirname(file);
   temporaryCounter += 1;
   const temporary = path.join(directory, `.${path.basename(file)}.${process.pid}.${temporaryCounter}.tmp`);
-  const descriptor = fs.openSync(temporary, 'w', 0o600);
+  let descriptor: number;
+  try {
+    descriptor = fs.openSync(temporary, 'w', 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new StateFileError(file, `it cannot be written (${code})`, 'Check that its directory exists and is writable');
+  }
   try {
     fs.writeSync(descriptor, JSON.stringify(contents));
     fs.fsyncSync(descriptor);

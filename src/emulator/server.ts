@@ -151,7 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (fault) {
         stats.fault(fault);
         sendFault(response, request.socket, fault, active.retryAfterSeconds);
-        finish(fault === 'reset' ? 'reset' : fault, 'injected-fault');
+        finish(fault, 'injected-fault');
         return;
       }
       const outcome = handleApiRequest(
