@@ -161,13 +161,17 @@ export class ControlPlane extends Construct {
       lifecycle: { createBeforeDestroy: true },
       tags: tags(`${this.stackName}-certificate`),
     });
-    const validationOptions = TerraformIterator.fromComplexList(this.certificate.domainValidationOptions, 'domain_name');
+    // Keyed by the names known at synth, not by the certificate's computed options, so the
+    // set of records is known at plan even before the certificate exists.
+    const validatedNames = TerraformIterator.fromList(hostnames);
+    const optionFor = (attribute: string) =>
+      `\${{ for option in ${this.certificate.fqn}.domain_validation_options : option.domain_name => option }[each.value].${attribute}}`;
     const validationRecords = new Route53Record(this, 'certificate-validation-record', {
-      forEach: validationOptions,
+      forEach: validatedNames,
       zoneId: this.planChecks.hostedZone.zoneId,
-      name: validationOptions.getString('resource_record_name'),
-      type: validationOptions.getString('resource_record_type'),
-      records: [validationOptions.getString('resource_record_value')],
+      name: optionFor('resource_record_name'),
+      type: optionFor('resource_record_type'),
+      records: [optionFor('resource_record_value')],
       ttl: 60,
       allowOverwrite: true,
     });

@@ -40,7 +40,7 @@ export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChec
           errorMessage: `Subnets: subnet \${self.id} is in VPC \${self.vpc_id}, not in VPC ${input.vpcId}. Choose subnets of the VPC given in VPC (vpcId).`,
         },
         {
-          condition: '${!self.map_public_ip_on_launch}',
+          condition: '${self.map_public_ip_on_launch != true}',
           errorMessage: 'Subnets: subnet ${self.id} assigns public IP addresses on launch, so it is a public subnet. The control plane must run in private subnets (architectural rule 3); choose private subnets.',
         },
       ],
@@ -69,7 +69,7 @@ export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChec
           errorMessage: `HostedZoneId and HostedZoneName do not match: zone ${input.hostedZoneId} is named \${self.name}, not ${input.hostedZoneName}. Give the id and the name of the same hosted zone.`,
         },
         {
-          condition: '${!self.private_zone}',
+          condition: '${self.private_zone != true}',
           errorMessage: `HostedZoneId: zone ${input.hostedZoneId} is private; the certificate manager validates certificates through public DNS only. Use a public hosted zone.`,
         },
       ],

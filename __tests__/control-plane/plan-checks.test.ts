@@ -1,0 +1,227 @@
+/**
+ * Plan-time checks, three ways: the conditions are in the synthesized JSON; real Terraform
+ * accepts the JSON (`terraform validate`); and `terraform test` with a mocked AWS provider
+ * plans it, passing for good inputs and failing with our messages for bad ones.
+ *
+ * Terraform needs the AWS provider's schema. Nothing is downloaded: the tests use a local
+ * filesystem mirror (SVC_TF_PLUGIN_MIRROR, default /opt/tf-plugins) and skip, saying so,
+ * when it or the terraform binary is missing. The mirror holds hashicorp/aws 5.x while
+ * @cdktf/provider-aws 21.9.1 pins 6.x, so the copy under test names the mirror's version;
+ * every argument the construct writes exists in both.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Testing } from 'cdktf';
+import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
+
+const PLUGIN_MIRROR = process.env.SVC_TF_PLUGIN_MIRROR ?? '/opt/tf-plugins';
+const AWS_PROVIDER_DIR = path.join(PLUGIN_MIRROR, 'registry.terraform.io', 'hashicorp', 'aws');
+
+function mirroredAwsVersion(): string | undefined {
+  if (!fs.existsSync(AWS_PROVIDER_DIR)) return undefined;
+  return fs.readdirSync(AWS_PROVIDER_DIR).sort().pop();
+}
+
+function terraformAvailable(): boolean {
+  return spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+}
+
+const AWS_VERSION = mirroredAwsVersion();
+const CAN_RUN_TERRAFORM = AWS_VERSION !== undefined && terraformAvailable();
+if (!CAN_RUN_TERRAFORM) {
+  console.warn(`control-plane plan checks: skipping the terraform runs (need terraform on PATH and a provider mirror at ${AWS_PROVIDER_DIR})`);
+}
+const describeWithTerraform = CAN_RUN_TERRAFORM ? describe : describe.skip;
+
+describe('plan-time conditions in the synthesized JSON', () => {
+  let built: Synthesized;
+  beforeAll(() => {
+    built = synthControlPlane();
+  });
+
+  it('checks each subnet: in the VPC, not public', () => {
+    const [subnet] = dataOfType(built.json, 'aws_subnet');
+    expect(subnet.for_each).toBe(`\${toset(${JSON.stringify(REQUIRED_PROPS.subnetIds).replace(/,/g, ', ')})}`);
+    expect(subnet.lifecycle.postcondition).toEqual([
+      { condition: '${self.vpc_id == "vpc-0123456789abcdef0"}', error_message: expect.stringContaining('not in VPC vpc-0123456789abcdef0') },
+      { condition: '${self.map_public_ip_on_launch != true}', error_message: expect.stringContaining('choose private subnets') },
+    ]);
+  });
+
+  it('checks that the subnets span at least 2 availability zones', () => {
+    const [vpc] = dataOfType(built.json, 'aws_vpc');
+    expect(vpc.lifecycle.precondition).toEqual([
+      { condition: expect.stringMatching(/^\$\{length\(distinct\(\[for subnet in data\.aws_subnet\..* : subnet\.availability_zone\]\)\) >= 2\}$/), error_message: expect.stringContaining('at least 2 distinct availability zones') },
+    ]);
+  });
+
+  it('checks that the hosted zone id and name belong together, and that the zone is public', () => {
+    const [zone] = dataOfType(built.json, 'aws_route53_zone');
+    expect(zone.zone_id).toBe('Z0123456789ABCDEFGHIJ');
+    expect(zone.lifecycle.postcondition).toEqual([
+      { condition: '${self.zone_id == "Z0123456789ABCDEFGHIJ" && trimsuffix(lower(self.name), ".") == "example.com"}', error_message: expect.stringContaining('do not match') },
+      { condition: '${self.private_zone != true}', error_message: expect.stringContaining('public hosted zone') },
+    ]);
+  });
+});
+
+/** A working directory holding the synthesized JSON, pointed at the local provider mirror. */
+function terraformDirectory(json: TerraformJson): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'control-plane-tf-'));
+  const copy = JSON.parse(JSON.stringify(json));
+  copy.terraform.required_providers.aws = { source: 'hashicorp/aws', version: AWS_VERSION };
+  fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(copy, null, 1));
+  const cliConfig = path.join(dir, 'cli.tfrc');
+  fs.writeFileSync(
+    cliConfig,
+    `provider_installation {\n  filesystem_mirror {\n    path = ${JSON.stringify(PLUGIN_MIRROR)}\n    include = ["registry.terraform.io/hashicorp/*"]\n  }\n}\n`,
+  );
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    TF_CLI_CONFIG_FILE: cliConfig,
+    TF_DATA_DIR: path.join(dir, '.terraform'),
+    TF_IN_AUTOMATION: '1',
+    CHECKPOINT_DISABLE: '1',
+  };
+  execFileSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+  return { dir, env };
+}
+
+function terraform(dir: string, env: NodeJS.ProcessEnv, args: string[]): { status: number | null; output: string } {
+  const result = spawnSync('terraform', [...args, '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describeWithTerraform('terraform validate on the synthesized JSON', () => {
+  it.each([
+    ['the default control plane', {}],
+    ['a custom stack name, sensor ranges and optional parameters', { stackName: 'Prevent-Eu1', sensorCidrs: ['10.20.0.0/16', '2001:db8::/32'], analyzerEnvironmentName: 'staging', otelGatewayUrl: 'https://otel.vendor.example.net' }],
+  ])('accepts %s, including the ephemeral variable and the write-only argument', (_name, props) => {
+    const built = synthControlPlane(props);
+    // fullSynth writes what `cdktf synth` writes; validate that file.
+    const outdir = Testing.fullSynth(built.stack);
+    const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'test', 'cdk.tf.json'), 'utf8')) as TerraformJson;
+    expect(json.variable?.api_key).toMatchObject({ ephemeral: true, sensitive: true });
+    const { dir, env } = terraformDirectory(json);
+    try {
+      const result = terraform(dir, env, ['validate']);
+      expect(result.output).toContain('The configuration is valid');
+      expect(result.status).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A mocked AWS that answers the lookups the way a good account would. */
+const MOCK_PROVIDER = `
+mock_provider "aws" {
+  mock_data "aws_subnet" {
+    defaults = { vpc_id = "vpc-0123456789abcdef0", map_public_ip_on_launch = false, availability_zone = "eu-west-1a" }
+  }
+  mock_data "aws_route53_zone" {
+    defaults = { zone_id = "Z0123456789ABCDEFGHIJ", name = "example.com", private_zone = false }
+  }
+  mock_data "aws_vpc" {
+    defaults = { cidr_block = "10.0.0.0/16" }
+  }
+  mock_data "aws_caller_identity" {
+    defaults = { account_id = "123456789012" }
+  }
+  mock_data "aws_partition" {
+    defaults = { partition = "aws" }
+  }
+}
+variables {
+  api_key = "plan-test-api-key"
+}
+`;
+
+describeWithTerraform('terraform test: the plan with a mocked AWS provider', () => {
+  const secondSubnet = REQUIRED_PROPS.subnetIds[1];
+  let results: Map<string, { passed: boolean; output: string }>;
+  let synthesized: string;
+
+  // Each case overrides what one lookup returns; only `good` describes a valid account.
+  // (The private-zone condition is not among them: the mocked provider leaves private_zone,
+  // an optional argument, null, where the real one reports the zone's setting.)
+  const CASES: Record<string, { subnet?: Record<string, unknown>; zone?: Record<string, unknown> }> = {
+    good: { subnet: { availability_zone: 'eu-west-1b' } },
+    subnet_in_another_vpc: { subnet: { availability_zone: 'eu-west-1b', vpc_id: 'vpc-0fffffffffffffff0' } },
+    public_subnet: { subnet: { availability_zone: 'eu-west-1b', map_public_ip_on_launch: true } },
+    single_availability_zone: { subnet: { availability_zone: 'eu-west-1a' } },
+    zone_name_mismatch: { subnet: { availability_zone: 'eu-west-1b' }, zone: { name: 'other.example.org' } },
+  };
+
+  function hclObject(values: Record<string, unknown>): string {
+    return `{ ${Object.entries(values).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ')} }`;
+  }
+
+  beforeAll(() => {
+    const built = synthControlPlane();
+    synthesized = built.synthesized;
+    const subnetName = Object.keys(built.json.data.aws_subnet)[0];
+    const zoneName = Object.keys(built.json.data.aws_route53_zone)[0];
+    const { dir, env } = terraformDirectory(built.json);
+    try {
+      fs.mkdirSync(path.join(dir, 'tests'));
+      for (const [name, overrides] of Object.entries(CASES)) {
+        const subnet = { vpc_id: 'vpc-0123456789abcdef0', map_public_ip_on_launch: false, ...overrides.subnet };
+        const zone = { zone_id: 'Z0123456789ABCDEFGHIJ', name: 'example.com', private_zone: false, ...overrides.zone };
+        fs.writeFileSync(
+          path.join(dir, 'tests', `${name}.tftest.hcl`),
+          `${MOCK_PROVIDER}
+override_data {
+  target = data.aws_subnet.${subnetName}["${secondSubnet}"]
+  values = ${hclObject(subnet)}
+}
+override_data {
+  target = data.aws_route53_zone.${zoneName}
+  values = ${hclObject(zone)}
+}
+run "plan" {
+  command = plan
+}
+`,
+        );
+      }
+      // -json: one event per line, diagnostics tagged with their test file.
+      const run = spawnSync('terraform', ['test', '-json'], { cwd: dir, env, encoding: 'utf8' });
+      const events = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+      results = new Map();
+      for (const name of Object.keys(CASES)) {
+        const file = `tests/${name}.tftest.hcl`;
+        const done = events.find((event) => event.type === 'test_file' && event.test_file?.path === file && event.test_file?.progress === 'complete');
+        if (!done) throw new Error(`no result for ${file} in terraform test output:\n${run.stdout}${run.stderr}`);
+        const details = events
+          .filter((event) => event.type === 'diagnostic' && event['@testfile'] === file)
+          .map((event) => `${event.diagnostic.summary}: ${event.diagnostic.detail}`.replace(/\s+/g, ' '));
+        results.set(name, { passed: done.test_file.status === 'pass', output: details.join('\n') });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('plans a control plane for private subnets in two zones and a matching public zone', () => {
+    expect(results.get('good')).toMatchObject({ passed: true });
+  });
+
+  it.each([
+    ['subnet_in_another_vpc', `Subnets: subnet ${secondSubnet} is in VPC vpc-0fffffffffffffff0, not in VPC vpc-0123456789abcdef0.`],
+    ['public_subnet', `Subnets: subnet ${secondSubnet} assigns public IP addresses on launch, so it is a public subnet.`],
+    ['single_availability_zone', 'Subnets: all given subnets are in the availability zone(s) eu-west-1a; at least 2 distinct availability zones are needed.'],
+    ['zone_name_mismatch', 'HostedZoneId and HostedZoneName do not match: zone Z0123456789ABCDEFGHIJ is named other.example.org, not example.com.'],
+  ])('fails the plan for %s, saying so', (name, message) => {
+    const result = results.get(name)!;
+    expect(result.passed).toBe(false);
+    expect(result.output).toContain(message);
+  });
+
+  it('never had the API key in the configuration it planned', () => {
+    expect(synthesized).not.toContain('plan-test-api-key');
+  });
+});
