@@ -37,7 +37,7 @@ interface Started {
   firstLine: string;
   url: string;
   stderr: () => string;
-  stop: () => Promise<Finished>;
+  stop: (signal?: NodeJS.Signals) => Promise<Finished>;
 }
 
 /** Starts the emulator and resolves with its first stdout line (or rejects with its stderr). */
@@ -57,8 +57,8 @@ function start(args: string[]): Promise<Started> {
         firstLine,
         url: firstLine.replace('svc-emulator listening on ', ''),
         stderr: () => stderr,
-        stop: async () => {
-          child.kill('SIGTERM');
+        stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+          child.kill(signal);
           const code = await closed;
           return { code, stdout, stderr };
         },
@@ -164,7 +164,9 @@ test('a port in use exits 1 with a message naming it', async () => {
   const finished = await run(['--port', port]);
   expect(finished.code).toBe(1);
   expect(finished.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`));
-  await holder.stop();
+  const stopped = await holder.stop('SIGINT');
+  expect(stopped.code).toBe(0);
+  expect(stopped.stderr).toContain('SIGINT received');
 });
 
 describe('argument parsing', () => {

@@ -178,8 +178,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const server = http.createServer((request, response) => {
     handle(request, response).catch((error: Error) => {
-      // The request boundary: a shutdown or an emulator bug ends this request, not the server.
-      if (shutdown.signal.aborted) {
+      // The request boundary: an emulator bug ends this request, not the server.
+      // A shutdown, or a client that hung up mid-body, leaves nobody to answer.
+      if (shutdown.signal.aborted || request.socket.destroyed) {
         request.socket.destroy();
         return;
       }
