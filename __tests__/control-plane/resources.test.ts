@@ -221,6 +221,18 @@ describe('a default ControlPlane', () => {
       expect(script).not.toMatch(/[$%]\{/);
     });
 
+    it('configures the collector for TLS on its OTLP and health ports, matching its target group', () => {
+      const script = userDataOf(built.json, 'otel');
+      expect(script).toMatch(/health_check:\n {4}endpoint: 0\.0\.0\.0:13133\n {4}tls:\n {6}cert_file: \/etc\/svc\/tls\/tls\.crt/);
+      expect(script).toMatch(/http:\n {8}endpoint: 0\.0\.0\.0:4318\n {8}tls:/);
+      expect(script).toContain('-p 4318:4318 -p 13133:13133');
+      expect(script).toContain('authorization: Bearer $API_KEY');
+      const targetGroup = resourceNamed(built.json, 'aws_lb_target_group', '_otel_');
+      expect(targetGroup.health_check).toMatchObject({ protocol: 'HTTPS', port: '13133', path: '/' });
+      const group = resourceNamed(built.json, 'aws_security_group', '_otel_');
+      expect(group.ingress.map((rule: any) => rule.from_port)).toEqual([4318, 13133, 22]);
+    });
+
     it('uses IMDSv2, the image from the public parameter, and the key pair', () => {
       for (const template of resourcesOfType(built.json, 'aws_launch_template')) {
         expect(template.metadata_options.http_tokens).toBe('required');
