@@ -67,6 +67,13 @@ describe.each(LIST_NAMES.map((list) => [list]))('%s', (list: ListName) => {
     expect(((await call.lists(`list_${list}`)).json.Ok as unknown[]).length).toBe(1000);
   });
 
+  test('bulk_delete_ with one invalid ip removes nothing', async () => {
+    await call.lists(`bulk_new_${list}`, { entries: [entry('192.0.2.1'), entry('192.0.2.2')] });
+    const reply = await call.lists(`bulk_delete_${list}`, { ips: ['192.0.2.1', '192.0.2.300'] });
+    expect(reply.json).toEqual({ Error: 'Invalid IP address or CIDR: 192.0.2.300' });
+    expect(((await call.lists(`list_${list}`)).json.Ok as unknown[]).length).toBe(2);
+  });
+
   test('bulk_new_ with one invalid entry adds nothing', async () => {
     const reply = await call.lists(`bulk_new_${list}`, { entries: [entry('192.0.2.1'), entry('192.0.2.1/24'), entry('192.0.2.2')] });
     expect(reply.json).toEqual({ Error: 'Invalid IP address or CIDR: 192.0.2.1/24' });
@@ -113,6 +120,9 @@ describe('request mistakes get an Error naming the problem', () => {
     ['description not a string', 'new_blacklist', { entry: { ip: '192.0.2.1', description: 5 } }, /entry\.description must be a string/],
     ['entries not an array', 'bulk_new_blacklist', { entries: 'x' }, /^Missing field: entries/],
     ['bad entry inside a bulk call', 'bulk_new_blacklist', { entries: [null] }, /entries\[0\] must be an object/],
+    ['get without ip', 'get_blacklist', {}, /^Missing field: ip/],
+    ['entry without ip', 'new_blacklist', { entry: { description: 'x' } }, /^Missing field: entry\.ip/],
+    ['bulk delete with a null ip', 'bulk_delete_blacklist', { ips: ['192.0.2.1', null] }, /^Invalid IP address or CIDR: null$/],
   ];
   test.each(cases)('%s', async (_name, command, fields, pattern) => {
     const reply = await call.lists(command, fields);

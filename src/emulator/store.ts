@@ -65,8 +65,9 @@ export interface StoreSnapshot {
   users: User[];
 }
 
-/** The ip of a request field in canonical form, or the contract's error naming the value. */
-export function canonicalOrError(value: unknown): string {
+/** The ip of request field `field` in canonical form, or the contract's error naming the value. */
+export function canonicalOrError(value: unknown, field = 'ip'): string {
+  if (value === undefined) throw new ApiCommandError(`Missing field: ${field} (an IP address or CIDR)`);
   if (typeof value !== 'string') {
     throw new ApiCommandError(`Invalid IP address or CIDR: ${describeValue(value)}`);
   }
@@ -89,7 +90,7 @@ export function parseEntry(value: unknown, where: string): NewEntryInput {
     );
   }
   const record = value as Record<string, unknown>;
-  const ip = canonicalOrError(record.ip);
+  const ip = canonicalOrError(record.ip, `${where}.ip`);
   const description = record.description ?? '';
   if (typeof description !== 'string') {
     throw new ApiCommandError(`${where}.description must be a string, got ${describeValue(description)}`);
@@ -169,7 +170,7 @@ export class EmulatorStore {
 
   getEntry(tenant: TenantState, list: ListName, ipValue: unknown, now: number): EntryView {
     this.expireBlocklist(tenant, now);
-    const ip = canonicalOrError(ipValue);
+    const ip = canonicalOrError(ipValue, 'ip');
     const entry = tenant.lists[list].get(ip);
     if (!entry) throw new ApiCommandError(`${capitalise(list)} entry for ip ${ip} not found`);
     return this.view(list, entry);

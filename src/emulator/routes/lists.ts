@@ -61,7 +61,7 @@ function commandsFor(list: ListName): Record<string, CommandSpec> {
       ...write,
       run({ body, store, now, user }) {
         const tenant = store.tenant(body.customer_name);
-        const ips = bulkArray(body.ips, 'ips').map(canonicalOrError);
+        const ips = bulkArray(body.ips, 'ips').map((ip, index) => canonicalOrError(ip, `ips[${index}]`));
         const removed = store.removeEntries(tenant, list, ips, user.email, now);
         return { Ok: `${removed} entries removed` };
       },
