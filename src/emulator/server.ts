@@ -160,7 +160,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       );
       if (outcome.changed) save();
       sendJson(response, 200, outcome.reply);
-      finish(200, `${outcome.command ?? '-'} ${'Error' in outcome.reply ? 'Error' : 'Ok'}`);
+      finish(200, `${(outcome.command ?? '-').slice(0, 64)} ${'Error' in outcome.reply ? 'Error' : 'Ok'}`);
       return;
     }
     if (path.startsWith('/_emulator/')) {

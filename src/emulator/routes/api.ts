@@ -4,7 +4,7 @@
  * JSON body), because the contract's clients branch on the key, not on the status.
  */
 import type { EmulatorClock } from '../clock';
-import { ApiCommandError } from '../errors';
+import { ApiCommandError, describeValue } from '../errors';
 import type { StatsCounter } from '../stats';
 import type { User } from '../model';
 import type { EmulatorStore } from '../store';
@@ -62,7 +62,7 @@ export function handleApiRequest(request: ApiRequest, dependencies: ApiDependenc
   }
   const area = match[1];
   const commands = Object.hasOwn(AREAS, area) ? AREAS[area] : undefined;
-  if (!commands) return refuse(`Unknown area "${area}"; use one of ${Object.keys(AREAS).join(', ')}`);
+  if (!commands) return refuse(`Unknown area ${describeValue(area)}; use one of ${Object.keys(AREAS).join(', ')}`);
   if (request.method !== 'POST') return refuse(`Method ${request.method} is not allowed; send a POST with a JSON body`);
   if (request.bodyTooLarge) return refuse('Request body too large; send at most 1000 entries per bulk call');
 
@@ -83,7 +83,7 @@ export function handleApiRequest(request: ApiRequest, dependencies: ApiDependenc
   dependencies.stats.command(command);
   const spec = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (!spec) {
-    return refuse(`Unknown command "${command}" for /svc_api/v2/${area}; known: ${Object.keys(commands).join(', ')}`, command);
+    return refuse(`Unknown command ${describeValue(command)} for /svc_api/v2/${area}; known: ${Object.keys(commands).join(', ')}`, command);
   }
 
   const { store, tokens, clock } = dependencies;
