@@ -1,0 +1,133 @@
+/**
+ * DeploymentPolicy: the spec's custom deployment policy as customer managed policies
+ * (`aws_iam_policy`, tagged with `product`), and optionally the installation role that carries
+ * them. The whole document is about twice IAM's 6,144-character limit for one managed policy,
+ * so it is split into parts (spec areas, then the Terraform-only statements); attach them all.
+ * An administrator deploys this once; whoever deploys the control plane then uses the policies
+ * (or the role) instead of administrator rights.
+ */
+import { Construct } from 'constructs';
+import { Token } from 'cdktf';
+import { IamPolicy } from '@cdktf/provider-aws/lib/iam-policy';
+import { IamRole } from '@cdktf/provider-aws/lib/iam-role';
+import { IamRolePolicyAttachment } from '@cdktf/provider-aws/lib/iam-role-policy-attachment';
+import { DeploymentPolicyPropError } from './errors';
+import {
+  DeploymentPolicyDocumentInput,
+  PolicyDocument,
+  deploymentPolicyDocument,
+  splitPolicyDocument,
+} from './policy-document';
+import { DEFAULT_STACK_NAME } from './validation';
+
+/** The stack service of the spec: a role it may assume is an installation role for templates. */
+export const CLOUDFORMATION_SERVICE_PRINCIPAL = 'cloudformation.amazonaws.com';
+export const PRODUCT_TAG_KEY = 'product';
+export const DEFAULT_PRODUCT_TAG_VALUE = 'svc-prevent';
+
+export interface InstallationRoleProps {
+  /** @default `<stackName>-installation` */
+  readonly roleName?: string;
+  /**
+   * Who may assume the role: an IAM ARN (the user or role that runs terraform), a 12-digit
+   * account id, or a service principal such as CLOUDFORMATION_SERVICE_PRINCIPAL (the spec's
+   * stack service, for template deployments).
+   * @default the account root (`arn:<partition>:iam::<accountId>:root`): with Terraform the
+   * deployer is whoever runs terraform, which this construct cannot know; trusting the account
+   * hands the choice to IAM in that account (only principals whose own policy allows
+   * sts:AssumeRole on this role can use it) and lets nobody outside the account in.
+   */
+  readonly trustedPrincipal?: string;
+}
+
+export interface DeploymentPolicyProps extends DeploymentPolicyDocumentInput {
+  /** Base name of the managed policies, numbered `-1`, `-2`, ... @default `<stackName>-deployment` */
+  readonly policyName?: string;
+  /** Value of the `product` tag on the policy and the role. @default 'svc-prevent' */
+  readonly productTagValue?: string;
+  /** Create an installation role with the policy attached. @default no role */
+  readonly installationRole?: InstallationRoleProps;
+}
+
+const ACCOUNT_ID = /^\d{12}$/;
+const SERVICE_PRINCIPAL = /^[a-z0-9][a-z0-9.-]*\.amazonaws\.com(\.cn)?$/;
+
+/** The Principal block of the trust policy for one trusted principal. */
+export function trustPrincipal(
+  trusted: string,
+  partition: string,
+): { readonly AWS: string } | { readonly Service: string } {
+  if (Token.isUnresolved(trusted) || trusted.startsWith('arn:')) return { AWS: trusted };
+  if (ACCOUNT_ID.test(trusted)) return { AWS: `arn:${partition}:iam::${trusted}:root` };
+  if (SERVICE_PRINCIPAL.test(trusted)) return { Service: trusted };
+  throw new DeploymentPolicyPropError(
+    'installationRole.trustedPrincipal',
+    trusted,
+    `give an IAM ARN, a 12-digit account id, or a service principal such as ${CLOUDFORMATION_SERVICE_PRINCIPAL}`,
+  );
+}
+
+/**
+ * The same input with deploy-time values (tokens) replaced by literals at least as long as any
+ * real value, so that splitting by size holds whatever the values turn out to be.
+ */
+function sizingInput(props: DeploymentPolicyDocumentInput): DeploymentPolicyDocumentInput {
+  const orPlaceholder = (value: string | undefined, placeholder: string) =>
+    value !== undefined && Token.isUnresolved(value) ? placeholder : value;
+  return {
+    stackName: orPlaceholder(props.stackName, 'A'.repeat(14)),
+    accountId: orPlaceholder(props.accountId, '0'.repeat(12)) as string,
+    hostedZoneId: orPlaceholder(props.hostedZoneId, `Z${'A'.repeat(31)}`) as string,
+    region: orPlaceholder(props.region, 'xx-xxxxxxxxx-99'),
+    partition: orPlaceholder(props.partition, 'aws-xxxxxxxxx'),
+  };
+}
+
+export class DeploymentPolicy extends Construct {
+  /** The whole policy document, as a plain object (what `svc-deployment-policy` prints). */
+  readonly document: PolicyDocument;
+  /** The document split to fit IAM's size limit: one managed policy per part, in order. */
+  readonly policies: readonly IamPolicy[];
+  readonly installationRole?: IamRole;
+
+  /** Throws DeploymentPolicyPropError naming the prop and value for a malformed literal. */
+  constructor(scope: Construct, id: string, props: DeploymentPolicyProps) {
+    super(scope, id);
+    const stackName = props.stackName ?? DEFAULT_STACK_NAME;
+    const partition = props.partition ?? 'aws';
+    this.document = deploymentPolicyDocument(props);
+    const tags = { [PRODUCT_TAG_KEY]: props.productTagValue ?? DEFAULT_PRODUCT_TAG_VALUE };
+
+    const parts = splitPolicyDocument(this.document, deploymentPolicyDocument(sizingInput(props)));
+    const baseName = props.policyName ?? `${stackName}-deployment`;
+    this.policies = parts.map(
+      (part, index) =>
+        new IamPolicy(this, `policy-${index + 1}`, {
+          name: `${baseName}-${index + 1}`,
+          description: `Deploys control plane ${stackName}: part ${index + 1} of ${parts.length} of the deployment policy`,
+          policy: JSON.stringify(part),
+          tags,
+        }),
+    );
+
+    if (props.installationRole) {
+      const trusted = props.installationRole.trustedPrincipal ?? `arn:${partition}:iam::${props.accountId}:root`;
+      this.installationRole = new IamRole(this, 'installation-role', {
+        name: props.installationRole.roleName ?? `${stackName}-installation`,
+        description: `Installation role for control plane ${stackName}`,
+        assumeRolePolicy: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: trustPrincipal(trusted, partition), Action: 'sts:AssumeRole' }],
+        }),
+        tags,
+      });
+      this.policies.forEach(
+        (policy, index) =>
+          new IamRolePolicyAttachment(this, `installation-role-policy-${index + 1}`, {
+            role: this.installationRole!.name,
+            policyArn: policy.arn,
+          }),
+      );
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/** The one error DeploymentPolicy and its command raise for a bad input value. */
+export class DeploymentPolicyPropError extends Error {
+  readonly code = 'invalid_deployment_policy_prop';
+  constructor(
+    /** The prop (or command-line flag) that was wrong, e.g. `accountId` or `--account-id`. */
+    readonly prop: string,
+    readonly value: string,
+    readonly reason: string,
+  ) {
+    super(`${prop} = ${JSON.stringify(value)} is invalid: ${reason}`);
+    this.name = 'DeploymentPolicyPropError';
+  }
+}
