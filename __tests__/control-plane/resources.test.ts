@@ -64,6 +64,21 @@ describe('a default ControlPlane', () => {
     expect(built.synthesized).toHaveDataSource(construct);
   });
 
+  it('keeps its construct IDs, which are Terraform addresses (renaming one replaces the resource)', () => {
+    const ids = built.controlPlane.node.findAll().map((node) => node.node.path.replace(/^test\/control-plane\/?/, '')).filter((id) => id !== '');
+    const perService = ['log-group', 'role', 'policy', 'instance-profile', 'security-group', 'launch-template', 'target-group', 'listener', 'auto-scaling-group', 'dns-record'];
+    expect(ids.filter((id) => !id.startsWith('parameter-')).sort()).toEqual(
+      [
+        'subnet', 'vpc', 'hosted-zone', 'partition', 'caller-identity', 'instance-image',
+        'api-key', 'api-key-secret', 'api-key-secret-version',
+        'load-balancer-security-group', 'load-balancer', 'certificate', 'certificate-validation-record', 'certificate-validation',
+        ...SERVICES.flatMap((service) => [service, ...perService.map((id) => `${service}/${id}`)]),
+        'analyzer-address', 'sts-address', 'otel-address', 'load-balancer-dns-name', 'sts-security-group-id', 'sensor-command',
+      ].sort(),
+    );
+    expect(ids.filter((id) => id.startsWith('parameter-'))).toContain('parameter-analyzer-image-tag');
+  });
+
   it('names every resource with the stack-name prefix', () => {
     const named: [string, string][] = [
       ['aws_launch_template', 'name'],
