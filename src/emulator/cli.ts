@@ -26,7 +26,7 @@ export const FLAGS = [
   },
   { name: '--state-file', value: '<file>', help: 'keep state (lists, audit log, sessions, clock) in this file, written atomically after every change' },
   { name: '--start-time', value: '<epoch-seconds>', help: 'start the emulator clock at this time (default: now, or the clock saved in --state-file)' },
-  { name: '--quiet', value: '', help: 'no request log lines on stderr' },
+  { name: '--quiet', value: '', help: 'no request lines on stderr (errors and notices stay)' },
   { name: '--help', value: '', help: 'show this help and exit (also -h)' },
 ] as const;
 
@@ -174,7 +174,8 @@ export function emulatorOptions(settings: CliSettings, log: (line: string) => vo
     faults: settings.faults ? { ...settings.faults, seed: settings.faults.seed ?? undefined } : undefined,
     stateFile: settings.stateFile,
     startTime: settings.startTime,
-    log: settings.quiet ? () => undefined : log,
+    log,
+    logRequests: !settings.quiet,
   };
 }
 

@@ -38,6 +38,8 @@ export interface EmulatorOptions {
   startTime?: number;
   /** Receives one line per request and event; default: nothing. Never given keys or tokens. */
   log?: (line: string) => void;
+  /** Added: false keeps request lines out of `log` (errors and events still go there). Default true. */
+  logRequests?: boolean;
 }
 
 export interface RunningEmulator {
@@ -139,6 +141,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const path = (request.url ?? '/').split('?')[0];
     const body = await readBody(request);
     const finish = (status: number | string, detail: string) => {
+      if (options.logRequests === false) return;
       const milliseconds = Number((process.hrtime.bigint() - started) / 1_000_000n);
       log(`${method} ${path} ${detail} -> ${status} ${milliseconds}ms request-id=${requestId}`);
     };
