@@ -35,6 +35,7 @@ describe('synth-time validation', () => {
     ['empty key name', { keyName: '' }, 'empty_key_name', 'keyName', ''],
     ['sensor range that is not a CIDR', { sensorCidrs: ['10.0.0.0/33'] }, 'invalid_cidr', 'sensorCidrs[0]', '10.0.0.0/33'],
     ['VPC range with host bits', { vpcCidr: '10.0.0.1/16' }, 'invalid_cidr', 'vpcCidr', '10.0.0.1/16'],
+    ['VPC range that is IPv6', { vpcCidr: '2001:db8::/56' }, 'invalid_cidr', 'vpcCidr', '2001:db8::/56'],
   ])('%s', (_name, props, code, propName, value) => {
     const error = errorFrom(props);
     expect(error).toMatchObject({ name: 'ControlPlaneValidationError', code, propName, value, constructPath: 'test/control-plane' });

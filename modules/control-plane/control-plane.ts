@@ -115,7 +115,8 @@ export class ControlPlane extends Construct {
     this.parameters = this.createParameters(resolved, tags);
 
     // ---- load balancer: internal, HTTPS only ----
-    const vpcCidr = resolved.vpcCidr ?? this.planChecks.vpc.cidrBlock;
+    // A literal range is written with its prefix length, as security groups need it.
+    const vpcCidr = resolved.vpcCidr === undefined ? this.planChecks.vpc.cidrBlock : securityGroupCidrs([resolved.vpcCidr]).ipv4[0];
     const clientCidrs = securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
     const listenerPorts = SERVICES.map((service) => service.port);
     const lbName = `${this.stackName}-lb`;

@@ -92,7 +92,12 @@ export function validateControlPlaneProps(constructPath: string, props: Resolved
   checkDesiredCount('analyzerDesiredCount', props, fail);
   checkDesiredCount('scanTemplateServiceDesiredCount', props, fail);
   if (isResolved(props.sensorCidrs)) props.sensorCidrs.forEach((cidr, index) => checkCidr(`sensorCidrs[${index}]`, cidr, fail));
-  if (props.vpcCidr !== undefined) checkCidr('vpcCidr', props.vpcCidr, fail);
+  if (props.vpcCidr !== undefined) {
+    checkCidr('vpcCidr', props.vpcCidr, fail);
+    if (isResolved(props.vpcCidr) && parseAddress(props.vpcCidr).family !== 'ipv4') {
+      fail('invalid_cidr', 'vpcCidr', props.vpcCidr, "is not IPv4; a VPC's primary range is IPv4", 'give the VPC primary IPv4 range, e.g. 10.0.0.0/16');
+    }
+  }
 }
 
 /** A CIDR as a security group wants it: always with a prefix length, split by family. */
