@@ -22,7 +22,10 @@ export const FLAGS = [
   {
     name: '--faults',
     value: '<spec>',
-    help: 'inject faults into /svc_api requests: rate=0.2,kinds=429+500+503+reset,latency=20,retry-after=0,seed=7 or the same as JSON {"rate":0.2,"kinds":["429"],"latencyMs":20,"retryAfterSeconds":0,"seed":7}',
+    help:
+      'inject faults into /svc_api requests, e.g.\n' +
+      'rate=0.2,kinds=429+500+503+reset,latency=20,retry-after=0,seed=7\n' +
+      'or JSON {"rate":0.2,"kinds":["429"],"latencyMs":20,"retryAfterSeconds":0,"seed":7}',
   },
   { name: '--state-file', value: '<file>', help: 'keep state (lists, audit log, sessions, clock) in this file, written atomically after every change' },
   { name: '--start-time', value: '<epoch-seconds>', help: 'start the emulator clock at this time (default: now, or the clock saved in --state-file)' },
@@ -40,7 +43,11 @@ export class CliUsageError extends Error {
 
 export function helpText(): string {
   const width = Math.max(...FLAGS.map((flag) => `${flag.name} ${flag.value}`.length));
-  const lines = FLAGS.map((flag) => `  ${`${flag.name} ${flag.value}`.padEnd(width)}  ${flag.help}`);
+  const lines = FLAGS.map((flag) => {
+    const [first, ...more] = flag.help.split('\n');
+    const continuation = more.map((line) => `\n  ${''.padEnd(width)}  ${line}`).join('');
+    return `  ${`${flag.name} ${flag.value}`.padEnd(width)}  ${first}${continuation}`;
+  });
   return [
     'Usage: svc-emulator [flags]',
     '',
