@@ -68,6 +68,14 @@ test('admin routes are never faulted, and the faults route sets and reports sett
   expect(refused.json.Error).toMatch(/rate must be a number from 0 to 1/);
 });
 
+test('the settings GET reports can be posted back unchanged', async () => {
+  emulator.setFaults({ rate: 0.5, kinds: ['503'] });
+  const reported = await (await fetch(`${emulator.url}/_emulator/faults`)).json();
+  const posted = await postRaw(emulator.url, '/_emulator/faults', reported);
+  expect(posted.status).toBe(200);
+  expect(posted.json).toEqual(reported);
+});
+
 test('latency is added to API requests (lower bound only)', async () => {
   emulator.setFaults({ rate: 0, latencyMs: 60 });
   const started = Date.now();

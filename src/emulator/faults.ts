@@ -78,7 +78,8 @@ export function normaliseFaultSettings(input: unknown): ActiveFaultSettings {
     retryAfterSeconds:
       record.retryAfterSeconds === undefined ? 1 : nonNegativeInteger(record.retryAfterSeconds, 'retryAfterSeconds'),
     latencyMs: record.latencyMs === undefined ? 0 : nonNegativeInteger(record.latencyMs, 'latencyMs'),
-    seed: record.seed === undefined ? null : nonNegativeInteger(record.seed, 'seed'),
+    // null is what GET /_emulator/faults reports for "no seed", so posting it back works.
+    seed: record.seed === undefined || record.seed === null ? null : nonNegativeInteger(record.seed, 'seed'),
   };
 }
 
