@@ -309,3 +309,10 @@ describe('a ControlPlane with a custom stack name and sensor ranges', () => {
     expect(warnings.map((warning) => warning.message).join('\n')).toContain('192.168.1.7');
   });
 });
+
+describe('a ControlPlane with the architecture rules turned off', () => {
+  it('reports no findings of its own (for stacks that add ArchitectureRules themselves)', () => {
+    const built = synthControlPlane({ checkArchitectureRules: false, sensorCidrs: ['192.168.1.0/24'], vpcCidr: '10.0.0.0/16' });
+    expect(annotationsOf(built.stack)).toEqual([]);
+  });
+});
