@@ -1,11 +1,14 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Aspects, TerraformStack, Testing } from 'cdktf';
+import { App, Aspects, Fn, TerraformStack, TerraformVariable, Testing, Token } from 'cdktf';
 import { Construct } from 'constructs';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import { Lb } from '@cdktf/provider-aws/lib/lb';
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
+import { AutoscalingGroup } from '@cdktf/provider-aws/lib/autoscaling-group';
+import { LaunchTemplate } from '@cdktf/provider-aws/lib/launch-template';
+import { LbListener } from '@cdktf/provider-aws/lib/lb-listener';
 import {
   ARCHITECTURE_RULES,
   ArchitectureRule,
@@ -97,6 +100,35 @@ describe('the ArchitectureRules aspect', () => {
     expect(crash[0]).toMatchObject({ level: 'error', path: 'stack/balancer' });
     expect(crash[0].message).toContain('the rule failed while checking stack/balancer: cannot read attribute internal');
     expect(findings.some((finding) => finding.message.startsWith('[SVC-ARCH-3 '))).toBe(true);
+  });
+
+  test('deploy-time values everywhere: no crash, no finding, left to plan-time checks', () => {
+    const stack = newStack();
+    const text = (name: string) => new TerraformVariable(stack, name, { type: 'string' }).stringValue;
+    const subnets = new TerraformVariable(stack, 'subnets', { type: 'list(string)' });
+    const ingress = new TerraformVariable(stack, 'ingress', { type: 'any' });
+    const internal = new TerraformVariable(stack, 'internal', { type: 'bool' });
+    const template = new LaunchTemplate(stack, 'template', {
+      networkInterfaces: [{ associatePublicIpAddress: text('public_ip') }],
+    });
+    new AutoscalingGroup(stack, 'group', {
+      minSize: Token.asNumber(text('min')),
+      maxSize: 4,
+      vpcZoneIdentifier: Fn.split(',', text('subnet_csv')),
+      launchTemplate: { id: template.id },
+    });
+    new Lb(stack, 'balancer', { internal: internal.booleanValue, subnets: subnets.listValue });
+    new SecurityGroup(stack, 'group-with-dynamic-ingress', { ingress: Token.asAny(ingress.value) });
+    new LbListener(stack, 'listener', {
+      loadBalancerArn: text('lb_arn'),
+      protocol: text('protocol'),
+      certificateArn: text('certificate'),
+      sslPolicy: text('policy'),
+      defaultAction: [{ type: 'forward', targetGroupArn: text('tg') }],
+    });
+    Aspects.of(stack).add(new ArchitectureRules({ vpcCidr: text('vpc_cidr'), sensorCidrs: [text('sensor_cidr')] }));
+    expect(() => Testing.synth(stack)).not.toThrow();
+    expect(findingsOf(stack)).toEqual([]);
   });
 
   test('synthesizing twice does not repeat findings', () => {
