@@ -20,7 +20,7 @@ import { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanager-sec
 import { SecretsmanagerSecretVersion } from '@cdktf/provider-aws/lib/secretsmanager-secret-version';
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
-import { LISTENER_TLS_POLICY, STACK_NAME_TAG_KEY } from '../../modules/control-plane';
+import { LISTENER_TLS_POLICY, STACK_NAME_TAG_KEY, sensorCommandLine, serviceHostname } from '../../modules/control-plane';
 import { REQUIRED_PROPS, annotationsOf, resourceNamed, resourcesOfType, synthControlPlane, userDataOf, type Synthesized } from './fixtures';
 
 Testing.setupJest();
@@ -314,5 +314,19 @@ describe('a ControlPlane with the architecture rules turned off', () => {
   it('reports no findings of its own (for stacks that add ArchitectureRules themselves)', () => {
     const built = synthControlPlane({ checkArchitectureRules: false, sensorCidrs: ['192.168.1.0/24'], vpcCidr: '10.0.0.0/16' });
     expect(annotationsOf(built.stack)).toEqual([]);
+  });
+});
+
+describe('sensorCommandLine and serviceHostname', () => {
+  it.each([
+    ['the default stack: no -s', ['acme', 'example.com', 'SvcPrevent'], 'run-svc-sensor.sh -n acme -d example.com -a <APP>'],
+    ['another stack: -s', ['acme', 'example.com', 'Prevent2'], 'run-svc-sensor.sh -n acme -d example.com -a <APP> -s Prevent2'],
+    ['a tenant with a space and a quote, quoted for the shell', ["Acme's Corp", 'example.com', 'SvcPrevent'], "run-svc-sensor.sh -n 'Acme'\\''s Corp' -d example.com -a <APP>"],
+  ])('%s', (_name, [tenant, zone, stack], expected) => {
+    expect(sensorCommandLine(tenant, zone, stack)).toBe(expected);
+  });
+
+  it('lower-cases the stack name only', () => {
+    expect(serviceHostname('analyzer', 'Prevent-EU', 'example.com')).toBe('analyzer.prevent-eu.example.com');
   });
 });
