@@ -38,6 +38,13 @@ describe('svc-deployment-policy (child process)', () => {
     expect(JSON.stringify(part).length).toBeLessThanOrEqual(MANAGED_POLICY_MAX_CHARACTERS);
   });
 
+  test('an unknown flag exits 2 naming it', () => {
+    const result = run(['--acount-id', ACCOUNT, '--hosted-zone-id', ZONE]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('unknown option "--acount-id"; see --help');
+  });
+
   test('a bad value exits 2 naming the flag and the value, with nothing on stdout', () => {
     const result = run(['--account-id', '12345', '--hosted-zone-id', ZONE]);
     expect(result.code).toBe(2);
