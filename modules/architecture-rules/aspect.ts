@@ -6,7 +6,7 @@
  */
 import { IConstruct } from 'constructs';
 import { Annotations, Aspects, IAspect, TerraformStack } from 'cdktf';
-import { ArchitectureRule, FindingSeverity, RuleContext } from './findings';
+import { ArchitectureRule, FindingSeverity, RuleContext, RuleResult } from './findings';
 import { TerraformInventory } from './inventory';
 import {
   ArchitectureRulesOptions,
@@ -53,7 +53,7 @@ export class ArchitectureRules implements IAspect {
   }
 
   private run(rule: ArchitectureRule, node: IConstruct, context: RuleContext): void {
-    let result;
+    let result: RuleResult;
     // Deliberate boundary: a rule's own bug becomes a finding instead of crashing synth.
     try {
       result = rule.evaluate(node, context);
