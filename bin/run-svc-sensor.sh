@@ -194,7 +194,7 @@ parse_arguments() {
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
-            usage_error "option $option needs a value (write $option VALUE, or ${option}=VALUE for the long form)"
+            usage_error "option $option needs a value (a value that starts with '-' must be given in the --long-option=VALUE form)"
           fi
           value=$1
           shift
