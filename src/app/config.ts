@@ -1,0 +1,100 @@
+/**
+ * The app's configuration file (`SVC_CONFIG`, default `svc.config.json`): which AWS account and
+ * region, and the control plane's template parameters. Secrets never come from this file: the
+ * API key reaches Terraform as the ephemeral variable `api_key` (TF_VAR_api_key).
+ */
+import { readFileSync } from 'node:fs';
+
+export const DEFAULT_CONFIG_FILE = 'svc.config.json';
+
+export interface AppConfig {
+  readonly aws: { readonly region: string; readonly accountId: string };
+  /** The control plane's parameters, keyed as in the vendor's template (TenantId, VPC, ...). */
+  readonly controlPlane: Record<string, string>;
+  /** Construct-only control plane props. */
+  readonly stackName?: string;
+  readonly vpcCidr?: string;
+  readonly sensorCidrs?: string[];
+  /** Also create the installation role with the deployment policy attached. @default false */
+  readonly installationRole?: boolean;
+}
+
+/** A configuration problem, naming the file, the field and the value. */
+export class AppConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${file}: ${field}: ${message}`);
+    this.name = 'AppConfigError';
+  }
+}
+
+const SECRET_KEYS = ['ApiKey', 'apiKey', 'api_key'];
+
+function expectString(file: string, field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new AppConfigError(file, field, `expected a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Checks the shape of a parsed configuration; the constructs check the values themselves. */
+export function parseAppConfig(file: string, raw: unknown): AppConfig {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new AppConfigError(file, '(top level)', 'expected a JSON object');
+  }
+  const config = raw as Record<string, unknown>;
+  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole'];
+  for (const key of Object.keys(config)) {
+    if (!known.includes(key)) throw new AppConfigError(file, key, `unknown field; expected one of ${known.join(', ')}`);
+  }
+  const aws = config.aws as Record<string, unknown> | undefined;
+  if (typeof aws !== 'object' || aws === null) throw new AppConfigError(file, 'aws', 'expected an object with region and accountId');
+  const region = expectString(file, 'aws.region', aws.region);
+  const accountId = expectString(file, 'aws.accountId', aws.accountId);
+
+  const controlPlane = config.controlPlane as Record<string, unknown> | undefined;
+  if (typeof controlPlane !== 'object' || controlPlane === null || Array.isArray(controlPlane)) {
+    throw new AppConfigError(file, 'controlPlane', 'expected an object of template parameters (TenantId, VPC, Subnets, ...)');
+  }
+  for (const [key, value] of Object.entries(controlPlane)) {
+    if (SECRET_KEYS.includes(key)) {
+      throw new AppConfigError(file, `controlPlane.${key}`, 'secrets never go in this file; export TF_VAR_api_key in the shell that plans instead');
+    }
+    expectString(file, `controlPlane.${key}`, value);
+  }
+  if (config.sensorCidrs !== undefined && !(Array.isArray(config.sensorCidrs) && config.sensorCidrs.every((cidr) => typeof cidr === 'string'))) {
+    throw new AppConfigError(file, 'sensorCidrs', `expected an array of CIDR strings, got ${JSON.stringify(config.sensorCidrs)}`);
+  }
+  if (config.installationRole !== undefined && typeof config.installationRole !== 'boolean') {
+    throw new AppConfigError(file, 'installationRole', `expected true or false, got ${JSON.stringify(config.installationRole)}`);
+  }
+  return {
+    aws: { region, accountId },
+    controlPlane: controlPlane as Record<string, string>,
+    stackName: config.stackName === undefined ? undefined : expectString(file, 'stackName', config.stackName),
+    vpcCidr: config.vpcCidr === undefined ? undefined : expectString(file, 'vpcCidr', config.vpcCidr),
+    sensorCidrs: config.sensorCidrs as string[] | undefined,
+    installationRole: config.installationRole as boolean | undefined,
+  };
+}
+
+export function loadAppConfig(file: string): AppConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new AppConfigError(file, '(file)', `cannot be read (${(error as NodeJS.ErrnoException).code}); set SVC_CONFIG to your configuration file`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new AppConfigError(file, '(file)', `is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseAppConfig(file, raw);
+}
+
