@@ -18,12 +18,12 @@ import { SecretsmanagerSecretVersion } from '@cdktf/provider-aws/lib/secretsmana
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
 import { ArchitectureRules } from '../architecture-rules';
+import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 import { addPlanChecks, type PlanChecks } from './plan-checks';
 import {
   API_KEY_VARIABLE_NAME,
   CONTROL_PLANE_PARAMETERS,
-  DEFAULT_STACK_NAME,
   resolveControlPlaneProps,
   type ControlPlaneProps,
   type ResolvedControlPlaneProps,
@@ -32,8 +32,8 @@ import { ControlPlaneService } from './service';
 import { SERVICES, type ServiceName } from './services';
 import { securityGroupCidrs, validateControlPlaneProps } from './validation';
 
-/** Tag key that carries the stack name on every taggable resource. */
-export const STACK_NAME_TAG_KEY = 'svc:stack-name';
+// Shared with the deployment policy and the sensor script; re-exported for users of this module.
+export { STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
 
 /** The part of a sensor command line the user fills in: the application container name. */
 export const SENSOR_APP_PLACEHOLDER = '<APP>';
@@ -47,11 +47,6 @@ export function sensorCommandLine(tenantId: string, hostedZoneName: string, stac
   const parts = ['run-svc-sensor.sh', '-n', shellWord(tenantId), '-d', shellWord(hostedZoneName), '-a', SENSOR_APP_PLACEHOLDER];
   if (stackName !== DEFAULT_STACK_NAME) parts.push('-s', shellWord(stackName));
   return parts.join(' ');
-}
-
-/** `<service>.<stack name in lower case>.<zone>`: the sensor script derives the same names. */
-export function serviceHostname(service: ServiceName, stackName: string, hostedZoneName: string): string {
-  return `${service}.${stackName.toLowerCase()}.${hostedZoneName}`;
 }
 
 function normalizeZoneName(name: string): string {

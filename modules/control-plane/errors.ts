@@ -4,10 +4,11 @@
  * reading a failed `cdktf synth` does not have to open this code.
  */
 
+import type { StackNameProblemCode } from '../stack-naming';
+
 /** Stable codes: tests and callers branch on these, never on the message text. */
 export type ControlPlaneValidationCode =
-  | 'stack_name_too_long'
-  | 'stack_name_invalid'
+  | StackNameProblemCode
   | 'too_few_subnets'
   | 'invalid_desired_count'
   | 'invalid_vpc_id'

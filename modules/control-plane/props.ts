@@ -8,13 +8,11 @@
  * cannot drift apart.
  */
 import type { TerraformVariable } from 'cdktf';
+import { DEFAULT_STACK_NAME } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 
-/** The stack name the vendor's template uses when the user keeps the default. */
-export const DEFAULT_STACK_NAME = 'SvcPrevent';
-
-/** Limit from the spec: a non-default stack name ends up in length-limited tags. */
-export const MAX_STACK_NAME_LENGTH = 14;
+// The stack-name rules live in modules/stack-naming.ts; re-exported for users of this module.
+export { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 /**
  * Gateway hostname of the vendor platform. The spec names it only as a placeholder

@@ -5,15 +5,13 @@
  */
 import { Token } from 'cdktf';
 import { checkAddress, parseAddress } from '../../src/address';
+import { HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, stackNameProblem } from '../stack-naming';
 import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
-import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH, type ResolvedControlPlaneProps } from './props';
+import type { ResolvedControlPlaneProps } from './props';
 
 const VPC_ID = /^vpc-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 const SUBNET_ID = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
-const HOSTED_ZONE_ID = /^Z[0-9A-Z]{1,31}$/;
 const HOSTED_ZONE_NAME = /^(?=.{1,253}\.?$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?$/i;
-// The template engine's rule for stack names; it also keeps IAM, ALB and target group names valid.
-const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
 
 type Fail = (code: ControlPlaneValidationCode, propName: string, value: unknown, problem: string, fix: string) => never;
 
@@ -23,13 +21,9 @@ function isResolved(value: unknown): boolean {
 
 function checkStackName(props: ResolvedControlPlaneProps, fail: Fail): void {
   const name = props.stackName;
-  if (!isResolved(name) || name === DEFAULT_STACK_NAME) return;
-  if (!STACK_NAME.test(name)) {
-    fail('stack_name_invalid', 'stackName', name, 'must start with a letter and hold only letters, digits and hyphens', `rename it, e.g. ${DEFAULT_STACK_NAME}2`);
-  }
-  if (name.length > MAX_STACK_NAME_LENGTH) {
-    fail('stack_name_too_long', 'stackName', name, `is ${name.length} characters; a non-default stack name must be ${MAX_STACK_NAME_LENGTH} or fewer (it is used in length-limited tags)`, `shorten it to ${MAX_STACK_NAME_LENGTH} characters or fewer, or use the default ${DEFAULT_STACK_NAME}`);
-  }
+  if (!isResolved(name)) return;
+  const found = stackNameProblem(name);
+  if (found) fail(found.code, 'stackName', name, found.problem, found.fix);
 }
 
 function checkSubnets(props: ResolvedControlPlaneProps, fail: Fail): void {
@@ -85,7 +79,7 @@ export function validateControlPlaneProps(constructPath: string, props: Resolved
   checkNotEmpty('empty_tenant_id', 'tenantId', props.tenantId, 'set tenantId (TenantId) to your tenant, the customer name', fail);
   checkPattern('invalid_vpc_id', 'vpcId', props.vpcId, VPC_ID, 'is not a VPC id', 'use an id of the form vpc-0123456789abcdef0', fail);
   checkSubnets(props, fail);
-  checkPattern('invalid_hosted_zone_id', 'hostedZoneId', props.hostedZoneId, HOSTED_ZONE_ID, 'is not a hosted zone id', 'use the zone id as Route 53 shows it, e.g. Z0123456789ABCDEFGHIJ, without /hostedzone/', fail);
+  checkPattern('invalid_hosted_zone_id', 'hostedZoneId', props.hostedZoneId, HOSTED_ZONE_ID_PATTERN, 'is not a hosted zone id', `use the zone id as Route 53 shows it, e.g. ${HOSTED_ZONE_ID_EXAMPLE}, without /hostedzone/`, fail);
   checkPattern('invalid_hosted_zone_name', 'hostedZoneName', props.hostedZoneName, HOSTED_ZONE_NAME, 'is not a DNS zone name', 'use the zone name, e.g. example.com', fail);
   checkNotEmpty('empty_key_name', 'keyName', props.keyName, 'set keyName (KeyName) to an existing EC2 key pair', fail);
   checkNotEmpty('empty_analyzer_tags', 'analyzerTags', props.analyzerTags, 'set analyzerTags (AnalyzerTags) to the tag values the vendor gave you', fail);

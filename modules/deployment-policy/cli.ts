@@ -4,7 +4,8 @@
  */
 import { MANAGED_POLICY_MAX_CHARACTERS, deploymentPolicyDocument, splitPolicyDocument } from './policy-document';
 import { DeploymentPolicyPropError } from './errors';
-import { DEFAULT_STACK_NAME, PropLabels } from './validation';
+import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
+import { PropLabels } from './validation';
 
 export interface CliStreams {
   readonly stdout: { write(text: string): unknown };
@@ -18,7 +19,7 @@ Terraform: the spec's custom deployment policy plus the read calls Terraform nee
 
 Options:
   --stack-name <name>      stack name, the prefix of every resource name (default ${DEFAULT_STACK_NAME};
-                           another name must be 14 characters or fewer)
+                           another name must be ${MAX_STACK_NAME_LENGTH} characters or fewer)
   --account-id <id>        AWS account id, 12 digits (required)
   --hosted-zone-id <id>    Route53 hosted zone id for the service records (required)
   --region <name>          limit the policy to one region (default *: every region)

@@ -18,7 +18,7 @@ import {
   deploymentPolicyDocument,
   splitPolicyDocument,
 } from './policy-document';
-import { DEFAULT_STACK_NAME } from './validation';
+import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 /** The stack service of the spec: a role it may assume is an installation role for templates. */
 export const CLOUDFORMATION_SERVICE_PRINCIPAL = 'cloudformation.amazonaws.com';
@@ -75,7 +75,7 @@ function sizingInput(props: DeploymentPolicyDocumentInput): DeploymentPolicyDocu
   const orPlaceholder = (value: string | undefined, placeholder: string) =>
     value !== undefined && Token.isUnresolved(value) ? placeholder : value;
   return {
-    stackName: orPlaceholder(props.stackName, 'A'.repeat(14)),
+    stackName: orPlaceholder(props.stackName, 'A'.repeat(MAX_STACK_NAME_LENGTH)),
     accountId: orPlaceholder(props.accountId, '0'.repeat(12)) as string,
     hostedZoneId: orPlaceholder(props.hostedZoneId, `Z${'A'.repeat(31)}`) as string,
     region: orPlaceholder(props.region, 'xx-xxxxxxxxx-99'),

@@ -10,10 +10,11 @@
  *    on refresh that a template engine does not make, and a few writes for what ControlPlane
  *    creates that the table does not cover. Each action says why (TERRAFORM_ONLY_ACTIONS).
  */
-import { DEFAULT_STACK_NAME, validateDeploymentPolicyValues, PropLabels, CONSTRUCT_PROP_LABELS } from './validation';
+import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY } from '../stack-naming';
+import { validateDeploymentPolicyValues, PropLabels, CONSTRUCT_PROP_LABELS } from './validation';
 
 /** The tag ControlPlane puts on every resource it creates (value: the stack name). */
-export const STACK_NAME_TAG_KEY = 'svc:stack-name';
+export { STACK_NAME_TAG_KEY } from '../stack-naming';
 
 export interface DeploymentPolicyDocumentInput {
   /** @default 'SvcPrevent' */

@@ -3,16 +3,13 @@
  * so a stray `*` or `?` would silently widen the policy: refuse anything unexpected.
  */
 import { Token } from 'cdktf';
+import { HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, stackNameProblem } from '../stack-naming';
 import { DeploymentPolicyPropError } from './errors';
 
-export const DEFAULT_STACK_NAME = 'SvcPrevent';
-/** Spec, Limits: a non-default stack name ends up in length-limited tags. */
-export const MAX_STACK_NAME_LENGTH = 14;
+// The stack-name rules live in modules/stack-naming.ts, shared with ControlPlane.
+export { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
-const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
 const ACCOUNT_ID = /^\d{12}$/;
-/** Route53 zone ids: Z followed by upper-case letters and digits, at most 32 characters. */
-const HOSTED_ZONE_ID = /^Z[A-Z0-9]{1,31}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 const PARTITION = /^aws(-[a-z]+)*$/;
 
@@ -46,30 +43,17 @@ export function validateDeploymentPolicyValues(
 ): void {
   const { stackName, accountId, hostedZoneId, region, partition } = values;
   if (known(stackName)) {
-    if (!STACK_NAME.test(stackName)) {
-      throw new DeploymentPolicyPropError(
-        labels.stackName,
-        stackName,
-        'use letters, digits and hyphens, starting with a letter (it prefixes every resource name)',
-      );
-    }
-    if (stackName !== DEFAULT_STACK_NAME && stackName.length > MAX_STACK_NAME_LENGTH) {
-      throw new DeploymentPolicyPropError(
-        labels.stackName,
-        stackName,
-        `a stack name other than ${DEFAULT_STACK_NAME} must be ${MAX_STACK_NAME_LENGTH} characters or fewer ` +
-          `(this one has ${stackName.length})`,
-      );
-    }
+    const found = stackNameProblem(stackName);
+    if (found) throw new DeploymentPolicyPropError(labels.stackName, stackName, `it ${found.problem}; ${found.fix}`);
   }
   if (known(accountId) && !ACCOUNT_ID.test(accountId)) {
     throw new DeploymentPolicyPropError(labels.accountId, accountId, 'an AWS account id is exactly 12 digits');
   }
-  if (known(hostedZoneId) && !HOSTED_ZONE_ID.test(hostedZoneId)) {
+  if (known(hostedZoneId) && !HOSTED_ZONE_ID_PATTERN.test(hostedZoneId)) {
     throw new DeploymentPolicyPropError(
       labels.hostedZoneId,
       hostedZoneId,
-      'a Route53 hosted zone id looks like Z0123456789ABCDEFGHIJ (upper case, without /hostedzone/)',
+      `a Route53 hosted zone id looks like ${HOSTED_ZONE_ID_EXAMPLE} (upper case, without /hostedzone/)`,
     );
   }
   if (known(region) && region !== '*' && !REGION.test(region)) {
