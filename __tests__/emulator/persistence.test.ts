@@ -79,6 +79,37 @@ test('a seed added on restart adds new tenants and users, keeping saved ones', a
   expect(customers[0].uuid).toBe(uuidBefore);
 });
 
+test('the state file holds no API key, only its hash, and the key still logs in after a restart', async () => {
+  const first = await start();
+  await session(first);
+  await first.close();
+  const text = fs.readFileSync(stateFile, 'utf8');
+  for (const user of TEST_SEED.users ?? []) expect(text).not.toContain(user.apiKey);
+  await start({ seed: undefined }).then((second) => session(second));
+});
+
+test('a state file written with plain API keys is loaded and rewritten with hashes', async () => {
+  const first = await start();
+  await (await session(first)).lists('new_blacklist', { entry: { ip: '192.0.2.9', description: 'old file', created: 1 } });
+  await first.close();
+  const saved = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+  saved.users = (TEST_SEED.users ?? []).map(({ email, apiKey, active, readOnly }) => ({ email, apiKey, active, readOnly }));
+  fs.writeFileSync(stateFile, JSON.stringify(saved));
+
+  const second = await start({ seed: undefined });
+  expect(fs.readFileSync(stateFile, 'utf8')).not.toContain('writer-key-1');
+  const call = await session(second);
+  expect((await call.lists('list_blacklist')).json).toEqual({ Ok: [{ ip: '192.0.2.9', description: 'old file', created: 1 }] });
+});
+
+test('a seed user whose email a saved user already has is not added beside it', async () => {
+  const first = await start();
+  await first.close();
+  const second = await start({ seed: { users: [{ email: 'ops@acme.example', apiKey: 'second-key-for-ops', readOnly: false }] } });
+  expect((await api(second, 'login', { command: 'login', api_token: 'second-key-for-ops' })).json).toEqual({ Ok: { status: false } });
+  await session(second);
+});
+
 const brokenFiles: Array<[name: string, content: string, pattern: RegExp]> = [
   ['not JSON', '{"format":', /not valid JSON/],
   ['another kind of file', '{"hello":"world"}', /not an svc-emulator state file/],

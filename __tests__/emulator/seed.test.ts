@@ -14,6 +14,7 @@ const invalidSeeds: Array<[name: string, seed: unknown, pattern: RegExp]> = [
   ['sso enabled over http', { channels: [{ name: 'c', sso: { enabled: true, required: false, saml_metadata_url: 'http://x' } }] }, /channels\[0\]\.sso\.enabled is true but saml_metadata_url/],
   ['user without a key', { users: [{ email: 'a@b.example' }] }, /users\[0\]\.apiKey is required/],
   ['duplicate API key', { users: [{ email: 'a@x', apiKey: 'same' }, { email: 'b@x', apiKey: 'same' }] }, /users\[1\]\.apiKey repeats an API key/],
+  ['duplicate email', { users: [{ email: 'a@x', apiKey: 'k1', readOnly: true }, { email: 'a@x', apiKey: 'k2' }] }, /users\[1\]\.email repeats "a@x"/],
   ['readOnly not boolean', { users: [{ email: 'a@x', apiKey: 'k', readOnly: 'yes' }] }, /users\[0\]\.readOnly must be a boolean/],
 ];
 test.each(invalidSeeds)('a seed with %s is refused, naming the field', (_name, seed, pattern) => {

@@ -56,8 +56,10 @@ export interface Channel {
 }
 
 export interface User {
+  /** Also the login name: unique among users. */
   email: string;
-  apiKey: string;
+  /** SHA-256 of the API key (see hashing.ts); the key itself is never stored. */
+  apiKeyHash: string;
   active: boolean;
   readOnly: boolean;
 }

@@ -1,12 +1,15 @@
 /**
  * The optional state file. Written after every change as a whole JSON snapshot to a temporary
  * file in the same directory, flushed, then renamed over the old one: a crash leaves either
- * the old or the new state, never half of one. Tokens are kept (as hashes), so a restart
- * within their TTL does not log anybody out; the clock offset is kept too.
+ * the old or the new state, never half of one. Tokens and API keys are kept as hashes only, so
+ * a restart within a token's TTL does not log anybody out and the file hands out no credential;
+ * the clock offset is kept too.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { StateFileError } from './errors';
+import { hashSecret } from './hashing';
+import type { User } from './model';
 import type { StoreSnapshot } from './store';
 import type { StoredToken } from './tokens';
 
@@ -72,5 +75,17 @@ export function readStateFile(file: string): StateFileContents | undefined {
   if (typeof record.clockOffsetSeconds !== 'number') {
     throw new StateFileError(file, 'its "clockOffsetSeconds" is not a number');
   }
+  record.users = (record.users as unknown[]).map((user, index) => savedUser(file, user, index));
   return record as StateFileContents;
+}
+
+/** A saved user; files written before keys were hashed carry `apiKey`, hashed here on load. */
+function savedUser(file: string, value: unknown, index: number): User {
+  const user = (typeof value === 'object' && value !== null ? value : {}) as Partial<User> & { apiKey?: unknown };
+  const { apiKey, ...rest } = user;
+  const apiKeyHash = typeof apiKey === 'string' && apiKey !== '' ? hashSecret(apiKey) : rest.apiKeyHash;
+  if (typeof rest.email !== 'string' || typeof apiKeyHash !== 'string' || apiKeyHash === '') {
+    throw new StateFileError(file, `its users[${index}] has no "email" and "apiKeyHash"`);
+  }
+  return { ...rest, apiKeyHash } as User;
 }

@@ -114,17 +114,21 @@ export function validateSeed(input: unknown, source: string): EmulatorSeed {
     const items = record[key];
     if (items === undefined) continue;
     if (!Array.isArray(items)) throw new EmulatorConfigError(`${source}: ${key} must be an array`);
-    const seen = new Set<string>();
-    const identity = key === 'users' ? 'apiKey' : 'name';
+    // A user's email is its login name, and sessions find their user by it: unique too.
+    const identities = key === 'users' ? ['apiKey', 'email'] : ['name'];
+    const seen = new Map(identities.map((identity) => [identity, new Set<string>()]));
     items.forEach((item: unknown, index) => {
       const path = `${source}: ${key}[${index}]`;
       checkRecord(item, path, fields, REQUIRED[key]);
-      const id = (item as Record<string, string>)[identity];
-      if (seen.has(id)) {
-        const shown = identity === 'apiKey' ? 'an API key used by an earlier user' : `"${id}", used twice`;
-        throw new EmulatorConfigError(`${path}.${identity} repeats ${shown}; each must be unique`);
+      for (const identity of identities) {
+        const id = (item as Record<string, string>)[identity];
+        const earlier = seen.get(identity)!;
+        if (earlier.has(id)) {
+          const shown = identity === 'apiKey' ? 'an API key used by an earlier user' : `"${id}", used twice`;
+          throw new EmulatorConfigError(`${path}.${identity} repeats ${shown}; each must be unique`);
+        }
+        earlier.add(id);
       }
-      seen.add(id);
     });
   }
   return record as EmulatorSeed;
@@ -139,7 +143,7 @@ export function quickSeed(tenant: string, apiKey: string): EmulatorSeed {
   };
 }
 
-/** Later seeds add what earlier ones lack; an item already present (same name or key) is kept. */
+/** Later seeds add what earlier ones lack; an item already present (same name, key or email) is kept. */
 export function mergeSeeds(...seeds: Array<EmulatorSeed | undefined>): EmulatorSeed {
   const merged: Required<EmulatorSeed> = { tenants: [], channels: [], users: [] };
   for (const seed of seeds) {
@@ -151,7 +155,7 @@ export function mergeSeeds(...seeds: Array<EmulatorSeed | undefined>): EmulatorS
       if (!merged.channels.some((known) => known.name === channel.name)) merged.channels.push(channel);
     }
     for (const user of seed.users ?? []) {
-      if (!merged.users.some((known) => known.apiKey === user.apiKey)) merged.users.push(user);
+      if (!merged.users.some((known) => known.apiKey === user.apiKey || known.email === user.email)) merged.users.push(user);
     }
   }
   return merged;

@@ -20,6 +20,7 @@ import {
   type StoredEntry,
   type User,
 } from './model';
+import { hashSecret } from './hashing';
 import { customerFromSeed, type EmulatorSeed } from './seed';
 import { copySso } from './sso';
 
@@ -105,9 +106,10 @@ export function parseEntry(value: unknown, where: string): NewEntryInput {
 export class EmulatorStore {
   readonly tenants = new Map<string, TenantState>();
   readonly channels = new Map<string, Channel>();
-  readonly usersByKey = new Map<string, User>();
+  /** Users by the hash of their API key. */
+  readonly usersByKeyHash = new Map<string, User>();
 
-  /** Adds what the seed has and the store lacks (by tenant/channel name, user API key). */
+  /** Adds what the seed has and the store lacks (by tenant/channel name, user API key or email). */
   applySeed(seed: EmulatorSeed): void {
     for (const tenant of seed.tenants ?? []) {
       if (this.tenants.has(tenant.name)) continue;
@@ -125,18 +127,24 @@ export class EmulatorStore {
       });
     }
     for (const user of seed.users ?? []) {
-      if (this.usersByKey.has(user.apiKey)) continue;
-      this.usersByKey.set(user.apiKey, {
+      const apiKeyHash = hashSecret(user.apiKey);
+      // Tokens name their user by email, so a second user with a saved user's email is skipped.
+      if (this.usersByKeyHash.has(apiKeyHash) || this.userByEmail(user.email)) continue;
+      this.usersByKeyHash.set(apiKeyHash, {
         email: user.email,
-        apiKey: user.apiKey,
+        apiKeyHash,
         active: user.active ?? true,
         readOnly: user.readOnly ?? false,
       });
     }
   }
 
+  userByApiKey(apiKey: string): User | undefined {
+    return this.usersByKeyHash.get(hashSecret(apiKey));
+  }
+
   userByEmail(email: string): User | undefined {
-    for (const user of this.usersByKey.values()) if (user.email === email) return user;
+    for (const user of this.usersByKeyHash.values()) if (user.email === email) return user;
     return undefined;
   }
 
@@ -273,7 +281,7 @@ export class EmulatorStore {
         riskBlocks: Object.fromEntries(tenant.riskBlocks),
       })),
       channels: [...this.channels.values()].map((channel) => ({ ...channel, sso: copySso(channel.sso) })),
-      users: [...this.usersByKey.values()].map((user) => ({ ...user })),
+      users: [...this.usersByKeyHash.values()].map((user) => ({ ...user })),
     };
   }
 
@@ -288,7 +296,7 @@ export class EmulatorStore {
       store.tenants.set(saved.customer.name, tenant);
     }
     for (const channel of snapshot.channels) store.channels.set(channel.name, channel);
-    for (const user of snapshot.users) store.usersByKey.set(user.apiKey, user);
+    for (const user of snapshot.users) store.usersByKeyHash.set(user.apiKeyHash, user);
     return store;
   }
 }

@@ -3,7 +3,8 @@
  * file), so neither a heap dump nor the state file hands out live sessions. A token lives
  * `ttlSeconds` on the emulator clock from its issue; reuse does not extend it.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from './hashing';
 
 export interface StoredToken {
   tokenHash: string;
@@ -16,10 +17,6 @@ export type TokenCheck = { kind: 'valid'; email: string } | { kind: 'expired' } 
 /** Expired tokens are remembered this long so they keep answering "expired", then dropped. */
 const EXPIRED_TOKEN_MEMORY_SECONDS = 24 * 60 * 60;
 
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
 export class TokenStore {
   private readonly byHash = new Map<string, StoredToken>();
 
@@ -28,14 +25,14 @@ export class TokenStore {
   issue(email: string, now: number): string {
     this.forgetOldTokens(now);
     const token = randomBytes(24).toString('base64url');
-    const tokenHash = hashToken(token);
+    const tokenHash = hashSecret(token);
     this.byHash.set(tokenHash, { tokenHash, email, issuedAt: now });
     return token;
   }
 
   check(token: unknown, now: number): TokenCheck {
     if (typeof token !== 'string' || token === '') return { kind: 'invalid' };
-    const stored = this.byHash.get(hashToken(token));
+    const stored = this.byHash.get(hashSecret(token));
     if (!stored) return { kind: 'invalid' };
     if (now >= stored.issuedAt + this.ttlSeconds) return { kind: 'expired' };
     return { kind: 'valid', email: stored.email };

@@ -5,7 +5,7 @@ import type { EmulatorStore } from '../store';
 import type { TokenStore } from '../tokens';
 
 /** Stands in for the user while `login` runs, before any user is known. */
-export const NO_USER: Readonly<User> = { email: '', apiKey: '', active: false, readOnly: true };
+export const NO_USER: Readonly<User> = { email: '', apiKeyHash: '', active: false, readOnly: true };
 
 export type CommandReply = { Ok: unknown } | { ok: unknown } | { Error: string };
 

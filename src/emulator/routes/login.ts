@@ -12,7 +12,7 @@ export const loginCommands: AreaCommands = {
       if (typeof apiKey !== 'string' || apiKey === '') {
         throw new ApiCommandError('Missing field: api_token (the API key, a non-empty string)');
       }
-      const user = store.usersByKey.get(apiKey);
+      const user = store.userByApiKey(apiKey);
       // Unknown keys and inactive users look the same to the caller: bad credentials.
       if (!user || !user.active) return { Ok: { status: false } };
       return { Ok: { status: true, token: tokens.issue(user.email, now) } };
