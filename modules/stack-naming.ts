@@ -17,8 +17,16 @@ export const MAX_STACK_NAME_LENGTH = 14;
 /** Tag key that carries the stack name on every taggable control plane resource. */
 export const STACK_NAME_TAG_KEY = 'svc:stack-name';
 
-/** The template engine's rule; it also keeps IAM, load balancer and target group names valid. */
-const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]*$/;
+/**
+ * Starts with a letter (the template engine's rule), holds letters, digits and hyphens (IAM,
+ * load balancer and target group names), and ends with a letter or digit: in lower case it is
+ * a DNS label of `<service>.<stack>.<zone>`, and ACM refuses a certificate for a name with a
+ * label that ends with a hyphen.
+ */
+const STACK_NAME = /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
+
+/** The load balancer is named `<stack>-lb`, and AWS refuses load balancer names starting so. */
+const RESERVED_LOAD_BALANCER_PREFIX = 'internal-';
 
 export type StackNameProblemCode = 'stack_name_invalid' | 'stack_name_too_long';
 
@@ -37,7 +45,17 @@ export function stackNameProblem(name: string): StackNameProblem | undefined {
     return {
       code: 'stack_name_invalid',
       problem:
-        'must start with a letter and hold only letters, digits and hyphens (it prefixes every resource name)',
+        'must start with a letter, hold only letters, digits and hyphens, and end with a letter or digit ' +
+        '(it prefixes every resource name and, in lower case, is a DNS label of the service hostnames)',
+      fix: `rename it, e.g. ${DEFAULT_STACK_NAME}2`,
+    };
+  }
+  if (name.toLowerCase().startsWith(RESERVED_LOAD_BALANCER_PREFIX)) {
+    return {
+      code: 'stack_name_invalid',
+      problem:
+        `must not start with "${RESERVED_LOAD_BALANCER_PREFIX}": the load balancer is named <stack name>-lb, ` +
+        'and AWS refuses load balancer names that start so',
       fix: `rename it, e.g. ${DEFAULT_STACK_NAME}2`,
     };
   }

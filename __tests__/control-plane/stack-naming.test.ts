@@ -54,6 +54,13 @@ describe('stack-name rules shared by ControlPlane, DeploymentPolicy and its comm
     ['an underscore', 'svc_prevent', 'stack_name_invalid'],
     ['a wildcard, which would widen the policy', 'Svc*', 'stack_name_invalid'],
     ['empty', '', 'stack_name_invalid'],
+    // In lower case the name is a DNS label of the service hostnames, which ACM certifies.
+    ['ending with a hyphen', 'Prevent-', 'stack_name_invalid'],
+    ['a single letter', 'P', undefined],
+    // The load balancer would be named internal-eu-lb, which AWS refuses.
+    ['starting with internal-', 'internal-eu', 'stack_name_invalid'],
+    ['starting with Internal- in another case', 'Internal-eu', 'stack_name_invalid'],
+    ['containing internal elsewhere', 'Svc-internal', undefined],
   ])('%s (%j)', (_name, stackName, code) => {
     expect(stackNameProblem(stackName)?.code).toBe(code);
     const fromControlPlane = controlPlaneError(stackName);
