@@ -245,6 +245,17 @@ describe('splitPolicyDocument', () => {
     expect(parts.flatMap((part) => part.Statement)).toEqual(whole.Statement);
   });
 
+  // help/deployment-policy.md and the command's --help attach the parts with `for part in 1 2 3`.
+  test.each([
+    ['default values', document, ['LaunchTemplates', 'InstancesAndNetworking', 'ParameterStore', 'LoadBalancing']],
+    ['the longest values', longest, ['LaunchTemplates', 'InstancesAndNetworking', 'ParameterStore']],
+  ])('with %s, it makes 3 parts: first spec areas, the other spec areas, the Terraform-only statements', (_label, whole, firstAreas) => {
+    const parts = splitPolicyDocument(whole);
+    expect(parts).toHaveLength(3);
+    expect([...new Set(parts[0].Statement.map(statementGroup))]).toEqual(firstAreas);
+    expect(new Set(parts[2].Statement.map(statementGroup))).toEqual(new Set(['Terraform']));
+  });
+
   test('keeps each area in one part and never mixes spec and Terraform-only statements', () => {
     const parts = splitPolicyDocument(document);
     const partOfGroup = new Map<string, Set<number>>();
