@@ -167,6 +167,18 @@ describe('deploymentPolicyDocument', () => {
     expect(authorize[0].Condition).toEqual({ StringEquals: { 'aws:ResourceTag/svc:stack-name': 'SvcPrevent' } });
   });
 
+  test('tightens PassRole to EC2 and AttachRolePolicy to prefix-named policies (as the help page says)', () => {
+    const byAction = (action: string) => statements.filter((statement) => statement.Action.includes(action));
+    expect(byAction('iam:PassRole')).toEqual([
+      expect.objectContaining({ Resource: [`arn:aws:iam::${ACCOUNT}:role/SvcPrevent*`], Condition: { StringEquals: { 'iam:PassedToService': 'ec2.amazonaws.com' } } }),
+    ]);
+    expect(byAction('iam:AttachRolePolicy')).toEqual([
+      expect.objectContaining({ Resource: [`arn:aws:iam::${ACCOUNT}:role/SvcPrevent*`], Condition: { ArnLike: { 'iam:PolicyARN': `arn:aws:iam::${ACCOUNT}:policy/SvcPrevent*` } } }),
+    ]);
+    // The table's own PutRolePolicy on prefix roles has no condition: the help page warns about it.
+    expect(byAction('iam:PutRolePolicy').map((statement) => statement.Condition)).toEqual([undefined]);
+  });
+
   test('region and partition, when given, appear in the ARNs', () => {
     const regional = deploymentPolicyDocument({ accountId: ACCOUNT, hostedZoneId: ZONE, region: 'eu-west-1', partition: 'aws-us-gov' });
     const arns = regional.Statement.flatMap((statement) => statement.Resource).filter((resource) => resource !== '*');
