@@ -147,6 +147,17 @@ describe('a default ControlPlane', () => {
       expect(fromLoadBalancer.security_groups).toEqual([expect.stringContaining('aws_security_group.control-plane_load-balancer-security-group_')]);
       expect(fromLoadBalancer.cidr_blocks ?? []).toEqual([]);
     });
+
+    it('lets the load balancer send only to the service and health ports in the VPC', () => {
+      const group = resourceNamed(built.json, 'aws_security_group', 'load-balancer-security-group');
+      expect(group.egress.map((rule: any) => [rule.protocol, rule.from_port, rule.to_port])).toEqual([
+        ['tcp', 50051, 50051],
+        ['tcp', 443, 443],
+        ['tcp', 4318, 4318],
+        ['tcp', 13133, 13133],
+      ]);
+      for (const rule of group.egress) expect(rule.cidr_blocks).toEqual([expect.stringMatching(/^\$\{data\.aws_vpc\..*\.cidr_block\}$/)]);
+    });
   });
 
   describe('TLS: HTTPS listeners only', () => {

@@ -114,6 +114,7 @@ export class ControlPlane extends Construct {
     const vpcCidr = resolved.vpcCidr === undefined ? this.planChecks.vpc.cidrBlock : securityGroupCidrs([resolved.vpcCidr]).ipv4[0];
     const clientCidrs = securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
     const listenerPorts = SERVICES.map((service) => service.port);
+    const targetPorts = [...new Set(SERVICES.flatMap((service) => [service.port, ...service.extraPorts]))];
     const lbName = `${this.stackName}-lb`;
     this.loadBalancerSecurityGroup = new SecurityGroup(this, 'load-balancer-security-group', {
       name: lbName,
@@ -127,15 +128,14 @@ export class ControlPlane extends Construct {
         cidrBlocks: clientCidrs.ipv4,
         ipv6CidrBlocks: clientCidrs.ipv6,
       })),
-      egress: [
-        {
-          description: 'To the service instances in the VPC',
-          protocol: 'tcp',
-          fromPort: 0,
-          toPort: 65535,
-          cidrBlocks: [vpcCidr],
-        },
-      ],
+      // Only where the targets listen and answer health checks: nothing else leaves the load balancer.
+      egress: targetPorts.map((port) => ({
+        description: `To the service instances in the VPC, port ${port}`,
+        protocol: 'tcp',
+        fromPort: port,
+        toPort: port,
+        cidrBlocks: [vpcCidr],
+      })),
       tags: tags(lbName),
     });
     this.loadBalancer = new Lb(this, 'load-balancer', {
