@@ -63,6 +63,13 @@ describe('synth-time validation', () => {
     expect(() => synthControlPlane(props)).not.toThrow();
   });
 
+  it('refuses a stack name only known at deploy time, which names and hostnames cannot wait for', () => {
+    const error = errorFrom({}, (stack) => ({ stackName: new TerraformVariable(stack, 'stack_name', { type: 'string' }).stringValue }));
+    expect(error).toMatchObject({ code: 'stack_name_unresolved', propName: 'stackName', constructPath: 'test/control-plane' });
+    expect(error.message).toContain('must be known at synth');
+    expect(error.fix).toContain('literal');
+  });
+
   it('skips values that are unresolved tokens and leaves them to the plan-time checks', () => {
     const built = synthControlPlane({}, (stack) => ({
       vpcId: new TerraformVariable(stack, 'vpc_id', { type: 'string' }).stringValue,

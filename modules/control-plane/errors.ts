@@ -9,6 +9,7 @@ import type { StackNameProblemCode } from '../stack-naming';
 /** Stable codes: tests and callers branch on these, never on the message text. */
 export type ControlPlaneValidationCode =
   | StackNameProblemCode
+  | 'stack_name_unresolved'
   | 'too_few_subnets'
   | 'invalid_desired_count'
   | 'invalid_vpc_id'

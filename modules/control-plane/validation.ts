@@ -5,7 +5,7 @@
  */
 import { Token } from 'cdktf';
 import { checkAddress, parseAddress } from '../../src/address';
-import { HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, stackNameProblem } from '../stack-naming';
+import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, stackNameProblem } from '../stack-naming';
 import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
 import type { ResolvedControlPlaneProps } from './props';
 
@@ -21,7 +21,11 @@ function isResolved(value: unknown): boolean {
 
 function checkStackName(props: ResolvedControlPlaneProps, fail: Fail): void {
   const name = props.stackName;
-  if (!isResolved(name)) return;
+  // Unlike the other props it cannot wait for the plan: construct code lower-cases it into the
+  // service hostnames and compares it with the default for the sensor command's -s.
+  if (!isResolved(name)) {
+    fail('stack_name_unresolved', 'stackName', name, 'is only known at deploy time (a variable or reference), but the stack name must be known at synth', `give a literal string such as ${DEFAULT_STACK_NAME}`);
+  }
   const found = stackNameProblem(name);
   if (found) fail(found.code, 'stackName', name, found.problem, found.fix);
 }
