@@ -8,7 +8,7 @@
  * The image reference is part of the script on purpose: a new tag changes the launch
  * template, which starts a rolling instance refresh.
  */
-import { Fn, Token } from 'cdktf';
+import { Fn, Token, Tokenization } from 'cdktf';
 import type { ServiceDefinition } from './services';
 
 export interface UserDataInput {
@@ -118,7 +118,30 @@ export function renderUserData(input: UserDataInput): string {
   return lines.join('\n');
 }
 
-/** Launch templates take base64. Literal scripts are encoded here, so tests can read them back. */
+/** The script's literal text and its deploy-time values (tokens), in order. */
+function scriptPieces(script: string): string[] {
+  const fragments = Tokenization.reverseString(script);
+  if (fragments.length <= 1) return [script];
+  // join() folds the fragments left to right; collecting both sides keeps their order.
+  const pieces: string[] = [];
+  fragments.join({
+    join: (left: string, right: string) => {
+      if (pieces.length === 0) pieces.push(left);
+      pieces.push(right);
+      return '';
+    },
+  });
+  return pieces;
+}
+
+/**
+ * Launch templates take base64. Literal scripts are encoded here, so tests can read them back.
+ * A script with deploy-time values (an image tag from a variable, say) is encoded by Terraform:
+ * its literal text goes in as raw strings, since the script holds double quotes that a plain
+ * string argument of a Terraform function may not.
+ */
 export function encodeUserData(script: string): string {
-  return Token.isUnresolved(script) ? Fn.base64encode(script) : Buffer.from(script, 'utf8').toString('base64');
+  if (!Token.isUnresolved(script)) return Buffer.from(script, 'utf8').toString('base64');
+  const pieces = scriptPieces(script).map((piece) => (Token.isUnresolved(piece) ? piece : Fn.rawString(piece)));
+  return Fn.base64encode(Fn.join('', pieces));
 }

@@ -1,0 +1,72 @@
+/**
+ * Boot scripts with deploy-time values: props such as an image tag may be Terraform variables.
+ * The script then has to be encoded by Terraform, and what Terraform decodes must be exactly
+ * the script the same props would give as literals. Real terraform evaluates it (no provider
+ * needed); skipped, saying so, when terraform is not on PATH.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { TerraformVariable } from 'cdktf';
+import { resourceNamed, synthControlPlane, userDataOf, type TerraformJson } from './fixtures';
+
+const SERVICES = ['analyzer', 'sts', 'otel'] as const;
+const VALUES = { analyzer_image_tag: '1.3.0-rc1', image_repository: 'registry.example.net/svc', otel_url: 'https://otel.vendor.example.net' };
+
+const TERRAFORM_AVAILABLE = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+if (!TERRAFORM_AVAILABLE) console.warn('control-plane user data: skipping the terraform evaluation (no terraform on PATH)');
+const itWithTerraform = TERRAFORM_AVAILABLE ? it : it.skip;
+
+describe('boot scripts whose props are only known at deploy time', () => {
+  let withVariables: TerraformJson;
+  let withLiterals: TerraformJson;
+  beforeAll(() => {
+    withVariables = synthControlPlane({}, (stack) => ({
+      analyzerImageTag: new TerraformVariable(stack, 'analyzer_image_tag', { type: 'string' }).stringValue,
+      imageRepository: new TerraformVariable(stack, 'image_repository', { type: 'string' }).stringValue,
+      otelGatewayUrl: new TerraformVariable(stack, 'otel_url', { type: 'string' }).stringValue,
+    })).json;
+    withLiterals = synthControlPlane({
+      analyzerImageTag: VALUES.analyzer_image_tag,
+      imageRepository: VALUES.image_repository,
+      otelGatewayUrl: VALUES.otel_url,
+    }).json;
+  });
+
+  it.each(SERVICES)('%s: synthesizes, leaving the encoding to Terraform', (service) => {
+    const userData = resourceNamed(withVariables, 'aws_launch_template', `_${service}_`).user_data as string;
+    expect(userData).toMatch(/^\$\{base64encode\(join\("", \[/);
+    expect(userData).toContain('var.image_repository');
+  });
+
+  itWithTerraform('Terraform decodes exactly the script the literal values give', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'control-plane-user-data-'));
+    try {
+      const outputs = Object.fromEntries(
+        SERVICES.map((service) => {
+          const userData = resourceNamed(withVariables, 'aws_launch_template', `_${service}_`).user_data as string;
+          // ${base64encode(...)} -> ${base64decode(base64encode(...))}
+          return [service, { value: `\${base64decode(${userData.slice(2, -1)})}` }];
+        }),
+      );
+      const variables = Object.fromEntries(Object.entries(VALUES).map(([name, value]) => [name, { type: 'string', default: value }]));
+      fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify({ variable: variables, output: outputs }));
+      fs.writeFileSync(path.join(dir, 'cli.tfrc'), '');
+      const env = { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: path.join(dir, 'cli.tfrc'), TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+      for (const args of [['init', '-input=false'], ['apply', '-auto-approve', '-input=false']]) {
+        const run = spawnSync('terraform', [...args, '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+        expect({ args, status: run.status, output: run.status === 0 ? '' : `${run.stdout}${run.stderr}` }).toEqual({ args, status: 0, output: '' });
+      }
+      const shown = spawnSync('terraform', ['output', '-json', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+      const decoded = JSON.parse(shown.stdout) as Record<string, { value: string }>;
+      for (const service of SERVICES) {
+        expect({ service, script: decoded[service].value }).toEqual({ service, script: userDataOf(withLiterals, service) });
+      }
+      expect(decoded.analyzer.value).toContain(`IMAGE=${VALUES.image_repository}/runtime-analyzer:${VALUES.analyzer_image_tag}`);
+      expect(decoded.otel.value).toContain(`endpoint: ${VALUES.otel_url}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
