@@ -5,7 +5,8 @@
  * Known from the vendor's public material: sensors reach the analyzer over TLS gRPC on 50051,
  * the analyzer reaches the scan template service over TLS on 443. Our choice for the OTEL
  * collector: OTLP over HTTPS on 4318 (the OTLP/HTTP port), health on the collector's
- * health-check extension (13133), because plain HTTP health checks work on any ALB.
+ * health-check extension (13133), which the boot script also serves over TLS, because the
+ * target group checks over HTTPS like the traffic it forwards.
  */
 import type { ParameterScope, ResolvedControlPlaneProps } from './props';
 
