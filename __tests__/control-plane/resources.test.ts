@@ -341,3 +341,36 @@ describe('sensorCommandLine and serviceHostname', () => {
     expect(serviceHostname('analyzer', 'Prevent-EU', 'example.com')).toBe('analyzer.prevent-eu.example.com');
   });
 });
+
+describe('resource names with the longest stack name allowed', () => {
+  // AWS limits per name; load balancer and target group names are the tightest.
+  const LIMITS: [type: string, limit: number][] = [
+    ['aws_lb', 32],
+    ['aws_lb_target_group', 32],
+    ['aws_iam_role', 64],
+    ['aws_iam_role_policy', 128],
+    ['aws_iam_instance_profile', 128],
+    ['aws_launch_template', 128],
+    ['aws_autoscaling_group', 255],
+    ['aws_security_group', 255],
+    ['aws_secretsmanager_secret', 512],
+    ['aws_cloudwatch_log_group', 512],
+    ['aws_ssm_parameter', 1011],
+  ];
+  let built: Synthesized;
+  beforeAll(() => {
+    built = synthControlPlane({ stackName: 'Prevent-Europe' });
+  });
+
+  it.each(LIMITS)('%s names stay within %i characters', (type, limit) => {
+    const names = resourcesOfType(built.json, type).map((block) => block.name as string);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect({ name, length: name.length, withinLimit: name.length <= limit }).toMatchObject({ name, withinLimit: true });
+  });
+
+  it('gives the load balancer and target groups names AWS accepts (alphanumerics and inner hyphens)', () => {
+    for (const type of ['aws_lb', 'aws_lb_target_group']) {
+      for (const block of resourcesOfType(built.json, type)) expect(block.name).toMatch(/^(?!internal-)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/);
+    }
+  });
+});

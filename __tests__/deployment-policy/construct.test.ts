@@ -63,6 +63,14 @@ describe('DeploymentPolicy', () => {
     expect(created.map((policy) => policy.policy as string).join()).toContain('role/TeamA*');
   });
 
+  test('keeps role and policy names within IAM limits with the longest stack name', () => {
+    const { json } = synth({ stackName: 'Prevent-Europe', installationRole: {} });
+    const role = Object.values(json.resource.aws_iam_role)[0];
+    expect(role.name).toBe('Prevent-Europe-installation');
+    expect((role.name as string).length).toBeLessThanOrEqual(64);
+    for (const policy of policies(json)) expect((policy.name as string).length).toBeLessThanOrEqual(128);
+  });
+
   test('creates no installation role unless asked', () => {
     const { json, construct } = synth();
     expect(json.resource.aws_iam_role).toBeUndefined();
