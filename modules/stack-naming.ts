@@ -25,8 +25,11 @@ export const STACK_NAME_TAG_KEY = 'svc:stack-name';
  */
 const STACK_NAME = /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 
-/** The load balancer is named `<stack>-lb`, and AWS refuses load balancer names starting so. */
-const RESERVED_LOAD_BALANCER_PREFIX = 'internal-';
+/** Prefixes AWS reserves in names that begin with the stack name (checked in any case). */
+const RESERVED_PREFIXES: readonly { readonly prefix: string; readonly why: string }[] = [
+  { prefix: 'internal-', why: 'the load balancer is named <stack name>-lb, and AWS refuses load balancer names that start so' },
+  { prefix: 'sg-', why: 'security groups are named <stack name>-..., and AWS refuses security group names that start so' },
+];
 
 export type StackNameProblemCode = 'stack_name_invalid' | 'stack_name_too_long';
 
@@ -50,12 +53,11 @@ export function stackNameProblem(name: string): StackNameProblem | undefined {
       fix: `rename it, e.g. ${DEFAULT_STACK_NAME}2`,
     };
   }
-  if (name.toLowerCase().startsWith(RESERVED_LOAD_BALANCER_PREFIX)) {
+  const reserved = RESERVED_PREFIXES.find(({ prefix }) => name.toLowerCase().startsWith(prefix));
+  if (reserved) {
     return {
       code: 'stack_name_invalid',
-      problem:
-        `must not start with "${RESERVED_LOAD_BALANCER_PREFIX}": the load balancer is named <stack name>-lb, ` +
-        'and AWS refuses load balancer names that start so',
+      problem: `must not start with "${reserved.prefix}": ${reserved.why}`,
       fix: `rename it, e.g. ${DEFAULT_STACK_NAME}2`,
     };
   }

@@ -61,6 +61,9 @@ describe('stack-name rules shared by ControlPlane, DeploymentPolicy and its comm
     ['starting with internal-', 'internal-eu', 'stack_name_invalid'],
     ['starting with Internal- in another case', 'Internal-eu', 'stack_name_invalid'],
     ['containing internal elsewhere', 'Svc-internal', undefined],
+    // Security groups would be named sg-prod-lb and so on, which AWS refuses.
+    ['starting with sg-', 'sg-prod', 'stack_name_invalid'],
+    ['starting with sg but no hyphen', 'sgprod', undefined],
   ])('%s (%j)', (_name, stackName, code) => {
     expect(stackNameProblem(stackName)?.code).toBe(code);
     const fromControlPlane = controlPlaneError(stackName);
