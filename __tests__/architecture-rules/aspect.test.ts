@@ -131,6 +131,15 @@ describe('the ArchitectureRules aspect', () => {
     expect(findingsOf(stack)).toEqual([]);
   });
 
+  test('sensor ranges as a whole list from a variable: no option error, rule 5 not applicable', () => {
+    const stack = newStack();
+    const sensorCidrs = new TerraformVariable(stack, 'sensor_cidrs', { type: 'list(string)' }).listValue;
+    const rules = new ArchitectureRules({ vpcCidr: '10.0.0.0/16', sensorCidrs });
+    Aspects.of(stack).add(rules);
+    Testing.synth(stack);
+    expect(findingsOf(stack)).toEqual([]);
+  });
+
   test('synthesizing twice does not repeat findings', () => {
     const stack = newStack();
     new Lb(stack, 'balancer', { subnets: ['subnet-0aaa', 'subnet-0bbb'] });

@@ -82,4 +82,16 @@ describe('synth-time validation', () => {
     expect(resourceNamed(built.json, 'aws_autoscaling_group', '_analyzer_')).toMatchObject({ desired_capacity: '${var.analyzer_count}', max_size: '${(var.analyzer_count * 2)}' });
     expect(Object.values(built.json.data.aws_subnet)[0].for_each).toBe('${toset(var.subnet_ids)}');
   });
+
+  it('admits sensor ranges from a list variable to the load balancer at plan, after the VPC range', () => {
+    const built = synthControlPlane({}, (stack) => ({
+      sensorCidrs: new TerraformVariable(stack, 'sensor_cidrs', { type: 'list(string)' }).listValue,
+      vpcCidr: new TerraformVariable(stack, 'vpc_cidr', { type: 'string' }).stringValue,
+    }));
+    const group = resourceNamed(built.json, 'aws_security_group', 'load-balancer-security-group');
+    for (const rule of group.ingress) {
+      expect(rule.cidr_blocks).toBe('${concat([var.vpc_cidr], var.sensor_cidrs)}');
+      expect(rule.ipv6_cidr_blocks).toEqual([]);
+    }
+  });
 });

@@ -78,9 +78,13 @@ export function resolveArchitectureRulesOptions(
     options.vpcCidr === undefined || Token.isUnresolved(options.vpcCidr)
       ? undefined
       : canonicalRange('vpcCidr', options.vpcCidr);
-  const sensorCidrs = (options.sensorCidrs ?? []).flatMap((cidr, index) =>
-    Token.isUnresolved(cidr) ? [] : [canonicalRange(`sensorCidrs[${index}]`, cidr)],
-  );
+  // A list from a variable is one token whose element does not look unresolved: drop it whole.
+  const sensorCidrs =
+    options.sensorCidrs === undefined || Token.isUnresolved(options.sensorCidrs)
+      ? []
+      : options.sensorCidrs.flatMap((cidr, index) =>
+          Token.isUnresolved(cidr) ? [] : [canonicalRange(`sensorCidrs[${index}]`, cidr)],
+        );
   const subnetAvailabilityZones = { ...(options.subnetAvailabilityZones ?? {}) };
   for (const [subnet, zone] of Object.entries(subnetAvailabilityZones)) {
     if (typeof zone !== 'string' || zone.trim() === '') {

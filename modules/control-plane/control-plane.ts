@@ -112,7 +112,10 @@ export class ControlPlane extends Construct {
     // ---- load balancer: internal, HTTPS only ----
     // A literal range is written with its prefix length, as security groups need it.
     const vpcCidr = resolved.vpcCidr === undefined ? this.planChecks.vpc.cidrBlock : securityGroupCidrs([resolved.vpcCidr]).ipv4[0];
-    const clientCidrs = securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
+    // A sensor list from a variable is one token: Terraform appends it to the VPC range at plan.
+    const clientCidrs = Token.isUnresolved(resolved.sensorCidrs)
+      ? { ipv4: Token.asList(Fn.concat([[vpcCidr], resolved.sensorCidrs])), ipv6: [] }
+      : securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
     const listenerPorts = SERVICES.map((service) => service.port);
     const targetPorts = [...new Set(SERVICES.flatMap((service) => [service.port, ...service.extraPorts]))];
     const lbName = `${this.stackName}-lb`;
