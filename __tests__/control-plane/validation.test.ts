@@ -36,6 +36,15 @@ describe('synth-time validation', () => {
     ['sensor range that is not a CIDR', { sensorCidrs: ['10.0.0.0/33'] }, 'invalid_cidr', 'sensorCidrs[0]', '10.0.0.0/33'],
     ['VPC range with host bits', { vpcCidr: '10.0.0.1/16' }, 'invalid_cidr', 'vpcCidr', '10.0.0.1/16'],
     ['VPC range that is IPv6', { vpcCidr: '2001:db8::/56' }, 'invalid_cidr', 'vpcCidr', '2001:db8::/56'],
+    // These land in the boot script: a bad literal would break it or run as a command there.
+    ['gateway hostname given as a URL', { gatewayHostname: 'https://gateway.vendor.example.net' }, 'invalid_gateway_hostname', 'gatewayHostname', 'https://gateway.vendor.example.net'],
+    ['image tag with a space and a command', { analyzerImageTag: '1.2.1; reboot' }, 'invalid_image_tag', 'analyzerImageTag', '1.2.1; reboot'],
+    ['image tag with a colon', { scanTemplateServiceImageTag: 'v:1' }, 'invalid_image_tag', 'scanTemplateServiceImageTag', 'v:1'],
+    ['empty image tag', { otelCollectorImageTag: '' }, 'invalid_image_tag', 'otelCollectorImageTag', ''],
+    ['image repository with a tag', { imageRepository: 'registry.example.net/svc:1.0' }, 'invalid_image_repository', 'imageRepository', 'registry.example.net/svc:1.0'],
+    ['image repository with a trailing slash', { imageRepository: 'registry.example.net/svc/' }, 'invalid_image_repository', 'imageRepository', 'registry.example.net/svc/'],
+    ['OTEL gateway URL without a scheme', { otelGatewayUrl: 'otel.vendor.example.net' }, 'invalid_otel_gateway_url', 'otelGatewayUrl', 'otel.vendor.example.net'],
+    ['OTEL gateway URL with a shell expansion', { otelGatewayUrl: 'https://otel.example.net/$(id)' }, 'invalid_otel_gateway_url', 'otelGatewayUrl', 'https://otel.example.net/$(id)'],
   ])('%s', (_name, props, code, propName, value) => {
     const error = errorFrom(props);
     expect(error).toMatchObject({ name: 'ControlPlaneValidationError', code, propName, value, constructPath: 'test/control-plane' });
@@ -59,6 +68,10 @@ describe('synth-time validation', () => {
     ['desired count 1', { analyzerDesiredCount: 1, scanTemplateServiceDesiredCount: 1 }],
     ['a hosted zone name with a trailing dot', { hostedZoneName: 'example.com.' }],
     ['IPv6 sensor ranges', { sensorCidrs: ['2001:db8::/32'] }],
+    ['an image repository with a port and nested path', { imageRepository: 'registry.example.net:5000/team/svc-images' }],
+    ['a Docker Hub style repository', { imageRepository: 'vendor' }],
+    ['image tags with dots, dashes and underscores', { analyzerImageTag: '1.3.0-rc_1', otelCollectorImageTag: 'latest' }],
+    ['an OTEL gateway URL with a path and query', { otelGatewayUrl: 'https://otel.vendor.example.net:4318/v1?tenant=acme&x=1' }],
   ])('accepts %s', (_name, props) => {
     expect(() => synthControlPlane(props)).not.toThrow();
   });

@@ -12,6 +12,14 @@ import type { ResolvedControlPlaneProps } from './props';
 const VPC_ID = /^vpc-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 const SUBNET_ID = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 const HOSTED_ZONE_NAME = /^(?=.{1,253}\.?$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.?$/i;
+// The next three land in the boot script, unquoted (a literal is checked here, so it cannot
+// break the script or run as a command there).
+/** Docker's tag grammar. */
+const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/** Registry host with optional port, then path components, as docker references write them. */
+const IMAGE_REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+/** Characters a URL in the collector's configuration heredoc may not hold: the shell reads them. */
+const SHELL_ACTIVE = /[\s$`\\"']/;
 
 type Fail = (code: ControlPlaneValidationCode, propName: string, value: unknown, problem: string, fix: string) => never;
 
@@ -68,6 +76,14 @@ function checkNotEmpty(code: ControlPlaneValidationCode, propName: keyof Resolve
   if (isResolved(value) && (typeof value !== 'string' || value.trim() === '')) fail(code, propName, value, 'is empty', fix);
 }
 
+function checkOtelGatewayUrl(value: string | undefined, fail: Fail): void {
+  if (value === undefined || !isResolved(value)) return;
+  const fix = 'give the https URL the vendor gave you, e.g. https://otel.vendor.example.net';
+  const protocol = URL.canParse(value) ? new URL(value).protocol : undefined;
+  if (protocol !== 'https:' && protocol !== 'http:') fail('invalid_otel_gateway_url', 'otelGatewayUrl', value, 'is not an http(s) URL', fix);
+  if (SHELL_ACTIVE.test(value)) fail('invalid_otel_gateway_url', 'otelGatewayUrl', value, 'holds white space, quotes, $, ` or \\, which the boot script cannot carry', fix);
+}
+
 function checkCidr(propName: string, value: string, fail: Fail): void {
   if (!isResolved(value)) return;
   const result = checkAddress(value);
@@ -87,6 +103,12 @@ export function validateControlPlaneProps(constructPath: string, props: Resolved
   checkPattern('invalid_hosted_zone_name', 'hostedZoneName', props.hostedZoneName, HOSTED_ZONE_NAME, 'is not a DNS zone name', 'use the zone name, e.g. example.com', fail);
   checkNotEmpty('empty_key_name', 'keyName', props.keyName, 'set keyName (KeyName) to an existing EC2 key pair', fail);
   checkNotEmpty('empty_analyzer_tags', 'analyzerTags', props.analyzerTags, 'set analyzerTags (AnalyzerTags) to the tag values the vendor gave you', fail);
+  checkPattern('invalid_gateway_hostname', 'gatewayHostname', props.gatewayHostname, HOSTED_ZONE_NAME, 'is not a DNS hostname', 'give the hostname only, e.g. gateway.vendor.example.net, without https://', fail);
+  for (const propName of ['analyzerImageTag', 'scanTemplateServiceImageTag', 'otelCollectorImageTag'] as const) {
+    checkPattern('invalid_image_tag', propName, props[propName], IMAGE_TAG, 'is not a container image tag', 'use a tag such as 1.2.1: letters, digits, _ . - (up to 128 characters)', fail);
+  }
+  checkPattern('invalid_image_repository', 'imageRepository', props.imageRepository, IMAGE_REPOSITORY, 'is not a container image repository', 'give registry host and path without a tag, e.g. registry.example.net/svc', fail);
+  checkOtelGatewayUrl(props.otelGatewayUrl, fail);
   checkDesiredCount('analyzerDesiredCount', props, fail);
   checkDesiredCount('scanTemplateServiceDesiredCount', props, fail);
   if (isResolved(props.sensorCidrs)) props.sensorCidrs.forEach((cidr, index) => checkCidr(`sensorCidrs[${index}]`, cidr, fail));
