@@ -15,8 +15,49 @@ const SERVICES = ['analyzer', 'sts', 'otel'] as const;
 const VALUES = { analyzer_image_tag: '1.3.0-rc1', image_repository: 'registry.example.net/svc', otel_url: 'https://otel.vendor.example.net' };
 
 const TERRAFORM_AVAILABLE = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+const SHELLCHECK_AVAILABLE = spawnSync('shellcheck', ['--version'], { encoding: 'utf8' }).status === 0;
+if (!SHELLCHECK_AVAILABLE) console.warn('control-plane user data: skipping shellcheck (not on PATH); bash -n still runs');
 if (!TERRAFORM_AVAILABLE) console.warn('control-plane user data: skipping the terraform evaluation (no terraform on PATH)');
 const itWithTerraform = TERRAFORM_AVAILABLE ? it : it.skip;
+
+describe('boot scripts', () => {
+  let json: TerraformJson;
+  beforeAll(() => {
+    json = synthControlPlane({ tenantId: "Acme's Corp", analyzerTags: 'env=prod team="a b"' }).json;
+  });
+
+  it.each(SERVICES)('%s: bash parses it, and shellcheck finds nothing', (service) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'control-plane-boot-'));
+    const file = path.join(dir, `${service}.sh`);
+    try {
+      fs.writeFileSync(file, userDataOf(json, service));
+      const parsed = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
+      expect({ status: parsed.status, stderr: parsed.stderr }).toEqual({ status: 0, stderr: '' });
+      if (SHELLCHECK_AVAILABLE) {
+        const checked = spawnSync('shellcheck', ['--severity=style', file], { encoding: 'utf8' });
+        expect({ status: checked.status, output: checked.stdout }).toEqual({ status: 0, output: '' });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each(SERVICES)('%s: the API key only goes into root-only files, never to the output', (service) => {
+    const script = userDataOf(json, service);
+    expect(script).not.toMatch(/set -[a-z]*x|xtrace/);
+    // Files written after this are readable by root only.
+    expect(script.indexOf('umask 077')).toBeLessThan(script.indexOf('/etc/svc/service.env'));
+    const keyLines = script.split('\n').filter((line) => line.includes('API_KEY'));
+    for (const line of keyLines) {
+      expect([
+        /^API_KEY=\$\(aws secretsmanager get-secret-value --secret-id [^ ]+ --query SecretString --output text\)$/,
+        /^echo "SVC_API_KEY=\$API_KEY" >> \/etc\/svc\/service\.env$/,
+        /^ {6}authorization: Bearer \$API_KEY$/, // inside the collector's heredoc to a chmod 600 file
+      ].some((allowed) => allowed.test(line))).toBe(true);
+    }
+    expect(keyLines.length > 0).toBe(service !== 'sts');
+  });
+});
 
 describe('boot scripts whose props are only known at deploy time', () => {
   let withVariables: TerraformJson;
