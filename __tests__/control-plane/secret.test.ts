@@ -46,6 +46,10 @@ describe('the API key: sensitive, ephemeral variable, write-only secret argument
     expect(resourcesOfType(built.json, 'aws_secretsmanager_secret')[0].name).toBe('SvcPrevent/api-key');
   });
 
+  it('deletes the secret at once on destroy, so the same stack name can be deployed again', () => {
+    expect(resourcesOfType(built.json, 'aws_secretsmanager_secret')[0].recovery_window_in_days).toBe(0);
+  });
+
   it('references the variable nowhere else (an ephemeral value may only go to write-only arguments)', () => {
     expect(built.synthesized.match(/var\.api_key/g)).toHaveLength(1);
   });

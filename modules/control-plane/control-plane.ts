@@ -99,6 +99,10 @@ export class ControlPlane extends Construct {
     this.apiKeySecret = new SecretsmanagerSecret(this, 'api-key-secret', {
       name: secretName,
       description: `svc API key of control plane ${this.stackName}`,
+      // Deleted at once on destroy: a secret waiting out a recovery window keeps its name, so
+      // a control plane re-created under the same stack name would fail for up to 30 days.
+      // Nothing is lost: the key lives with the vendor and comes in through TF_VAR_api_key.
+      recoveryWindowInDays: 0,
       tags: tags(secretName),
     });
     const apiKeySecretVersion = new SecretsmanagerSecretVersion(this, 'api-key-secret-version', {
