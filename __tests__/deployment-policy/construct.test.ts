@@ -19,6 +19,7 @@ const ZONE = 'Z0123456789ABCDEFGHIJ';
 
 interface Synthesized {
   resource: Record<string, Record<string, Record<string, unknown>>>;
+  output?: Record<string, { value: unknown; description: string }>;
 }
 
 function synth(props: Partial<DeploymentPolicyProps> = {}): { json: Synthesized; construct: DeploymentPolicy } {
@@ -69,6 +70,16 @@ describe('DeploymentPolicy', () => {
     expect(role.name).toBe('Prevent-Europe-installation');
     expect((role.name as string).length).toBeLessThanOrEqual(64);
     for (const policy of policies(json)) expect((policy.name as string).length).toBeLessThanOrEqual(128);
+  });
+
+  test('outputs the policy ARNs, and the installation role ARN when there is one', () => {
+    const withoutRole = synth().json;
+    const policyIds = Object.keys(withoutRole.resource.aws_iam_policy);
+    expect(Object.keys(withoutRole.output ?? {})).toEqual(['deployment_policy_arns']);
+    expect(withoutRole.output!.deployment_policy_arns.value).toEqual(policyIds.map((policyId) => `\${aws_iam_policy.${policyId}.arn}`));
+    const withRole = synth({ installationRole: {} }).json;
+    const roleId = Object.keys(withRole.resource.aws_iam_role)[0];
+    expect(withRole.output!.deployment_installation_role_arn.value).toBe(`\${aws_iam_role.${roleId}.arn}`);
   });
 
   test('creates no installation role unless asked', () => {

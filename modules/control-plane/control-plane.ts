@@ -18,6 +18,7 @@ import { SecretsmanagerSecretVersion } from '@cdktf/provider-aws/lib/secretsmana
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
 import { ArchitectureRules } from '../architecture-rules';
+import { outputName } from '../output-names';
 import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 import { addPlanChecks, type PlanChecks } from './plan-checks';
@@ -51,10 +52,6 @@ export function sensorCommandLine(tenantId: string, hostedZoneName: string, stac
 
 function normalizeZoneName(name: string): string {
   return Token.isUnresolved(name) ? name : name.toLowerCase().replace(/\.$/, '');
-}
-
-function snakeCase(id: string): string {
-  return id.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
 }
 
 export class ControlPlane extends Construct {
@@ -209,9 +206,8 @@ export class ControlPlane extends Construct {
 
     // ---- outputs ----
     this.sensorCommand = sensorCommandLine(resolved.tenantId, this.hostedZoneName, this.stackName);
-    const outputPrefix = snakeCase(id);
     const output = (name: string, value: string, description: string) =>
-      new TerraformOutput(this, name, { value, description }).overrideLogicalId(`${outputPrefix}_${snakeCase(name)}`);
+      new TerraformOutput(this, name, { value, description }).overrideLogicalId(outputName(id, name));
     for (const service of SERVICES) {
       output(`${service.name}-address`, `${this.services[service.name].hostname}:${service.port}`, `${service.title} address (host:port, TLS)`);
     }

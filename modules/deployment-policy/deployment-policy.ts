@@ -7,7 +7,7 @@
  * (or the role) instead of administrator rights.
  */
 import { Construct } from 'constructs';
-import { Token } from 'cdktf';
+import { TerraformOutput, Token } from 'cdktf';
 import { IamPolicy } from '@cdktf/provider-aws/lib/iam-policy';
 import { IamRole } from '@cdktf/provider-aws/lib/iam-role';
 import { IamRolePolicyAttachment } from '@cdktf/provider-aws/lib/iam-role-policy-attachment';
@@ -18,6 +18,7 @@ import {
   deploymentPolicyDocument,
   splitPolicyDocument,
 } from './policy-document';
+import { outputName } from '../output-names';
 import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 /** The stack service of the spec: a role it may assume is an installation role for templates. */
@@ -128,6 +129,18 @@ export class DeploymentPolicy extends Construct {
             policyArn: policy.arn,
           }),
       );
+    }
+
+    // What the deployer needs next: the policies to attach, or the role to assume.
+    new TerraformOutput(this, 'policy-arns', {
+      value: this.policies.map((policy) => policy.arn),
+      description: `ARNs of the ${parts.length} deployment policies of control plane ${stackName}; attach all of them`,
+    }).overrideLogicalId(outputName(id, 'policy-arns'));
+    if (this.installationRole) {
+      new TerraformOutput(this, 'installation-role-arn', {
+        value: this.installationRole.arn,
+        description: `Installation role of control plane ${stackName}, with every deployment policy attached`,
+      }).overrideLogicalId(outputName(id, 'installation-role-arn'));
     }
   }
 }
