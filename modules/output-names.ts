@@ -4,7 +4,7 @@
  * named after the construct ID instead: `control-plane` + `sensor-command` gives
  * `control_plane_sensor_command`.
  */
-export function snakeCase(id: string): string {
+function snakeCase(id: string): string {
   return id.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
 }
 
