@@ -315,6 +315,15 @@ describe('a ControlPlane with a custom stack name and sensor ranges', () => {
     for (const rule of group.ingress) expect(rule.cidr_blocks).toEqual(['10.0.0.0/16', '10.20.0.0/16', '192.168.1.7/32']);
   });
 
+  it('lists each range once, even when a sensor range is the VPC range itself', () => {
+    const same = synthControlPlane({ vpcCidr: '10.0.0.0/16', sensorCidrs: ['10.0.0.0/16', '10.20.0.0/16', '10.20.0.0/16', '2001:db8::/32', '2001:db8::/32'] });
+    const group = resourceNamed(same.json, 'aws_security_group', 'load-balancer-security-group');
+    for (const rule of group.ingress) {
+      expect(rule.cidr_blocks).toEqual(['10.0.0.0/16', '10.20.0.0/16']);
+      expect(rule.ipv6_cidr_blocks).toEqual(['2001:db8::/32']);
+    }
+  });
+
   it('warns through the architecture rules that a sensor range lies outside the VPC', () => {
     const warnings = annotationsOf(built.stack).filter((finding) => finding.type === '@cdktf/warn');
     expect(warnings.map((warning) => warning.message).join('\n')).toContain('192.168.1.7');

@@ -120,18 +120,22 @@ export function validateControlPlaneProps(constructPath: string, props: Resolved
   }
 }
 
-/** A CIDR as a security group wants it: always with a prefix length, split by family. */
+/**
+ * CIDRs as a security group wants them: always with a prefix length, split by family, each
+ * once (AWS refuses a rule that lists the same range twice, e.g. a sensor range that is the
+ * VPC's own).
+ */
 export function securityGroupCidrs(cidrs: readonly string[]): { ipv4: string[]; ipv6: string[] } {
-  const ipv4: string[] = [];
-  const ipv6: string[] = [];
+  const ipv4 = new Set<string>();
+  const ipv6 = new Set<string>();
   for (const cidr of cidrs) {
     if (!isResolved(cidr)) {
-      ipv4.push(cidr);
+      ipv4.add(cidr);
       continue;
     }
     const parsed = parseAddress(cidr);
     const withPrefix = `${parsed.address}/${parsed.prefixLength}`;
-    (parsed.family === 'ipv4' ? ipv4 : ipv6).push(withPrefix);
+    (parsed.family === 'ipv4' ? ipv4 : ipv6).add(withPrefix);
   }
-  return { ipv4, ipv6 };
+  return { ipv4: [...ipv4], ipv6: [...ipv6] };
 }
