@@ -179,6 +179,16 @@ describe('deploymentPolicyDocument', () => {
     expect(byAction('iam:PutRolePolicy').map((statement) => statement.Condition)).toEqual([undefined]);
   });
 
+  test.each([
+    ['eu-west-1', 'aws'],
+    ['us-gov-west-1', 'aws-us-gov'],
+    ['cn-northwest-1', 'aws-cn'],
+    ['eusc-de-east-1', 'aws-eusc'],
+  ])('accepts region %s in partition %s', (region, partition) => {
+    const arns = deploymentPolicyDocument({ accountId: ACCOUNT, hostedZoneId: ZONE, region, partition }).Statement.flatMap((statement) => statement.Resource);
+    expect(arns.filter((arn) => arn.includes(':ec2:')).every((arn) => arn.startsWith(`arn:${partition}:ec2:${region}:`))).toBe(true);
+  });
+
   test('region and partition, when given, appear in the ARNs', () => {
     const regional = deploymentPolicyDocument({ accountId: ACCOUNT, hostedZoneId: ZONE, region: 'eu-west-1', partition: 'aws-us-gov' });
     const arns = regional.Statement.flatMap((statement) => statement.Resource).filter((resource) => resource !== '*');

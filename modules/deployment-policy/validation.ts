@@ -10,7 +10,8 @@ import { DeploymentPolicyPropError } from './errors';
 export { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 const ACCOUNT_ID = /^\d{12}$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+// Two letters (eu-west-1), or four for the European Sovereign Cloud (eusc-de-east-1).
+const REGION = /^[a-z]{2}(?:[a-z]{2})?(-[a-z]+)+-\d{1,2}$/;
 const PARTITION = /^aws(-[a-z]+)*$/;
 
 /** Values only known at deploy time (tokens) are left to AWS to check. */
