@@ -11,6 +11,9 @@ export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
 const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'rm', 'timeout', 'stat', 'base64'];
 
+/** Tools reached through a recording shim: every process the launcher starts, except bash. */
+const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
+
 export type ContainerState = 'running' | 'exited' | 'paused' | 'created' | 'missing';
 
 export interface StubConfig {
@@ -49,6 +52,10 @@ export interface LauncherRun {
   readonly envFiles: Array<{ path: string; mode: string; contents: string }>;
   /** True when SVC_SENSOR_API_KEY was in the environment of any runtime call. */
   readonly runtimeSawKeyInEnvironment: boolean;
+  /** Every helper tool started (mktemp, rm, timeout, cat...): its name, then its arguments. */
+  readonly toolCalls: string[][];
+  /** Names of the helper tools that had SVC_SENSOR_API_KEY in their environment. */
+  readonly toolsThatSawKey: string[];
   /** Files left in the launcher's TMPDIR after it exited. */
   readonly leftoverTempFiles: string[];
   readonly sandbox: Sandbox;
@@ -107,7 +114,23 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
   for (const dir of [binDir, toolsDir, path.join(procDir, 'net'), tmpDir, recordDir]) {
     fs.mkdirSync(dir, { recursive: true });
   }
-  for (const [tool, target] of resolveRealTools()) fs.symlinkSync(target, path.join(toolsDir, tool));
+  const bash = realBash();
+  for (const [tool, target] of resolveRealTools()) {
+    if (!RECORDED_TOOLS.includes(tool)) {
+      fs.symlinkSync(target, path.join(toolsDir, tool));
+      continue;
+    }
+    // A shim that records the argument vector (what a process listing shows) and whether the
+    // key was in the environment, then runs the real tool.
+    const shim = [
+      `#!${bash}`,
+      `{ printf '%s' ${tool}; printf '\\t%s' "$@"; printf '\\n'; } >>'${recordDir}/tools.log'`,
+      `[[ -z \${SVC_SENSOR_API_KEY+set} ]] || printf '%s\\n' ${tool} >>'${recordDir}/tools-saw-key.log'`,
+      `exec '${target}' "$@"`,
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(toolsDir, tool), shim, { mode: 0o755 });
+  }
 
   for (const runtimeName of config.runtimeNames ?? ['docker']) {
     fs.symlinkSync(path.join(STUBS_DIR, 'container-runtime'), path.join(binDir, runtimeName));
@@ -194,6 +217,8 @@ export function collectRun(sandbox: Sandbox, status: number | null, stdout: stri
     runtimeNamesCalled: readLines(path.join(sandbox.recordDir, 'runtime-names.log')),
     envFiles,
     runtimeSawKeyInEnvironment: fs.existsSync(path.join(sandbox.recordDir, 'runtime-saw-key')),
+    toolCalls: readLines(path.join(sandbox.recordDir, 'tools.log')).map((line) => line.split('\t')),
+    toolsThatSawKey: readLines(path.join(sandbox.recordDir, 'tools-saw-key.log')),
     leftoverTempFiles: fs.readdirSync(sandbox.tmpDir),
     sandbox,
   };

@@ -28,6 +28,13 @@ function expectKeyNowhereVisible(run: LauncherRun, key: string): void {
   expect(run.stdout).not.toContain(key);
   expect(run.stderr).not.toContain(key);
   expect(run.runtimeSawKeyInEnvironment).toBe(false);
+  // Helper processes too (mktemp, rm, timeout...): a `printf "$key" | tool` or `tool "$key"`
+  // would show the key in the process list. The list is not empty, so the check has teeth.
+  expect(run.toolCalls.map((call) => call[0])).toContain('mktemp');
+  for (const call of run.toolCalls) {
+    for (const argument of call) expect(argument).not.toContain(key);
+  }
+  expect(run.toolsThatSawKey).toEqual([]);
 }
 
 describe('key from SVC_SENSOR_API_KEY', () => {
@@ -125,6 +132,7 @@ describe('key typed on a terminal', () => {
     expect(run.envFiles[0].contents).toBe(`SVC_SENSOR_API_KEY=${key}\n`);
     expect(run.leftoverTempFiles).toEqual([]);
     for (const call of run.calls) for (const argument of call) expect(argument).not.toContain(key);
+    for (const call of run.toolCalls) for (const argument of call) expect(argument).not.toContain(key);
   });
 
   test('an empty answer fails with exit 14', async () => {
