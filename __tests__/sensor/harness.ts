@@ -1,7 +1,7 @@
 /** Runs bin/run-svc-sensor.sh in a sandbox: PATH holds only stub executables (the container
  *  runtime, nproc, uname) and links to the few real tools the launcher needs, so no real
  *  container runtime or host fact can leak into a test. The stub runtime records every call. */
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -38,6 +38,8 @@ export interface StubConfig {
   readonly ipv6RouteTable?: string | null;
   /** Non-loopback host interfaces in <proc>/net/dev. */
   readonly hostInterfaces?: readonly string[];
+  /** The runtime subcommand (info, stop, run...) that blocks until released or signalled. */
+  readonly blockIn?: string;
 }
 
 export interface LauncherRun {
@@ -182,6 +184,8 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_RUN_FAILS: yes(stub.runFails),
     STUB_CORES: stub.cores ?? '4',
     STUB_OS: stub.operatingSystem ?? 'Linux',
+    STUB_BLOCK_IN: stub.blockIn ?? '',
+    STUB_BLOCK_FIFO: path.join(sandbox.root, 'block.fifo'),
   };
 }
 
@@ -236,6 +240,71 @@ export function runLauncher(args: readonly string[], options: RunOptions = {}): 
     encoding: 'utf8',
   });
   return collectRun(sandbox, result.status, result.stdout, result.stderr);
+}
+
+export interface BlockedLauncher {
+  readonly child: ChildProcess;
+  readonly sandbox: Sandbox;
+  /** Resolves once the stub runtime sits in the blocking call. */
+  blocked(): Promise<void>;
+  /** Lets the blocking call finish (no-op when the stub is gone). */
+  release(): void;
+  /** Signals the launcher alone, or its whole process group (as Ctrl-C on a terminal does). */
+  signal(name: NodeJS.Signals, target: 'launcher' | 'group'): void;
+  /** The run once the launcher has exited; status is 128+n when it died of signal n. */
+  readonly finished: Promise<LauncherRun>;
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+/** Starts the launcher in its own process group with the stub blocking in `stub.blockIn`. */
+export function startBlockedLauncher(args: readonly string[], options: RunOptions & { stub: { blockIn: string } }): BlockedLauncher {
+  const sandbox = createSandbox(options.stub);
+  sandboxes.push(sandbox.root);
+  const env = launcherEnvironment(sandbox, options);
+  const made = spawnSync('mkfifo', [env.STUB_BLOCK_FIFO], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`);
+  const child = spawn(realBash(), [LAUNCHER, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const finished = new Promise<LauncherRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      const code = status ?? (signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 0) : null);
+      resolve(collectRun(sandbox, code, stdout, stderr));
+    });
+  });
+  const marker = path.join(sandbox.recordDir, 'blocked');
+  return {
+    child,
+    sandbox,
+    async blocked() {
+      // Polls a file the stub writes; jest's test timeout bounds the wait.
+      while (!fs.existsSync(marker)) {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`the launcher exited before the stub blocked in ${options.stub.blockIn}:\n${stderr}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    release() {
+      // Read-write open never blocks, even when the stub has already gone.
+      const fd = fs.openSync(env.STUB_BLOCK_FIFO, fs.constants.O_RDWR);
+      fs.writeSync(fd, 'go\n');
+      fs.closeSync(fd);
+    },
+    signal(name, target) {
+      process.kill(target === 'group' ? -child.pid! : child.pid!, name);
+    },
+    finished,
+  };
+}
+
+/** Signals the stub runtime recorded while blocked. */
+export function stubSignals(run: LauncherRun): string[] {
+  return readLines(path.join(run.sandbox.recordDir, 'stub-signals.log'));
 }
 
 export function removeSandboxes(): void {

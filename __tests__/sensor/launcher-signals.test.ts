@@ -1,0 +1,36 @@
+/** bin/run-svc-sensor.sh interrupted: Ctrl-C (SIGINT to the process group), SIGTERM and
+ *  SIGHUP (to the launcher alone) while the runtime is busy. The private key file must be gone
+ *  afterwards, and nothing further may be stopped, removed or started. */
+import { removeSandboxes, REQUIRED, startBlockedLauncher, stubSignals, subcommands } from './harness';
+
+afterAll(removeSandboxes);
+
+const cases: Array<[name: string, signal: NodeJS.Signals, target: 'launcher' | 'group', blockIn: string, status: number]> = [
+  ['Ctrl-C while the sensor is being started', 'SIGINT', 'group', 'run', 130],
+  ['SIGTERM while the sensor is being started', 'SIGTERM', 'launcher', 'run', 143],
+  ['SIGHUP (terminal closed) while the sensor is being started', 'SIGHUP', 'launcher', 'run', 129],
+  ['Ctrl-C during the grace period of the old sensor', 'SIGINT', 'group', 'stop', 130],
+  ['SIGTERM during the grace period of the old sensor', 'SIGTERM', 'launcher', 'stop', 143],
+];
+
+describe('interrupted launcher', () => {
+  test.each(cases)('%s: key file removed, nothing more done', async (_name, signal, target, blockIn, status) => {
+    const launcher = startBlockedLauncher(REQUIRED, { stub: { sensorState: 'running', blockIn } });
+    await launcher.blocked();
+    launcher.signal(signal, target);
+    // The launcher alone was signalled: the runtime call finishes, then the launcher stops.
+    if (target === 'launcher') launcher.release();
+    const run = await launcher.finished;
+
+    expect(run.status).toBe(status);
+    if (target === 'group') expect(stubSignals(run)).toEqual([signal.replace('SIG', '')]);
+    const calls = subcommands(run);
+    expect(calls[calls.length - 1]).toBe(blockIn);
+    if (blockIn === 'run') {
+      // The file existed, private, while the runtime read it.
+      expect(run.envFiles).toHaveLength(1);
+      expect(run.envFiles[0].mode).toBe('600');
+    }
+    expect(run.leftoverTempFiles).toEqual([]);
+  });
+});
