@@ -221,6 +221,25 @@ describe('session', () => {
     await expect(client.listEntries('blacklist')).rejects.toBeInstanceOf(ClientClosedError);
     await expect(client.close()).resolves.toBeUndefined();
   });
+
+  test('close ends a call that is waiting to retry at once, leaving no timer behind', async () => {
+    let waiting!: () => void;
+    const retryScheduled = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    // An hour's Retry-After: without close() cutting the wait, this test would time out.
+    const { client } = await setUp(withLogin('tok-1', () => ({ status: 429, headers: { 'retry-after': '3600' }, body: '' })), {
+      retry: { ...FAST_RETRY, deadlineMs: 7_200_000 },
+      logger: (event) => {
+        if (event.type === 'retry') waiting();
+      },
+    });
+    const call = client.listEntries('blacklist');
+    await retryScheduled;
+    const outcome = expect(call).rejects.toBeInstanceOf(ClientClosedError);
+    await client.close();
+    await outcome;
+  });
 });
 
 describe('service Error replies', () => {

@@ -3,6 +3,7 @@
  * It logs in lazily, reuses the token, renews it once when the service says it expired, retries
  * what the retry policy allows, and validates requests before sending anything.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import {
   AuthenticationError,
@@ -151,6 +152,8 @@ export class ManagementClient {
   private readonly logger: ClientLogger | undefined;
   private readonly bulkChunkSize: number;
   private closed = false;
+  /** Aborted by close(), so a call waiting to retry ends at once instead of holding a timer. */
+  private readonly closing = new AbortController();
   private counters = { requests: 0, retries: 0, logins: 0, reauthentications: 0 };
 
   constructor(options: ManagementClientOptions) {
@@ -192,10 +195,14 @@ export class ManagementClient {
     return { ...this.counters };
   }
 
-  /** Releases the connection pool; calls made afterwards fail with ClientClosedError. */
+  /**
+   * Releases the connection pool; calls made afterwards, and calls waiting to retry, fail with
+   * ClientClosedError.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closing.abort();
     await this.transport.close();
   }
 
@@ -467,7 +474,7 @@ export class ManagementClient {
       if (failure.outcome.kind !== 'service-error') earlierAttemptMayHaveLanded = true;
       this.counters.retries += 1;
       this.log({ type: 'retry', command: spec.command, attempt, delayMs: decision.delayMs, reason: decision.reason });
-      await sleep(decision.delayMs);
+      await this.waitBeforeRetry(decision.delayMs, spec.command);
     }
   }
 
@@ -545,6 +552,15 @@ export class ManagementClient {
     };
   }
 
+  private async waitBeforeRetry(delayMs: number, command: string): Promise<void> {
+    try {
+      await delay(delayMs, undefined, { signal: this.closing.signal });
+    } catch (error) {
+      if (this.closing.signal.aborted) throw new ClientClosedError(command);
+      throw error;
+    }
+  }
+
   private nowSeconds(): number {
     return Math.floor(this.now() / 1000);
   }
@@ -606,6 +622,3 @@ function describeValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
