@@ -29,17 +29,17 @@ export function checkRepresentationUpdate(
   }
   const sent = proposed as Record<string, unknown>;
   const known = current as Record<string, unknown>;
-  if ('uuid' in sent) {
+  if (Object.hasOwn(sent, 'uuid')) {
     throw new ApiCommandError(`${kind} must not carry "uuid"; send the listed object without its uuid field`);
   }
   for (const key of Object.keys(sent)) {
-    if (!(key in known)) {
+    if (!Object.hasOwn(known, key)) {
       throw new ApiCommandError(`${kind} has unknown field "${key}"; send only the fields of the list reply`);
     }
   }
   for (const key of Object.keys(known)) {
     if (key === 'uuid') continue;
-    if (!(key in sent)) {
+    if (!Object.hasOwn(sent, key)) {
       throw new ApiCommandError(`${kind} is missing field "${key}"; copy every field of the list reply`);
     }
     if (key === 'sso') continue;
