@@ -31,6 +31,7 @@ readonly MIN_MEMORY_KB=$((MIN_MEMORY_MB * 1024))
 # Test seam only: where host memory, routes and interfaces are read from.
 readonly PROC_DIR="${SVC_SENSOR_PROC_DIR:-/proc}"
 
+readonly EXIT_UNEXPECTED=1
 readonly EXIT_USAGE=2
 readonly EXIT_NOT_LINUX=3
 readonly EXIT_RUNTIME_MISSING=4
@@ -472,10 +473,13 @@ remove_secret_env_file() {
 # The key reaches the runtime through a private file, never through a command line that any
 # user could read in the process list.
 write_secret_env_file() {
-  local previous_umask
+  local previous_umask directory=${TMPDIR:-/tmp}
   previous_umask=$(umask)
   umask 077
-  secret_env_file=$(mktemp "${TMPDIR:-/tmp}/svc-sensor-env.XXXXXXXXXX")
+  if ! secret_env_file=$(mktemp "$directory/svc-sensor-env.XXXXXXXXXX"); then
+    secret_env_file=""
+    die "$EXIT_UNEXPECTED" "cannot create the private key file in '$directory' (TMPDIR); set TMPDIR to a writable directory on this host, or unset it to use /tmp"
+  fi
   umask "$previous_umask"
   printf 'SVC_SENSOR_API_KEY=%s\n' "$sensor_api_key" >"$secret_env_file"
 }
@@ -610,10 +614,11 @@ main() {
   read_sensor_api_key
   print_support_information
 
-  # Pull before touching the running sensor, so a wrong repository or tag leaves it alone.
+  # Pull and write the key file before touching the running sensor, so a wrong repository or
+  # tag, or an unwritable TMPDIR, leaves it alone.
   ensure_image
-  replace_existing_sensor
   write_secret_env_file
+  replace_existing_sensor
   start_sensor
 }
 

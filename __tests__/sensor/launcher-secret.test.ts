@@ -60,6 +60,16 @@ describe('key from SVC_SENSOR_API_KEY', () => {
     expectKeyNowhereVisible(run, TEST_KEY);
   });
 
+  test('a key file that cannot be created leaves the running sensor alone', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running' }, env: { TMPDIR: '/nonexistent/svc-sensor-tmp' } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/cannot create the private key file in '\/nonexistent\/svc-sensor-tmp' \(TMPDIR\); set TMPDIR to a writable directory/);
+    expect(subcommands(run)).not.toContain('stop');
+    expect(subcommands(run)).not.toContain('rm');
+    expect(subcommands(run)).not.toContain('run');
+    expectKeyNowhereVisible(run, TEST_KEY);
+  });
+
   test('a key with shell and env-file metacharacters is passed literally', () => {
     const key = `k3y with spaces $HOME "quoted" 'single' #hash =eq`;
     const run = runLauncher(REQUIRED, { env: { SVC_SENSOR_API_KEY: key } });
