@@ -115,6 +115,7 @@ describe('--faults syntax', () => {
     ['no rate', 'kinds=429', /needs rate=/],
     ['unknown kind', 'rate=0.1,kinds=429+418', /kind "418" is unknown/],
     ['unknown key', 'rate=0.1,colour=red', /not key=value with key one of/],
+    ['an inherited name as key', 'rate=0.1,toString=3', /part "toString=3" is not key=value with key one of/],
     ['negative latency', 'rate=0.1,latency=-5', /latencyMs must be a whole number/],
     ['broken JSON', '{"rate":', /not valid JSON/],
     ['unknown JSON setting', '{"rate":0.1,"burst":3}', /unknown setting "burst"/],

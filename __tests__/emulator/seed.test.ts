@@ -8,6 +8,8 @@ const invalidSeeds: Array<[name: string, seed: unknown, pattern: RegExp]> = [
   ['unknown top-level field', { tenant: [] }, /unknown top-level field "tenant"/],
   ['tenants not an array', { tenants: {} }, /tenants must be an array/],
   ['tenant without a name', { tenants: [{}] }, /tenants\[0\]\.name is required/],
+  ['an inherited name at the top', { toString: [] }, /unknown top-level field "toString"/],
+  ['an inherited name as a field', { channels: [{ name: 'c', constructor: 'x' }] }, /channels\[0\] has unknown field "constructor"/],
   ['tenant with a typo', { tenants: [{ name: 'a', contact_mail: 'x' }] }, /tenants\[0\] has unknown field "contact_mail"/],
   ['tenant number as string', { tenants: [{ name: 'a', autoblock_threshold: '10' }] }, /autoblock_threshold must be a number, got "10"/],
   ['duplicate tenant', { tenants: [{ name: 'a' }, { name: 'a' }] }, /tenants\[1\]\.name repeats "a"/],

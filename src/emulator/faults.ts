@@ -109,7 +109,8 @@ export function parseFaultSpec(text: string): ActiveFaultSettings {
   const settings: Record<string, unknown> = {};
   for (const part of trimmed.split(',')) {
     const [key, value, ...rest] = part.split('=');
-    const name = SPEC_KEYS[key?.trim() ?? ''];
+    const trimmedKey = key?.trim() ?? '';
+    const name = Object.hasOwn(SPEC_KEYS, trimmedKey) ? SPEC_KEYS[trimmedKey] : undefined;
     if (!name || value === undefined || rest.length > 0 || value.trim() === '') {
       throw new EmulatorConfigError(
         `--faults part ${describeValue(part)} is not key=value with key one of ${Object.keys(SPEC_KEYS).join(', ')}; example: rate=0.2,kinds=429+500,latency=20,retry-after=0,seed=7`,

@@ -71,7 +71,7 @@ function checkRecord(value: unknown, path: string, fields: Record<string, FieldK
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    const kind = fields[key];
+    const kind = Object.hasOwn(fields, key) ? fields[key] : undefined;
     if (kind === undefined) {
       throw new EmulatorConfigError(
         `${path} has unknown field "${key}"; allowed fields are ${Object.keys(fields).join(', ')}`,
@@ -106,7 +106,7 @@ export function validateSeed(input: unknown, source: string): EmulatorSeed {
     users: USER_FIELDS,
   };
   for (const key of Object.keys(record)) {
-    if (!(key in kinds)) {
+    if (!Object.hasOwn(kinds, key)) {
       throw new EmulatorConfigError(`${source}: unknown top-level field "${key}"; allowed are tenants, channels, users`);
     }
   }
