@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StateFileError } from '../../src/emulator/errors';
+import { STATE_FORMAT, STATE_VERSION, writeStateFile } from '../../src/emulator/persistence';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { TENANT, TEST_SEED, api, session, startTestEmulator } from './helpers';
 
@@ -127,4 +128,14 @@ test('a state file in a missing directory stops the start, saying how to fix it'
   const failure = startEmulator({ stateFile: path.join(directory, 'no-such-dir', 'state.json') });
   await expect(failure).rejects.toThrow(StateFileError);
   await expect(failure).rejects.toThrow(/cannot be written \(ENOENT\)\. Check that its directory exists/);
+});
+
+test('a write that fails at the rename leaves no temporary file and says how to fix it', () => {
+  const occupied = path.join(directory, 'state.json');
+  fs.mkdirSync(occupied);
+  fs.writeFileSync(path.join(occupied, 'keep'), '');
+  const contents = { format: STATE_FORMAT, version: STATE_VERSION, savedAt: 0, clockOffsetSeconds: 0, tokens: [], tenants: [], channels: [], users: [] } as const;
+  expect(() => writeStateFile(occupied, { ...contents, tokens: [], tenants: [], channels: [], users: [] })).toThrow(StateFileError);
+  expect(() => writeStateFile(occupied, { ...contents, tokens: [], tenants: [], channels: [], users: [] })).toThrow(/cannot be written \(E[A-Z]+\)\. Check/);
+  expect(fs.readdirSync(directory)).toEqual(['state.json']);
 });

@@ -39,12 +39,19 @@ export function writeStateFile(file: string, contents: StateFileContents): void 
     throw new StateFileError(file, `it cannot be written (${code})`, 'Check that its directory exists and is writable');
   }
   try {
-    fs.writeSync(descriptor, JSON.stringify(contents));
-    fs.fsyncSync(descriptor);
-  } finally {
-    fs.closeSync(descriptor);
+    try {
+      fs.writeSync(descriptor, JSON.stringify(contents));
+      fs.fsyncSync(descriptor);
+    } finally {
+      fs.closeSync(descriptor);
+    }
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    // The old file is untouched; do not leave the half-done temporary file beside it.
+    fs.rmSync(temporary, { force: true });
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new StateFileError(file, `it cannot be written (${code})`, 'Check free disk space and that the path is a writable file, not a directory');
   }
-  fs.renameSync(temporary, file);
 }
 
 /** Reads the state file; undefined when it does not exist yet. Throws StateFileError. */
