@@ -67,6 +67,7 @@ mode=""
 network=""
 sensor_name=""
 chosen_interface=""
+host_cores=""
 memory_total_mb=""
 image=""
 analyzer_address=""
@@ -314,10 +315,14 @@ check_runtime_answers() {
 }
 
 check_cores() {
-  local cores
-  cores=$(nproc)
-  if ! [[ $cores =~ ^[0-9]+$ ]] || ((cores < MIN_CORES)); then
-    die "$EXIT_TOO_FEW_CORES" "the sensor host needs at least $MIN_CORES cores and this one has '$cores' (nproc); use a larger instance"
+  # nproc reports OMP_NUM_THREADS / OMP_THREAD_LIMIT instead of the processors when they are
+  # set; those are the user's settings for OpenMP programs, not facts about the host.
+  host_cores=$(
+    unset OMP_NUM_THREADS OMP_THREAD_LIMIT
+    nproc
+  )
+  if ! [[ $host_cores =~ ^[0-9]+$ ]] || ((host_cores < MIN_CORES)); then
+    die "$EXIT_TOO_FEW_CORES" "the sensor host needs at least $MIN_CORES cores and this one has '$host_cores' (nproc); use a larger instance"
   fi
 }
 
@@ -516,7 +521,7 @@ print_support_information() {
   note "  image:             $image"
   note "  log level:         $log_level"
   note "  trace path:        $trace_path"
-  note "  resources:         $(nproc) cores, $memory_total_mb MB memory"
+  note "  resources:         $host_cores cores, $memory_total_mb MB memory"
 }
 
 # ---------------------------------------------------------------------------- start

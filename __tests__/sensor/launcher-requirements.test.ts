@@ -51,6 +51,16 @@ describe('requirement failures', () => {
     expect(run.status).toBe(0);
   });
 
+  test.each([
+    ['OMP_NUM_THREADS=1', { OMP_NUM_THREADS: '1' }],
+    ['OMP_THREAD_LIMIT=1', { OMP_THREAD_LIMIT: '1' }],
+  ])('the host cores are counted, not the %s an OpenMP user set for their own programs', (_name, env) => {
+    const run = runLauncher(REQUIRED, { stub: { cores: '4' }, env });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/resources: +4 cores/);
+  });
+
   test('an existing trace path given with -p is accepted', () => {
     const run = runLauncher([...REQUIRED, '-p', scratch]);
     expect(run.status).toBe(0);
