@@ -412,6 +412,29 @@ describe('shared list reads', () => {
     await Promise.all([during, client.listEntries('blacklist')]);
     expect(service.commands('list_blacklist')).toHaveLength(3);
   });
+
+  test('a failed write still stops later readers from joining a read that started before it ended', async () => {
+    let releaseFirstRead!: () => void;
+    const firstReadHeld = new Promise<FakeReply>((resolve) => {
+      releaseFirstRead = () => resolve({ body: { Ok: [] } });
+    });
+    let reads = 0;
+    const { service, client } = await setUp(
+      withLogin('tok-1', (request) => {
+        if (request.body.command !== 'list_blacklist') return { body: { Error: 'Something broke' } };
+        reads += 1;
+        return reads === 1 ? firstReadHeld : { body: { Ok: [] } };
+      }),
+    );
+    await client.login();
+    const write = client.addEntry('blacklist', { ip: '192.0.2.1' });
+    const during = client.listEntries('blacklist');
+    await expect(write).rejects.toBeInstanceOf(ServiceError);
+    const after = client.listEntries('blacklist');
+    releaseFirstRead();
+    await Promise.all([during, after]);
+    expect(service.commands('list_blacklist')).toHaveLength(2);
+  });
 });
 
 describe('client-side validation happens before anything is sent', () => {

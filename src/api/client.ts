@@ -248,9 +248,9 @@ export class ManagementClient {
   async addEntry(list: ListName, entry: NewListEntry): Promise<string> {
     const command = `new_${assertListName(list, 'new_<list>')}`;
     const wire = normaliseEntry(entry, 'entry', this.nowSeconds(), command);
-    this.listReads.invalidate(list);
-    const result = await this.execute({ area: 'lists', command, fields: { entry: wire }, authenticated: true, tenantScoped: true });
-    this.listReads.invalidate(list);
+    const result = await this.listReads.write(list, () =>
+      this.execute({ area: 'lists', command, fields: { entry: wire }, authenticated: true, tenantScoped: true }),
+    );
     return describeValue(result.value);
   }
 
@@ -261,17 +261,17 @@ export class ManagementClient {
   async deleteEntry(list: ListName, ip: string): Promise<string> {
     const command = `delete_${assertListName(list, 'delete_<list>')}`;
     const canonical = canonicalIp(ip, 'ip', command);
-    this.listReads.invalidate(list);
-    const result = await this.execute({
-      area: 'lists',
-      command,
-      fields: { ip: canonical },
-      authenticated: true,
-      tenantScoped: true,
-      onServiceError: (message, kind, context) =>
-        kind === 'not-found' && context.earlierAttemptMayHaveLanded ? { value: message } : undefined,
-    });
-    this.listReads.invalidate(list);
+    const result = await this.listReads.write(list, () =>
+      this.execute({
+        area: 'lists',
+        command,
+        fields: { ip: canonical },
+        authenticated: true,
+        tenantScoped: true,
+        onServiceError: (message, kind, context) =>
+          kind === 'not-found' && context.earlierAttemptMayHaveLanded ? { value: message } : undefined,
+      }),
+    );
     return describeValue(result.value);
   }
 
@@ -308,20 +308,20 @@ export class ManagementClient {
     this.assertOpen(command);
     const chunks = Math.ceil(items.length / this.bulkChunkSize);
     const messages: string[] = [];
-    this.listReads.invalidate(list);
-    for (let chunk = 0; chunk < chunks; chunk += 1) {
-      const part = items.slice(chunk * this.bulkChunkSize, (chunk + 1) * this.bulkChunkSize);
-      const result = await this.execute({ area: 'lists', command, fields: { [field]: part }, authenticated: true, tenantScoped: true });
-      messages.push(describeValue(result.value));
-      options.onProgress?.({
-        command,
-        chunk: chunk + 1,
-        chunks,
-        done: Math.min(items.length, (chunk + 1) * this.bulkChunkSize),
-        total: items.length,
-      });
-    }
-    this.listReads.invalidate(list);
+    await this.listReads.write(list, async () => {
+      for (let chunk = 0; chunk < chunks; chunk += 1) {
+        const part = items.slice(chunk * this.bulkChunkSize, (chunk + 1) * this.bulkChunkSize);
+        const result = await this.execute({ area: 'lists', command, fields: { [field]: part }, authenticated: true, tenantScoped: true });
+        messages.push(describeValue(result.value));
+        options.onProgress?.({
+          command,
+          chunk: chunk + 1,
+          chunks,
+          done: Math.min(items.length, (chunk + 1) * this.bulkChunkSize),
+          total: items.length,
+        });
+      }
+    });
     return { count: items.length, chunks, messages };
   }
 

@@ -13,6 +13,19 @@ export class SharedReads<Key, Value> {
     this.generations.set(key, this.generationOf(key) + 1);
   }
 
+  /**
+   * Runs a write to `key`: reads under way before it, or started while it runs, are not joined
+   * afterwards, whether the write succeeds or fails (a failed write may still have landed).
+   */
+  async write<Result>(key: Key, run: () => Promise<Result>): Promise<Result> {
+    this.invalidate(key);
+    try {
+      return await run();
+    } finally {
+      this.invalidate(key);
+    }
+  }
+
   read(key: Key, load: () => Promise<Value>): Promise<Value> {
     const generation = this.generationOf(key);
     const running = this.inFlight.get(key);
