@@ -541,8 +541,11 @@ replace_existing_sensor() {
   if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$sensor_name" 2>/dev/null); then
     return
   fi
+  # Docker and podman name their states differently; only states known to be stopped skip the
+  # graceful stop (stopping a stopped container is harmless, removing a running one fails).
   case $status in
-    running | restarting | paused)
+    created | exited | dead | stopped | configured) ;;
+    *)
       note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s) ..."
       if ! "$runtime" stop -t "$STOP_GRACE_SECONDS" "$sensor_name" >/dev/null; then
         die "$EXIT_REPLACE_FAILED" "could not stop the running sensor '$sensor_name'; stop it by hand ($runtime stop $sensor_name) and run again"

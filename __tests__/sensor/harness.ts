@@ -14,7 +14,19 @@ const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'rm', 'timeout', 'stat', 'base64'];
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
 
-export type ContainerState = 'running' | 'exited' | 'paused' | 'created' | 'missing';
+/** Docker's and podman's `.State.Status` values the tests use ('missing': no such container). */
+export type ContainerState =
+  | 'running'
+  | 'exited'
+  | 'paused'
+  | 'created'
+  | 'restarting'
+  | 'dead'
+  | 'stopping'
+  | 'stopped'
+  | 'configured'
+  | 'initialized'
+  | 'missing';
 
 export interface StubConfig {
   /** Names the stub runtime is installed under on PATH (default docker); empty for none. */

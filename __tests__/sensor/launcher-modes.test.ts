@@ -202,6 +202,29 @@ describe('replacing an existing sensor', () => {
     expect(subcommands(run).slice(-3)).toEqual(['stop', 'rm', 'run']);
   });
 
+  // Docker and podman name their states differently; `rm` refuses a container that may still
+  // run, so every state that is not known to be stopped gets the graceful stop first.
+  test.each([
+    ['docker restarting', 'restarting'],
+    ['podman stopping', 'stopping'],
+    ['podman initialized', 'initialized'],
+  ] as const)('%s: stopped with the grace period, then removed', (_name, sensorState) => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState } });
+    expect(run.status).toBe(0);
+    expect(subcommands(run).slice(-3)).toEqual(['stop', 'rm', 'run']);
+    expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '30', 'svc-sensor-shop-web']);
+  });
+
+  test.each([
+    ['docker dead', 'dead'],
+    ['podman stopped', 'stopped'],
+    ['podman configured', 'configured'],
+  ] as const)('%s: removed without a stop', (_name, sensorState) => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState } });
+    expect(run.status).toBe(0);
+    expect(subcommands(run).slice(-3)).toEqual(['container inspect', 'rm', 'run']);
+  });
+
   test('no sensor yet: nothing is stopped or removed', () => {
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'missing' } });
     expect(run.status).toBe(0);
