@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { FLAGS, parseArguments, CliUsageError } from '../../src/emulator/cli';
+import { FLAGS, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
+import { ADMIN_ROUTES } from '../../src/emulator/routes/admin';
 
 const BIN = path.resolve(__dirname, '../../bin/svc-emulator.js');
 const LISTENING = /^svc-emulator listening on http:\/\/127\.0\.0\.1:(\d+)$/;
@@ -135,6 +136,19 @@ test('--help lists every flag and exits 0', async () => {
     expect(finished.stdout).toContain(name);
   }
   expect(finished.stdout).toContain('/_emulator/risk-block');
+});
+
+test('--help and help/emulator.md name every flag and every admin route the server has', () => {
+  const page = fs.readFileSync(path.join(__dirname, '..', '..', 'help', 'emulator.md'), 'utf8');
+  const help = helpText();
+  for (const flag of FLAGS) expect(page).toContain(`| \`${flag.name}`);
+  for (const route of ADMIN_ROUTES) {
+    const [method, routePath] = route.split(' ');
+    expect(help).toContain(routePath);
+    // e.g. "GET|POST /_emulator/clock," covers both GET and POST of that path.
+    expect(help).toMatch(new RegExp(`${method}(\\|[A-Z]+)* ${routePath}[,.]`));
+    expect(page).toContain(`| \`${route}\``);
+  }
 });
 
 const badInvocations: Array<[name: string, args: string[], pattern: RegExp]> = [

@@ -16,7 +16,7 @@ export const FLAGS = [
   { name: '--port', value: '<n>', help: `TCP port; 0 picks a free one (default ${DEFAULT_CLI_PORT})` },
   { name: '--host', value: '<address>', help: 'address to bind (default 127.0.0.1; anything else exposes the emulator)' },
   { name: '--config', value: '<file>', help: 'seed JSON: {"tenants": [...], "channels": [...], "users": [...]} (see help/emulator.md)' },
-  { name: '--tenant', value: '<name>', help: 'quick seed: one tenant, a channel "main", and with --api-key one writable user' },
+  { name: '--tenant', value: '<name>', help: 'quick seed (needs --api-key): one tenant, a channel "main" and one writable user' },
   { name: '--api-key', value: '<key>', help: 'quick seed: the API key of that user (admin@<tenant>.example); needs --tenant' },
   { name: '--token-ttl', value: '<seconds>', help: `session token lifetime on the emulator clock (default ${DEFAULT_TOKEN_TTL_SECONDS})` },
   {

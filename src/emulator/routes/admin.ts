@@ -74,6 +74,9 @@ const ROUTES: Record<string, AdminHandler> = {
   },
 };
 
+/** Every admin route as `METHOD /path`, for help texts and their tests. */
+export const ADMIN_ROUTES: readonly string[] = Object.keys(ROUTES);
+
 export function handleAdminRequest(request: AdminRequest, dependencies: AdminDependencies): AdminOutcome {
   const route = `${request.method} ${request.path.replace(/\/$/, '')}`;
   const handler = Object.hasOwn(ROUTES, route) ? ROUTES[route] : undefined;
