@@ -26,11 +26,6 @@ export class Session {
     return this.startLogin();
   }
 
-  /** Drops the token, e.g. when the caller knows it is no longer valid. */
-  forget(): void {
-    this.token = undefined;
-  }
-
   private startLogin(): Promise<string> {
     if (this.pendingLogin === undefined) {
       const pending = this.login().then(
