@@ -112,6 +112,7 @@ Environment:
   SVC_SENSOR_API_KEY     Sensor API key. When unset and stdin is a terminal, it is asked for
                          without echo. It never appears on a command line or in the output.
   SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
+  TMPDIR                 Where the private key file is created (default: /tmp).
   SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
                          interfaces from (default: /proc).
 
