@@ -24,6 +24,8 @@ function allRenderings(error: unknown): string[] {
   for (let depth = 0; current !== undefined && depth < 10; depth += 1) {
     if (current instanceof Error) {
       chain.push(current.message, String(current.stack));
+      // Fields callers read directly (serviceMessage, bodyExcerpt, value, ...) count too.
+      chain.push(...Object.values(current).filter((field): field is string => typeof field === 'string'));
       current = current.cause;
     } else {
       chain.push(String(current));

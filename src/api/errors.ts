@@ -97,20 +97,26 @@ export class AuthenticationError extends ManagementApiError {
 
 /** The user may not do this (read-only user writing). Never retried. */
 export class PermissionError extends ManagementApiError {
-  constructor(readonly serviceMessage: string, details: ErrorDetails = {}) {
+  readonly serviceMessage: string;
+
+  constructor(serviceMessage: string, details: ErrorDetails = {}) {
     super(
       'permission_denied',
       `The service refused ${details.command ?? 'the call'}: "${serviceMessage}". ` +
         'Use an API key of a user that is allowed to write.',
       details,
     );
+    this.serviceMessage = secretRegistry.redact(serviceMessage);
   }
 }
 
 /** The entry or object the call names does not exist. */
 export class NotFoundError extends ManagementApiError {
-  constructor(readonly serviceMessage: string, details: ErrorDetails = {}) {
+  readonly serviceMessage: string;
+
+  constructor(serviceMessage: string, details: ErrorDetails = {}) {
     super('not_found', `${details.command ?? 'The call'} found nothing: "${serviceMessage}".`, details);
+    this.serviceMessage = secretRegistry.redact(serviceMessage);
   }
 }
 
@@ -162,23 +168,23 @@ export class TransportError extends ManagementApiError {
 
 /** An HTTP reply that is not JSON, or has neither `Ok`/`ok` nor `Error`. */
 export class UnexpectedReplyError extends ManagementApiError {
-  constructor(
-    message: string,
-    readonly bodyExcerpt: string,
-    details: ErrorDetails & { status: number },
-  ) {
+  /** The start of the reply body, scrubbed of secrets. */
+  readonly bodyExcerpt: string;
+
+  constructor(message: string, bodyExcerpt: string, details: ErrorDetails & { status: number }) {
     super('unexpected_reply', message, details);
+    this.bodyExcerpt = secretRegistry.redact(bodyExcerpt);
   }
 }
 
 /** The service answered `{"Error": "..."}` and the client has no more specific class for it. */
 export class ServiceError extends ManagementApiError {
-  constructor(
-    readonly serviceMessage: string,
-    details: ErrorDetails = {},
-    code: ManagementErrorCode = 'service_error',
-  ) {
+  /** The service's `Error` text, scrubbed of secrets like the message. */
+  readonly serviceMessage: string;
+
+  constructor(serviceMessage: string, details: ErrorDetails = {}, code: ManagementErrorCode = 'service_error') {
     super(code, `The service refused ${details.command ?? 'the call'}: "${serviceMessage}".`, details);
+    this.serviceMessage = secretRegistry.redact(serviceMessage);
   }
 }
 
