@@ -183,6 +183,7 @@ parse_arguments() {
         if $has_inline_value; then
           usage_error "option $option takes no value (got '$argument')"
         fi
+        # shellcheck disable=SC2249 # the outer case admits only these three flags
         case $option in
           -h | --help)
             print_help
@@ -202,6 +203,7 @@ parse_arguments() {
           value=$1
           shift
         fi
+        # shellcheck disable=SC2249 # the outer case admits only these nine options
         case $option in
           -n | --tenant-id) tenant_id=$value ;;
           -d | --domain) domain=$value ;;
@@ -356,15 +358,18 @@ check_trace_path() {
 
 # ---------------------------------------------------------------------------- interfaces
 
-# Prints the non-loopback interface names of a /proc/net/dev table read from stdin.
-interfaces_from_device_table() {
+# Sets device_interfaces to the non-loopback interface names of a /proc/net/dev table read
+# from stdin ("  eth0: <counters>"; the kernel forbids ':' and spaces in interface names).
+device_interfaces=()
+read_device_interfaces() {
   local line name
+  device_interfaces=()
   while IFS= read -r line; do
     [[ $line == *:* ]] || continue
     name=${line%%:*}
     name=${name//[[:space:]]/}
     [[ -n $name && $name != lo ]] || continue
-    printf '%s\n' "$name"
+    device_interfaces+=("$name")
   done
 }
 
@@ -404,7 +409,7 @@ check_app_container() {
 }
 
 choose_container_interface() {
-  local device_table interfaces=()
+  local device_table interfaces
   if ! device_table=$("$runtime" exec "$app_name" cat /proc/net/dev 2>/dev/null); then
     if [[ -n $network_interface ]]; then
       printf '%s: warning: cannot list the interfaces of container %s (%s exec failed); using -N %s unchecked\n' \
@@ -414,7 +419,8 @@ choose_container_interface() {
     fi
     die "$EXIT_NO_INTERFACE" "cannot list the network interfaces of container '$app_name' ('$runtime exec $app_name cat /proc/net/dev' failed); name the interface with -N/--network-interface"
   fi
-  mapfile -t interfaces < <(interfaces_from_device_table <<<"$device_table")
+  read_device_interfaces <<<"$device_table"
+  interfaces=("${device_interfaces[@]}")
 
   if [[ -n $network_interface ]]; then
     if [[ " ${interfaces[*]} " != *" $network_interface "* ]]; then
@@ -436,7 +442,8 @@ choose_host_interface() {
   local interfaces=()
   if [[ -n $network_interface ]]; then
     if [[ -r $PROC_DIR/net/dev ]]; then
-      mapfile -t interfaces < <(interfaces_from_device_table <"$PROC_DIR/net/dev")
+      read_device_interfaces <"$PROC_DIR/net/dev"
+      interfaces=("${device_interfaces[@]}")
     fi
     if [[ " ${interfaces[*]} " != *" $network_interface "* ]]; then
       die "$EXIT_INTERFACE_NOT_FOUND" "interface '$network_interface' (-N/--network-interface) does not exist on this host; its interfaces are: ${interfaces[*]:-none}"
@@ -507,12 +514,15 @@ operating_system_name() {
 }
 
 print_support_information() {
-  local runtime_version
+  local runtime_version operating_system kernel
   runtime_version=$("$runtime" --version 2>/dev/null) || runtime_version="unknown"
+  operating_system=$(operating_system_name)
+  kernel=$(uname -r) || kernel="unknown"
+  kernel+=" $(uname -m || echo unknown)"
   note "Support information:"
   note "  launcher version:  $SCRIPT_VERSION"
-  note "  operating system:  $(operating_system_name)"
-  note "  kernel:            $(uname -r) $(uname -m)"
+  note "  operating system:  $operating_system"
+  note "  kernel:            $kernel"
   note "  container runtime: $runtime ($runtime_version)"
   note "  mode:              $mode"
   note "  sensor container:  $sensor_name"
