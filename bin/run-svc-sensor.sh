@@ -398,6 +398,21 @@ default_route_interface() {
   printf '%s' "$best_interface"
 }
 
+# Sets named_interface_found: whether the -N interface is among the listed names. `ip link`
+# shows a veth or VLAN as eth0@if12 (after the @: its peer or parent), so that form stands
+# for eth0.
+named_interface_found=false
+match_named_interface() {
+  local listed=" $* "
+  named_interface_found=false
+  if [[ $listed == *" $network_interface "* ]]; then
+    named_interface_found=true
+  elif [[ $network_interface == *@* && $listed == *" ${network_interface%%@*} "* ]]; then
+    network_interface=${network_interface%%@*}
+    named_interface_found=true
+  fi
+}
+
 check_app_container() {
   local status
   if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
@@ -423,7 +438,8 @@ choose_container_interface() {
   interfaces=("${device_interfaces[@]}")
 
   if [[ -n $network_interface ]]; then
-    if [[ " ${interfaces[*]} " != *" $network_interface "* ]]; then
+    match_named_interface "${interfaces[@]}"
+    if ! $named_interface_found; then
       die "$EXIT_INTERFACE_NOT_FOUND" "interface '$network_interface' (-N/--network-interface) does not exist in container '$app_name'; its interfaces are: ${interfaces[*]:-none}"
     fi
     chosen_interface=$network_interface
@@ -445,7 +461,8 @@ choose_host_interface() {
       read_device_interfaces <"$PROC_DIR/net/dev"
       interfaces=("${device_interfaces[@]}")
     fi
-    if [[ " ${interfaces[*]} " != *" $network_interface "* ]]; then
+    match_named_interface "${interfaces[@]}"
+    if ! $named_interface_found; then
       die "$EXIT_INTERFACE_NOT_FOUND" "interface '$network_interface' (-N/--network-interface) does not exist on this host; its interfaces are: ${interfaces[*]:-none}"
     fi
     chosen_interface=$network_interface

@@ -109,6 +109,25 @@ describe('container mode: interface choice', () => {
     expect(subcommands(run)).not.toContain('run');
   });
 
+  test('a 15-character interface name (no padding before the colon in /proc/net/dev) is listed whole', () => {
+    const run = runLauncher(REQUIRED, { stub: { containerInterfaces: ['veth0123456789a'] } });
+    expect(run.status).toBe(0);
+    expect(flagValues(runCall(run), '--env')).toContain('SVC_INTERFACE=veth0123456789a');
+  });
+
+  // `ip link` shows veth and VLAN interfaces as name@peer; users copy that form.
+  test.each([
+    ['container: -N eth1@if12 means eth1', [], 'eth1@if12', 0, 'eth1'],
+    ['container: -N eth9@if12 is still unknown', [], 'eth9@if12', 12, undefined],
+    ['host: -N eth1@if7 means eth1', ['-H'], 'eth1@if7', 0, 'eth1'],
+  ] as const)('%s', (_name, mode, named, status, used) => {
+    const interfaces = ['eth0', 'eth1'];
+    const run = runLauncher([...REQUIRED, ...mode, '-N', named], { stub: { containerInterfaces: interfaces, hostInterfaces: interfaces } });
+    expect(run.status).toBe(status);
+    if (used) expect(flagValues(runCall(run), '--env')).toContain(`SVC_INTERFACE=${used}`);
+    else expect(run.stderr).toMatch(/interface 'eth9@if12' \(-N\/--network-interface\) does not exist in container 'shop-web'; its interfaces are: eth0 eth1/);
+  });
+
   test('only loopback: no usable interface', () => {
     const run = runLauncher(REQUIRED, { stub: { containerInterfaces: [] } });
     expect(run.status).toBe(13);
