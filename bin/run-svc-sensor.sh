@@ -309,7 +309,8 @@ select_container_runtime() {
 
 check_runtime_answers() {
   local errors status=0
-  errors=$(timeout "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$runtime" info 2>&1 >/dev/null) || status=$?
+  # --foreground keeps timeout in our process group, so Ctrl-C reaches a hung runtime at once.
+  errors=$(timeout --foreground "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$runtime" info 2>&1 >/dev/null) || status=$?
   if ((status == 124)); then
     die "$EXIT_RUNTIME_NOT_ANSWERING" "'$runtime info' did not answer within $RUNTIME_ANSWER_TIMEOUT_SECONDS s; check that the $runtime service is running"
   elif ((status != 0)); then

@@ -34,3 +34,16 @@ describe('interrupted launcher', () => {
     expect(run.leftoverTempFiles).toEqual([]);
   });
 });
+
+test('Ctrl-C while the runtime is asked whether it answers reaches the runtime at once', async () => {
+  // `timeout` must stay in the launcher's process group, else the terminal's SIGINT never
+  // reaches the hung runtime call and the launcher waits for the 20 s limit instead.
+  const launcher = startBlockedLauncher(REQUIRED, { stub: { sensorState: 'running', blockIn: 'info' } });
+  await launcher.blocked();
+  launcher.signal('SIGINT', 'group');
+  const run = await launcher.finished;
+  expect(run.status).toBe(130);
+  expect(stubSignals(run)).toContain('INT');
+  expect(stubSignals(run)).not.toContain('TERM');
+  expect(subcommands(run)).toEqual(['info']);
+});
