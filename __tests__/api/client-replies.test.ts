@@ -352,6 +352,14 @@ describe('request shapes', () => {
     expect(service.commands('update')).toHaveLength(0);
   });
 
+  test('SSO for an unknown channel names the channels there are and where to look', async () => {
+    const { service, client } = await setUp(scripted([{ body: { Ok: [{ name: 'main', require_totp_setup: false, uuid: 'c-1', sso: null }] } }]));
+    const error = await client.setChannelSso('mian', null).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toMatch(/no channel named "mian" among the 1 listed \("main"\); check the name against listChannels\(\)/);
+    expect(service.commands('update')).toHaveLength(0);
+  });
+
   test('bulk adds chunk at 1,000, report progress and collapse duplicate addresses', async () => {
     const { service, client } = await setUp(withLogin('tok-1', (request) => ({ body: { Ok: `${(request.body.entries as unknown[]).length} entries added` } })));
     const entries = Array.from({ length: 2_500 }, (_, index) => ({ ip: `10.${index >> 8}.${index & 255}.1`, description: `n${index}` }));

@@ -353,13 +353,7 @@ export class ManagementClient {
   async setTenantSso(name: string, sso: SsoSettings | null): Promise<string> {
     assertName(name, 'name', 'customers update');
     const checked = assertSsoSettings(sso, 'sso', 'customers update');
-    const customers = await this.listCustomers();
-    const customer = customers.find((candidate) => candidate.name === name);
-    if (customer === undefined) {
-      throw new NotFoundError(`no tenant named ${JSON.stringify(name)} among ${customers.length} listed`, {
-        command: 'customers list',
-      });
-    }
+    const customer = findListed(await this.listCustomers(), name, 'tenant', 'listCustomers()');
     return this.updateCustomer(name, { ...customer, sso: checked });
   }
 
@@ -387,13 +381,7 @@ export class ManagementClient {
   async setChannelSso(name: string, sso: SsoSettings | null): Promise<string> {
     assertName(name, 'name', 'channels update');
     const checked = assertSsoSettings(sso, 'sso', 'channels update');
-    const channels = await this.listChannels();
-    const channel = channels.find((candidate) => candidate.name === name);
-    if (channel === undefined) {
-      throw new NotFoundError(`no channel named ${JSON.stringify(name)} among ${channels.length} listed`, {
-        command: 'channels list',
-      });
-    }
+    const channel = findListed(await this.listChannels(), name, 'channel', 'listChannels()');
     return this.updateChannel({ ...channel, sso: checked });
   }
 
@@ -589,6 +577,22 @@ function validatePolicy(policy: RetryPolicy): RetryPolicy {
     }
   }
   return policy;
+}
+
+/** The listed tenant or channel called `name`, or a NotFoundError saying where to look. */
+function findListed<Item extends { readonly name: string }>(
+  items: readonly Item[],
+  name: string,
+  kind: 'tenant' | 'channel',
+  lister: string,
+): Item {
+  const found = items.find((candidate) => candidate.name === name);
+  if (found !== undefined) return found;
+  const known = items.map((item) => JSON.stringify(item.name)).slice(0, 10).join(', ');
+  throw new NotFoundError(
+    `no ${kind} named ${JSON.stringify(name)} among the ${items.length} listed (${known || 'none'}); check the name against ${lister}`,
+    { command: `${kind === 'tenant' ? 'customers' : 'channels'} list` },
+  );
 }
 
 function withoutUuid<T extends { readonly uuid?: unknown }>(object: T, field: string): Omit<T, 'uuid'> {
