@@ -374,13 +374,19 @@ read_device_interfaces() {
   done
 }
 
+# Flag of an unreachable or prohibit route (no interface; Iface '*').
+readonly ROUTE_FLAG_REJECT=0x0200
+
 # Prints the interface of the IPv4 default route with the lowest metric, else the IPv6 one.
 default_route_interface() {
   local best_interface="" best_metric=0
-  local interface destination metric mask prefix_length
+  local interface destination flags metric mask prefix_length
   if [[ -r $PROC_DIR/net/route ]]; then
-    while read -r interface destination _ _ _ _ metric mask _; do
+    while read -r interface destination _ flags _ _ metric mask _; do
       [[ $destination == 00000000 && $mask == 00000000 && $metric =~ ^[0-9]+$ ]] || continue
+      [[ $flags =~ ^[0-9a-fA-F]{1,8}$ ]] || continue
+      (((16#$flags & ROUTE_FLAG_REJECT) == 0)) || continue
+      [[ $interface != '*' ]] || continue
       if [[ -z $best_interface ]] || ((metric < best_metric)); then
         best_interface=$interface
         best_metric=$metric

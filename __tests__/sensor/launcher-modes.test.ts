@@ -191,6 +191,26 @@ describe('host mode (-H)', () => {
     expect(flagValues(runCall(run), '--env')).toContain('SVC_INTERFACE=ens6');
   });
 
+  test('an unreachable (reject) default route is no interface', () => {
+    // `ip route add unreachable default` shows up with Iface '*' and RTF_REJECT (0x0200).
+    const routeTable = [
+      'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT',
+      '*\t00000000\t00000000\t0201\t0\t0\t0\t00000000\t0\t0\t0',
+      'ens5\t00000000\t010200C0\t0003\t0\t0\t100\t00000000\t0\t0\t0',
+    ].join('\n');
+    const run = runLauncher([...REQUIRED, '-H'], { stub: { routeTable } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(flagValues(runCall(run), '--env')).toContain('SVC_INTERFACE=ens5');
+  });
+
+  test('only an unreachable default route: asks for -N', () => {
+    const routeTable = ['Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask', '*\t00000000\t00000000\t0201\t0\t0\t0\t00000000'].join('\n');
+    const run = runLauncher([...REQUIRED, '-H'], { stub: { routeTable } });
+    expect(run.status).toBe(13);
+    expect(run.stderr).toMatch(/no default route/);
+  });
+
   test('no default route at all: asks for -N', () => {
     const run = runLauncher([...REQUIRED, '-H'], { stub: { routeTable: null } });
     expect(run.status).toBe(13);
