@@ -91,6 +91,16 @@ describe('container runtime choice', () => {
     expect(run.calls).toEqual([]);
   });
 
+  test.each([['docker'], ['podman']])('%s: a missing app container is exit 9, a missing sensor is nothing to replace', (runtimeName) => {
+    const missingApp = runLauncher(REQUIRED, { stub: { runtimeNames: [runtimeName], appState: 'missing' } });
+    expect(missingApp.status).toBe(9);
+    expect(missingApp.stderr).toMatch(new RegExp(`no container named 'shop-web' \\(-a/--app-name\\) exists \\('${runtimeName} container inspect' found none\\)`));
+    const noSensor = runLauncher(REQUIRED, { stub: { runtimeNames: [runtimeName], sensorState: 'missing' } });
+    expect(noSensor.stderr).toBe('');
+    expect(noSensor.status).toBe(0);
+    expect(subcommands(noSensor).slice(-2)).toEqual(['container inspect', 'run']);
+  });
+
   test('a failing podman is reported by its name', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['podman'], infoFails: true } });
     expect(run.status).toBe(5);
