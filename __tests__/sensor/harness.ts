@@ -277,6 +277,7 @@ export function startBlockedLauncher(args: readonly string[], options: RunOption
   const made = spawnSync('mkfifo', [env.STUB_BLOCK_FIFO], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`);
   const child = spawn(realBash(), [LAUNCHER, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  startedGroups.push(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -319,7 +320,19 @@ export function stubSignals(run: LauncherRun): string[] {
   return readLines(path.join(run.sandbox.recordDir, 'stub-signals.log'));
 }
 
+const startedGroups: ChildProcess[] = [];
+
 export function removeSandboxes(): void {
+  // A launcher a failed test left blocked would keep jest from exiting: end its group.
+  for (const child of startedGroups.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch (error) {
+      // Gone between the check and the kill.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
+  }
   for (const root of sandboxes.splice(0)) fs.rmSync(root, { recursive: true, force: true });
 }
 
