@@ -101,11 +101,16 @@ describe('key missing or unusable: exit 14 before anything is touched', () => {
 
 /** Runs the launcher on a pseudo-terminal (util-linux `script`), typing `typed` once the
  *  prompt has appeared. The terminal merges stdout and stderr into `output`. */
-function runOnTerminal(typed: string, stub: StubConfig = {}): Promise<LauncherRun & { output: string }> {
+function runOnTerminal(typed: string, stub: StubConfig = {}, thenShowTerminalSettings = false): Promise<LauncherRun & { output: string }> {
   const sandbox = createSandbox(stub);
   const env = launcherEnvironment(sandbox, { env: { SVC_SENSOR_API_KEY: undefined } });
   const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
-  const command = [realBash(), LAUNCHER, ...REQUIRED].map(quote).join(' ');
+  let command = [realBash(), LAUNCHER, ...REQUIRED].map(quote).join(' ');
+  if (thenShowTerminalSettings) {
+    // After the launcher, on the same terminal: `stty -a` shows whether echo is back on.
+    const stty = spawnSync('/bin/sh', ['-c', 'command -v stty'], { encoding: 'utf8' }).stdout.trim();
+    command += `; status=$?; echo TERMINAL-SETTINGS; ${quote(stty)} -a; exit "$status"`;
+  }
   const scriptPath = spawnSync('/bin/sh', ['-c', 'command -v script'], { encoding: 'utf8' }).stdout.trim();
   if (!scriptPath) throw new Error('this test needs util-linux script (Debian package bsdutils) to get a terminal');
 
@@ -143,6 +148,16 @@ describe('key typed on a terminal', () => {
     expect(run.leftoverTempFiles).toEqual([]);
     for (const call of run.calls) for (const argument of call) expect(argument).not.toContain(key);
     for (const call of run.toolCalls) for (const argument of call) expect(argument).not.toContain(key);
+  });
+
+  test('Ctrl-C at the prompt exits 130 and leaves the terminal echoing', async () => {
+    const run = await runOnTerminal('\x03', { sensorState: 'running' }, true);
+    expect(run.status).toBe(130);
+    const settings = run.output.slice(run.output.indexOf('TERMINAL-SETTINGS'));
+    expect(settings).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(settings).not.toMatch(/(^|\s)-echo(\s|$)/m);
+    expect(subcommands(run)).not.toContain('stop');
+    expect(run.leftoverTempFiles).toEqual([]);
   });
 
   test('an empty answer fails with exit 14', async () => {
