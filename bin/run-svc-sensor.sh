@@ -292,19 +292,23 @@ check_operating_system() {
   fi
 }
 
+# Only an executable counts (type -P): a builtin or a function exported by the caller's shell
+# is no container runtime, and timeout could not run it anyway.
 select_container_runtime() {
   if [[ -n ${SVC_CONTAINER_RUNTIME:-} ]]; then
-    if ! command -v -- "$SVC_CONTAINER_RUNTIME" >/dev/null 2>&1; then
+    if ! type -P -- "$SVC_CONTAINER_RUNTIME" >/dev/null 2>&1; then
       die "$EXIT_RUNTIME_MISSING" "SVC_CONTAINER_RUNTIME='$SVC_CONTAINER_RUNTIME' is not a command on PATH; install it, or unset the variable to use docker or podman"
     fi
     runtime=$SVC_CONTAINER_RUNTIME
-  elif command -v docker >/dev/null 2>&1; then
+  elif type -P docker >/dev/null 2>&1; then
     runtime=docker
-  elif command -v podman >/dev/null 2>&1; then
+  elif type -P podman >/dev/null 2>&1; then
     runtime=podman
   else
     die "$EXIT_RUNTIME_MISSING" "no container runtime found: install docker or podman (a prerequisite of the sensor host), or name one in SVC_CONTAINER_RUNTIME"
   fi
+  # A function of that name (exported by the caller) would shadow the executable in our calls.
+  unset -f -- "$runtime"
 }
 
 check_runtime_answers() {

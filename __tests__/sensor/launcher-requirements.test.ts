@@ -101,6 +101,23 @@ describe('container runtime choice', () => {
     expect(subcommands(noSensor).slice(-2)).toEqual(['container inspect', 'run']);
   });
 
+  test.each([
+    ['a shell builtin', { SVC_CONTAINER_RUNTIME: 'printf' }],
+    ['an exported shell function', { SVC_CONTAINER_RUNTIME: 'podman', 'BASH_FUNC_podman%%': '() {  echo fake;\n}' }],
+  ])('SVC_CONTAINER_RUNTIME naming %s, not an executable on PATH, fails with exit 4', (_name, env) => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env });
+    expect(run.status).toBe(4);
+    expect(run.stderr).toMatch(new RegExp(`SVC_CONTAINER_RUNTIME='${env.SVC_CONTAINER_RUNTIME}' is not a command on PATH`));
+    expect(run.calls).toEqual([]);
+  });
+
+  test('an exported shell function named like the runtime does not shadow the executable', () => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env: { 'BASH_FUNC_docker%%': '() {  echo fake;\n}' } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(subcommands(run)).toEqual(['info', 'container inspect', 'exec', '--version', 'image inspect', 'container inspect', 'run']);
+  });
+
   test('a failing podman is reported by its name', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['podman'], infoFails: true } });
     expect(run.status).toBe(5);
