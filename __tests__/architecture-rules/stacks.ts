@@ -48,3 +48,16 @@ export function synthWithRules(
 export function findingsOfRule(findings: readonly Finding[], ruleId: string): Finding[] {
   return findings.filter((finding) => finding.message.startsWith(`[${ruleId} `));
 }
+
+/** What one case of a rule's table expects: no finding, or exactly one finding like this. */
+export type ExpectedFinding = 'none' | { readonly level: Finding['level']; readonly path: string; readonly contains: string };
+
+export function expectOnlyFinding(findings: readonly Finding[], expected: ExpectedFinding): void {
+  if (expected === 'none') {
+    expect(findings).toEqual([]);
+    return;
+  }
+  expect(findings).toHaveLength(1);
+  expect(findings[0]).toMatchObject({ level: expected.level, path: expected.path });
+  expect(findings[0].message).toContain(expected.contains);
+}

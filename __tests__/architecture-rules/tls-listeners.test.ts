@@ -6,7 +6,7 @@ import { IamServerCertificate } from '@cdktf/provider-aws/lib/iam-server-certifi
 import { LbListener, LbListenerConfig } from '@cdktf/provider-aws/lib/lb-listener';
 import { LbListenerCertificate } from '@cdktf/provider-aws/lib/lb-listener-certificate';
 import { isTls12OrLaterPolicy } from '../../modules/architecture-rules';
-import { findingsOfRule, synthWithRules } from './stacks';
+import { findingsOfRule, synthWithRules, expectOnlyFinding } from './stacks';
 
 const RULE = 'SVC-ARCH-4';
 const ACM_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0f3e2a1b-1111-2222-3333-444455556666';
@@ -111,13 +111,7 @@ const cases: Case[] = [
 describe('rule 4: TLS-only listeners with ACM certificates', () => {
   test.each(cases)('$name', ({ build, expected }) => {
     const findings = findingsOfRule(synthWithRules(build), RULE);
-    if (expected === 'none') {
-      expect(findings).toEqual([]);
-      return;
-    }
-    expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatchObject({ level: 'error', path: expected.path });
-    expect(findings[0].message).toContain(expected.contains);
+    expectOnlyFinding(findings, expected === 'none' ? expected : { level: 'error', ...expected });
   });
 
   test.each([
