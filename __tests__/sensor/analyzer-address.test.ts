@@ -5,26 +5,17 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import { TerraformStack, Testing } from 'cdktf';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
-import { ControlPlane, SERVICES, type ControlPlaneProps } from '../../modules/control-plane';
+import { ControlPlane, SERVICES } from '../../modules/control-plane';
+import { REQUIRED_PROPS } from '../control-plane/fixtures';
 import { flagValues, LAUNCHER, launcherEnvironment, createSandbox, collectRun, realBash, removeSandboxes, runCall, runLauncher } from './harness';
 
 afterAll(removeSandboxes);
-
-const PROPS: ControlPlaneProps = {
-  tenantId: 'acme',
-  vpcId: 'vpc-0123456789abcdef0',
-  subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2'],
-  hostedZoneId: 'Z0123456789ABCDEFGHIJ',
-  hostedZoneName: 'example.com',
-  keyName: 'ops-key',
-  analyzerTags: 'env=prod',
-};
 
 /** What the construct computes: its analyzer record name and listener port, and its sensor command. */
 function constructAnalyzer(stackName: string | undefined, hostedZoneName: string): { address: string; sensorCommand: string } {
   const stack = new TerraformStack(Testing.app(), 'sensor-address');
   new AwsProvider(stack, 'aws', { region: 'eu-west-1' });
-  const controlPlane = new ControlPlane(stack, 'control-plane', { ...PROPS, hostedZoneName, ...(stackName ? { stackName } : {}) });
+  const controlPlane = new ControlPlane(stack, 'control-plane', { ...REQUIRED_PROPS, hostedZoneName, ...(stackName ? { stackName } : {}) });
   const analyzer = SERVICES.find((service) => service.name === 'analyzer')!;
   return { address: `${controlPlane.services.analyzer.hostname}:${analyzer.port}`, sensorCommand: controlPlane.sensorCommand };
 }
