@@ -1,0 +1,6 @@
+/** The protocol-free provider core: values, types, schemas, diagnostics and definitions. */
+export * from './definition';
+export * from './diagnostics';
+export * from './schema';
+export * from './types';
+export * from './values';
