@@ -3,12 +3,9 @@
  * executable, on a free loopback port) and walks the client through the service's rules, step
  * by step. A later stage replaces the middle with a terraform plan/apply of the security policy.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import * as path from 'node:path';
-import * as readline from 'node:readline';
 import { ManagementApiError, ManagementClient, type ListName } from '../src/api';
+import { startEmulatorProcess } from '../src/emulator/child-process';
 
 const USAGE = `Usage: npm run demo [-- --help]
 
@@ -27,30 +24,6 @@ function step(title: string): void {
 }
 function detail(line: string): void {
   console.log(`    ${line}`);
-}
-
-interface Emulator {
-  readonly url: string;
-  readonly process: ChildProcess;
-}
-
-async function startEmulator(apiKey: string): Promise<Emulator> {
-  const executable = path.join(__dirname, '..', 'bin', 'svc-emulator.js');
-  const child = spawn(process.execPath, [executable, '--port', '0', '--tenant', TENANT, '--api-key', apiKey, '--quiet'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = readline.createInterface({ input: child.stdout! });
-  const exited = once(child, 'exit').then(([code]) => {
-    throw new Error(`svc-emulator exited with code ${code} before it was listening`);
-  });
-  const firstLine = (async () => {
-    for await (const line of lines) return line;
-    throw new Error('svc-emulator closed its output before printing its address');
-  })();
-  const line = await Promise.race([firstLine, exited]);
-  const match = /^svc-emulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-  if (!match) throw new Error(`svc-emulator printed an unexpected first line: ${line}`);
-  return { url: match[1], process: child };
 }
 
 async function admin(url: string, route: string, body: unknown): Promise<Record<string, unknown>> {
@@ -78,7 +51,10 @@ async function run(): Promise<void> {
   const apiKey = randomBytes(18).toString('base64url');
 
   step('Start the management-API emulator');
-  const emulator = await startEmulator(apiKey);
+  const emulator = await startEmulatorProcess({
+    args: ['--tenant', TENANT, '--api-key', apiKey, '--quiet'],
+    onStderr: (text) => process.stderr.write(text),
+  });
   detail(`svc-emulator listening on ${emulator.url} (tenant "${TENANT}", channel "${CHANNEL}")`);
   const client = new ManagementClient({ baseUrl: emulator.url, apiKey, tenant: TENANT });
 
@@ -149,8 +125,7 @@ async function run(): Promise<void> {
     );
   } finally {
     await client.close();
-    emulator.process.kill('SIGTERM');
-    await once(emulator.process, 'exit');
+    await emulator.stop();
   }
   console.log('\nDone: every step ran against a real HTTP server on this machine.');
 }
