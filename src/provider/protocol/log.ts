@@ -1,0 +1,49 @@
+/**
+ * The provider's stderr logger. Terraform's go-plugin client reads the plugin's stderr and
+ * files each line under the level named by its `[LEVEL]` prefix, so the lines are shown with
+ * TF_LOG. stdout is reserved for the handshake line. Every line passes through redact().
+ */
+import { redact } from '../../api/redaction';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+
+const LEVEL_ORDER: Readonly<Record<LogLevel, number>> = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 };
+
+export interface Logger {
+  readonly level: LogLevel;
+  trace(message: string): void;
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/**
+ * The level from SVC_LOG (ours) or TF_LOG (terraform's). Like terraform, a value that is not a
+ * level name (TF_LOG=1, TF_LOG=JSON) means trace; unset means info.
+ */
+export function logLevelFromEnv(env: NodeJS.ProcessEnv): LogLevel {
+  const setting = (env.SVC_LOG || env.TF_LOG || '').trim().toLowerCase();
+  if (setting === '') return 'info';
+  if (setting === 'warning') return 'warn';
+  if (setting in LEVEL_ORDER) return setting as LogLevel;
+  if (setting === 'off') return 'error';
+  return 'trace';
+}
+
+export function createLogger(stderr: NodeJS.WritableStream, level: LogLevel): Logger {
+  const write = (lineLevel: LogLevel, message: string): void => {
+    if (LEVEL_ORDER[lineLevel] < LEVEL_ORDER[level]) return;
+    // One line per entry: go-plugin reads stderr line by line.
+    const text = redact(message).replace(/\r?\n/g, ' | ');
+    stderr.write(`[${lineLevel.toUpperCase()}] svc: ${text}\n`);
+  };
+  return {
+    level,
+    trace: (message) => write('trace', message),
+    debug: (message) => write('debug', message),
+    info: (message) => write('info', message),
+    warn: (message) => write('warn', message),
+    error: (message) => write('error', message),
+  };
+}

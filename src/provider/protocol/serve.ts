@@ -1,0 +1,130 @@
+/**
+ * The provider process's life: check that terraform started it, listen for gRPC on a unix
+ * socket in a fresh private directory (mutual TLS unless terraform turned TLS off), print the
+ * handshake line, serve the Provider service, and exit when go-plugin's GRPCController/Shutdown
+ * asks (or on SIGTERM). SIGINT is ignored: terraform forwards Ctrl-C to the whole process
+ * group and then stops the provider itself through StopProvider and Shutdown.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateCertificate } from './certificate';
+import { GrpcServer, type UnaryRoute } from './grpc-server';
+import { HandshakeRefusedError, handshakeLine, readPluginEnvironment } from './handshake';
+import { createLogger, logLevelFromEnv, type Logger } from './log';
+import type { ProviderService } from './messages';
+import { callProviderRpc, providerRpcs } from './tfplugin6';
+
+export interface ServeOptions {
+  /** @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Receives the handshake line and nothing else. @default process.stdout */
+  readonly stdout?: NodeJS.WritableStream;
+  /** Log lines and refusal messages. @default process.stderr */
+  readonly stderr?: NodeJS.WritableStream;
+  /** @default process.exit */
+  readonly exit?: (code: number) => void;
+  /**
+   * Ignore SIGINT, shut down on SIGTERM, and remove the socket directory on any exit.
+   * Off for servers run inside another program (tests). @default true
+   */
+  readonly handleSignals?: boolean;
+}
+
+export interface ServeHandle {
+  readonly socketPath: string;
+  /** The line printed to stdout, newline included. */
+  readonly handshakeLine: string;
+  readonly logger: Logger;
+  /** Closes the server, removes the socket directory, then calls exit(code). */
+  shutdown(code?: number): Promise<void>;
+  /** Settles when shutdown has finished (before exit is called). */
+  readonly closed: Promise<void>;
+}
+
+const SOCKET_FILE_NAME = 'plugin.sock';
+const SHUTDOWN_PATH = '/plugin.GRPCController/Shutdown';
+
+/**
+ * Serves `service` as terraform's plugin. Refusals (not started by terraform, no protocol 6)
+ * write a message for a human to stderr, call exit(1), and reject with HandshakeRefusedError.
+ */
+export async function serveProvider(service: ProviderService, options: ServeOptions = {}): Promise<ServeHandle> {
+  const env = options.env ?? process.env;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const handleSignals = options.handleSignals ?? true;
+  const logger = createLogger(stderr, logLevelFromEnv(env));
+
+  let pluginEnvironment;
+  try {
+    pluginEnvironment = readPluginEnvironment(env);
+  } catch (error) {
+    if (!(error instanceof HandshakeRefusedError)) throw error;
+    stderr.write(`${error.message}\n`);
+    exit(1);
+    throw error;
+  }
+
+  const socketDirectory = mkdtempSync(join(pluginEnvironment.socketParentDirectory ?? tmpdir(), 'svc-plugin-'));
+  const socketPath = join(socketDirectory, SOCKET_FILE_NAME);
+  const removeSocketDirectory = () => rmSync(socketDirectory, { recursive: true, force: true });
+
+  let shutdownPromise: Promise<void> | undefined;
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const shutdown = (code = 0): Promise<void> => {
+    shutdownPromise ??= grpcServer.close().then(() => {
+      removeSocketDirectory();
+      logger.debug(`plugin server stopped, exiting with ${code}`);
+      resolveClosed();
+      exit(code);
+    });
+    return shutdownPromise;
+  };
+
+  const routes = new Map<string, UnaryRoute>();
+  for (const [rpcName, rpc] of Object.entries(providerRpcs)) {
+    routes.set(`/tfplugin6.Provider/${rpcName}`, { handle: (request) => callProviderRpc(service, rpc, request) });
+  }
+  routes.set(SHUTDOWN_PATH, {
+    handle: async () => Buffer.alloc(0), // plugin.Empty
+    afterReply: () => {
+      logger.debug('terraform asked the plugin to shut down');
+      void shutdown(0);
+    },
+  });
+
+  const certificate = pluginEnvironment.plaintext ? undefined : generateCertificate();
+  const grpcServer = new GrpcServer({
+    routes,
+    logger,
+    ...(certificate === undefined || pluginEnvironment.clientCertificatePem === undefined
+      ? {}
+      : {
+          tls: {
+            certificatePem: certificate.certificatePem,
+            privateKeyPem: certificate.privateKeyPem,
+            clientCaPem: pluginEnvironment.clientCertificatePem,
+          },
+        }),
+  });
+
+  if (handleSignals) {
+    process.on('SIGINT', () => logger.debug('ignoring SIGINT: terraform stops the provider through StopProvider'));
+    process.on('SIGTERM', () => void shutdown(0));
+    process.on('exit', removeSocketDirectory);
+  }
+
+  await grpcServer.listen(socketPath);
+  if (pluginEnvironment.plaintext) logger.info('serving without TLS (TF_DISABLE_PLUGIN_TLS or no client certificate)');
+  else logger.debug('serving with mutual TLS: only terraform\'s client certificate is accepted');
+  const line = handshakeLine(socketPath, certificate?.der);
+  stdout.write(line);
+  logger.debug(`plugin server listening on ${socketPath}`);
+
+  return { socketPath, handshakeLine: line, logger, shutdown, closed };
+}
