@@ -1,0 +1,240 @@
+import type { ValueType } from '../../src/provider/core/types';
+import { types } from '../../src/provider/core/types';
+import { UNKNOWN, type Value } from '../../src/provider/core/values';
+import { decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from '../../src/provider/protocol/msgpack';
+
+const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
+const toHex = (bytes: Buffer): string => bytes.toString('hex');
+
+const entryType = types.object({ ip: types.string, description: types.string });
+const listResourceType = types.object({
+  id: types.string,
+  entries: types.set(entryType),
+  tags: types.map(types.string),
+  ports: types.list(types.number),
+  enabled: types.bool,
+});
+
+function codecError(action: () => unknown): ValueCodecError {
+  let thrown: unknown;
+  try {
+    action();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(ValueCodecError);
+  return thrown as ValueCodecError;
+}
+
+describe('msgpack: hand-written fixtures (the format, not just our own round trip)', () => {
+  const cases: Array<[name: string, type: ValueType, value: Value, bytes: string]> = [
+    ['null', types.string, null, 'c0'],
+    ['unknown is extension 0 with one zero byte', types.string, UNKNOWN, 'd4 00 00'],
+    ['empty string', types.string, '', 'a0'],
+    ['short string', types.string, 'ab', 'a2 61 62'],
+    ['unicode string counts bytes', types.string, 'é', 'a2 c3 a9'],
+    ['32-byte string uses str8', types.string, 'x'.repeat(32), `d9 20 ${'78'.repeat(32)}`],
+    ['zero', types.number, 0, '00'],
+    ['positive fixint max', types.number, 127, '7f'],
+    ['128 is uint8', types.number, 128, 'cc 80'],
+    ['256 is uint16', types.number, 256, 'cd 01 00'],
+    ['2^31 is uint32', types.number, 2 ** 31, 'ce 80 00 00 00'],
+    ['2^32 is uint64', types.number, 2 ** 32, 'cf 00 00 00 01 00 00 00 00'],
+    ['2^53-1 is uint64', types.number, 2 ** 53 - 1, 'cf 00 1f ff ff ff ff ff ff'],
+    ['-1 is a negative fixint', types.number, -1, 'ff'],
+    ['-32 is the last negative fixint', types.number, -32, 'e0'],
+    ['-33 is int8', types.number, -33, 'd0 df'],
+    ['-129 is int16', types.number, -129, 'd1 ff 7f'],
+    ['-2^31 is int32', types.number, -(2 ** 31), 'd2 80 00 00 00'],
+    ['-2^31-1 is int64', types.number, -(2 ** 31) - 1, 'd3 ff ff ff ff 7f ff ff ff'],
+    ['1.5 is float64', types.number, 1.5, 'cb 3f f8 00 00 00 00 00 00'],
+    ['2^64 is beyond int64: float64', types.number, 2 ** 64, 'cb 43 f0 00 00 00 00 00 00'],
+    ['infinity is float64', types.number, Infinity, 'cb 7f f0 00 00 00 00 00 00'],
+    ['true', types.bool, true, 'c3'],
+    ['false', types.bool, false, 'c2'],
+    ['list', types.list(types.number), [1, 2], '92 01 02'],
+    ['set', types.set(types.string), ['a'], '91 a1 61'],
+    ['map keys sorted', types.map(types.bool), { b: true, a: false }, '82 a1 61 c2 a1 62 c3'],
+    [
+      'object keys sorted, null attribute present',
+      entryType,
+      { ip: '10.0.0.1', description: null },
+      '82 ab 6465736372697074696f6e c0 a2 6970 a8 31302e302e302e31',
+    ],
+  ];
+  test.each(cases)('encode %s', (_name, type, value, bytes) => {
+    expect(toHex(encodeValue(type, value))).toBe(toHex(hex(bytes)));
+  });
+  test.each(cases)('decode %s', (_name, type, value, bytes) => {
+    expect(decodeValue(type, hex(bytes))).toEqual(value);
+  });
+});
+
+describe('msgpack: decoding every number encoding', () => {
+  const cases: Array<[name: string, bytes: string, value: number]> = [
+    ['uint8', 'cc ff', 255],
+    ['uint16', 'cd ff ff', 65535],
+    ['uint32', 'ce ff ff ff ff', 4294967295],
+    ['uint64', 'cf 00 00 00 00 00 00 00 05', 5],
+    ['int8 positive', 'd0 05', 5],
+    ['int8 negative', 'd0 80', -128],
+    ['int16', 'd1 80 00', -32768],
+    ['int32', 'd2 ff ff ff fe', -2],
+    ['int64', 'd3 ff ff ff ff ff ff ff ff', -1],
+    ['int64 2^53-1', 'd3 00 1f ff ff ff ff ff ff', 2 ** 53 - 1],
+    ['float32', 'ca 3f c0 00 00', 1.5],
+    ['float64', 'cb c0 04 00 00 00 00 00 00', -2.5],
+    ['number as decimal string (go-cty: too big for int64/float64)', 'a3 31 2e 35', 1.5],
+  ];
+  test.each(cases)('%s', (_name, bytes, value) => {
+    expect(decodeValue(types.number, hex(bytes))).toBe(value);
+  });
+});
+
+describe('msgpack: round trips', () => {
+  const nested = types.object({
+    name: types.string,
+    entries: types.set(entryType),
+    by_team: types.map(types.list(types.number)),
+    single: types.object({ flag: types.bool }),
+  });
+  const cases: Array<[name: string, type: ValueType, value: Value]> = [
+    ['string with unicode', types.string, 'Grüße, 世界 🌍'],
+    ['empty string', types.string, ''],
+    ['long string (str16)', types.string, 'y'.repeat(70000)],
+    ['number 0', types.number, 0],
+    ['number -1', types.number, -1],
+    ['number 2^31', types.number, 2 ** 31],
+    ['number 2^53-1', types.number, 2 ** 53 - 1],
+    ['number -(2^53-1)', types.number, -(2 ** 53 - 1)],
+    ['number 1.5', types.number, 1.5],
+    ['number -0.1', types.number, -0.1],
+    ['number -infinity', types.number, -Infinity],
+    ['bool', types.bool, true],
+    ['empty list', types.list(types.string), []],
+    ['list of 20 (array16)', types.list(types.number), Array.from({ length: 20 }, (_, index) => index)],
+    ['set', types.set(types.string), ['b', 'a']],
+    ['map', types.map(types.number), { x: 1, y: 2 }],
+    ['empty map', types.map(types.number), {}],
+    ['map with a __proto__ key', types.map(types.string), JSON.parse('{"__proto__":"x","a":"b"}') as Value],
+    ['map of 17 (map16)', types.map(types.bool), Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`k${index}`, index % 2 === 0]))],
+    [
+      'nested object',
+      nested,
+      {
+        name: 'n',
+        entries: [
+          { ip: '10.0.0.1', description: 'a' },
+          { ip: '10.0.0.2', description: null },
+        ],
+        by_team: { red: [1, 2.5], blue: [] },
+        single: { flag: false },
+      },
+    ],
+    ['null at the root', nested, null],
+    ['null at every level', nested, { name: null, entries: [{ ip: null, description: null }], by_team: { red: null }, single: null }],
+    ['unknown at the root', nested, UNKNOWN],
+    [
+      'unknown at every level',
+      nested,
+      { name: UNKNOWN, entries: [{ ip: UNKNOWN, description: 'd' }, UNKNOWN], by_team: { red: [UNKNOWN], blue: UNKNOWN }, single: { flag: UNKNOWN } },
+    ],
+  ];
+  test.each(cases)('%s', (_name, type, value) => {
+    expect(decodeValue(type, encodeValue(type, value))).toEqual(value);
+  });
+
+  test('a map __proto__ key stays data, not a prototype', () => {
+    const decoded = decodeValue(types.map(types.string), hex('81 a9 5f5f70726f746f5f5f a1 78')) as Record<string, unknown>;
+    expect(Object.keys(decoded)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+  });
+});
+
+describe('msgpack: any extension decodes as unknown', () => {
+  const cases: Array<[name: string, bytes: string]> = [
+    ['fixext1 type 0 (plain unknown)', 'd4 00 00'],
+    ['refined unknown: ext8 type 12, not null', 'c7 03 0c 81 01 c2'],
+    ['refined unknown: ext8 type 12, string prefix', 'c7 06 0c 81 02 a3 31 30 2e'],
+    ['fixext2', 'd5 0c 81 01'],
+    ['fixext4', 'd6 05 00 00 00 00'],
+    ['fixext8', 'd7 01 00 00 00 00 00 00 00 00'],
+    ['fixext16', `d8 01 ${'00'.repeat(16)}`],
+    ['ext16', 'c8 00 02 0c 80 00'],
+    ['ext32', 'c9 00 00 00 01 07 00'],
+  ];
+  test.each(cases)('%s at the root', (_name, bytes) => {
+    expect(decodeValue(types.string, hex(bytes))).toBe(UNKNOWN);
+  });
+  test.each(cases)('%s inside an object, followed by another attribute', (_name, bytes) => {
+    const type = types.object({ a: types.string, b: types.number });
+    expect(decodeValue(type, hex(`82 a1 61 ${bytes} a1 62 07`))).toEqual({ a: UNKNOWN, b: 7 });
+  });
+  test('a refined unknown in a set element', () => {
+    const type = types.set(entryType);
+    const bytes = hex('91 82 ab 6465736372697074696f6e c0 a2 6970 c7 03 0c 81 01 c2');
+    expect(decodeValue(type, bytes)).toEqual([{ description: null, ip: UNKNOWN }]);
+  });
+});
+
+describe('msgpack: decoding errors name the attribute path', () => {
+  const entry = (ip: string) => `82 ab 6465736372697074696f6e c0 a2 6970 ${ip}`;
+  const cases: Array<[name: string, type: ValueType, bytes: string, message: string]> = [
+    ['bool where a string belongs, in a set element', types.object({ entries: types.list(entryType) }),
+      `81 a7 656e7472696573 93 ${entry('a1 61')} ${entry('a1 62')} ${entry('c3')}`, 'entries[2].ip: expected string, got bool'],
+    ['string where a number belongs', types.object({ n: types.number }), '81 a1 6e a1 78', 'n: expected number, got string "x"'],
+    ['array where an object belongs', entryType, '90', '(root): expected object, got array'],
+    ['map value of the wrong kind', types.map(types.bool), '81 a1 6b 01', '["k"]: expected bool, got integer'],
+    ['attribute not in the schema', entryType, '83 ab 6465736372697074696f6e c0 a2 6970 c0 a1 78 c0', 'x: attribute is not in the schema'],
+    ['attribute missing', entryType, '81 a2 6970 c0', '(root): object lacks attribute(s) description'],
+    ['truncated string', types.string, 'a5 61 62', 'ends in the middle of a value'],
+    ['truncated array', types.list(types.number), '92 01', '[1]: msgpack data ends where a value was expected'],
+    ['trailing bytes', types.number, '01 02', '1 unexpected bytes after the value'],
+    ['non-string map key', types.map(types.string), '81 01 a1 61', 'expected string map key, got integer'],
+    ['reserved byte', types.string, 'c1', 'not msgpack'],
+  ];
+  test.each(cases)('%s', (_name, type, bytes, message) => {
+    const error = codecError(() => decodeValue(type, hex(bytes)));
+    expect(error.code).toBe('value_codec');
+    expect(error.message).toContain(message);
+  });
+});
+
+describe('msgpack: encoding checks the value against the type', () => {
+  const cases: Array<[name: string, type: ValueType, value: unknown, message: string]> = [
+    ['number for a string', listResourceType, { id: 1, entries: null, tags: null, ports: null, enabled: null }, 'id: expected string, got number'],
+    ['missing attribute', entryType, { ip: 'x' }, 'description: attribute is missing'],
+    ['extra attribute', entryType, { ip: 'x', description: null, extra: 1 }, 'extra: attribute is not in the schema'],
+    ['bad set element', types.set(entryType), [{ ip: true, description: null }], '[0].ip: expected string, got boolean'],
+    ['NaN', types.number, Number.NaN, 'NaN cannot be stored'],
+    ['object for a list', types.list(types.string), {}, 'expected list, got object'],
+  ];
+  test.each(cases)('%s', (_name, type, value, message) => {
+    expect(codecError(() => encodeValue(type, value as Value)).message).toContain(message);
+  });
+});
+
+describe('JSON state decoding against the current schema', () => {
+  test('attributes missing from the stored JSON become null; unknown ones are dropped', () => {
+    const json = JSON.stringify({ id: 'acme/blacklist', entries: [{ ip: '10.0.0.1', old_field: 1 }], removed: 'x', enabled: true });
+    expect(decodeJsonValue(listResourceType, Buffer.from(json))).toEqual({
+      id: 'acme/blacklist',
+      entries: [{ ip: '10.0.0.1', description: null }],
+      tags: null,
+      ports: null,
+      enabled: true,
+    });
+  });
+  test('numbers, numeric strings and maps', () => {
+    const type = types.object({ n: types.number, s: types.number, m: types.map(types.number) });
+    expect(decodeJsonValue(type, '{"n":1.5,"s":"42","m":{"a":1}}')).toEqual({ n: 1.5, s: 42, m: { a: 1 } });
+  });
+  test('a wrong kind names the path', () => {
+    expect(codecError(() => decodeJsonValue(listResourceType, '{"entries":[{"ip":5}]}')).message).toBe(
+      'entries[0].ip: expected string, got number in stored JSON',
+    );
+  });
+  test('invalid JSON', () => {
+    expect(codecError(() => decodeJsonValue(listResourceType, '{')).message).toContain('not valid JSON');
+  });
+});
