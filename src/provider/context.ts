@@ -1,0 +1,169 @@
+/**
+ * SvcContext: what every svc resource hook gets. It holds the resolved provider settings
+ * (the provider block first, then the SVC_* environment variables), creates one
+ * ManagementClient per tenant on first use (each logs in lazily, once per process), and owns
+ * the list cache. A setting that is missing, or not known yet during plan, is only an error
+ * when a hook actually needs it, and the error names the attribute and the variable.
+ */
+import { ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions } from '../api';
+import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
+import { ListCache } from './list-cache';
+
+export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
+
+/** A provider setting as configured: text, not set anywhere, or not known until apply. */
+export type Setting<T> = { readonly state: 'set'; readonly value: T } | { readonly state: 'missing' } | { readonly state: 'unknown' };
+
+export interface SvcSettings {
+  readonly baseUrl: Setting<string>;
+  readonly apiKey: Setting<string>;
+  readonly tenant: Setting<string>;
+  readonly ssoBase: Setting<string>;
+  readonly maxRetries: Setting<number>;
+  readonly requestTimeoutSeconds: Setting<number>;
+}
+
+/** Where each setting comes from, for messages. */
+export const SETTING_SOURCES = {
+  baseUrl: { attribute: 'base_url', env: 'SVC_BASE_URL' },
+  apiKey: { attribute: 'api_key', env: 'SVC_API_KEY' },
+  tenant: { attribute: 'tenant', env: 'SVC_TENANT' },
+  ssoBase: { attribute: 'sso_base', env: 'SVC_SSO_BASE' },
+} as const;
+
+const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+
+export interface SvcContextOptions {
+  readonly log?: ProviderLog;
+  readonly clientOptions?: Partial<ManagementClientOptions>;
+}
+
+export class SvcContext {
+  readonly lists: ListCache;
+  private readonly clients = new Map<string, ManagementClient>();
+  private readonly log: ProviderLog;
+
+  constructor(
+    private readonly settings: SvcSettings,
+    private readonly options: SvcContextOptions = {},
+  ) {
+    this.log = options.log ?? (() => undefined);
+    if (settings.apiKey.state === 'set') registerSecret(settings.apiKey.value);
+    this.lists = new ListCache((tenant, list) => this.client(tenant).listEntries(list));
+  }
+
+  /** True when base_url or api_key is not known yet (plan with a provider block fed by other resources). */
+  get connectionUnknown(): boolean {
+    return this.settings.baseUrl.state === 'unknown' || this.settings.apiKey.state === 'unknown';
+  }
+
+  /** The provider's tenant; throws a diagnostic naming `tenant` and SVC_TENANT when unset or not known. */
+  defaultTenant(): string {
+    return this.required('tenant');
+  }
+
+  /** A resource's tenant at plan time: its own, else the provider's (UNKNOWN while that is unknown). */
+  tenantForPlan(configured: string | null | Unknown): string | Unknown {
+    if (configured !== null) return configured;
+    if (this.settings.tenant.state === 'unknown') return UNKNOWN;
+    return this.defaultTenant();
+  }
+
+  /** The https base of the SAML service-provider URLs; null when unset. */
+  ssoBase(): string | null | Unknown {
+    const setting = this.settings.ssoBase;
+    if (setting.state === 'unknown') return UNKNOWN;
+    return setting.state === 'set' ? setting.value.replace(/\/+$/, '') : null;
+  }
+
+  /** The client for `tenant`, created on first use; it logs in on its first call. */
+  client(tenant: string): ManagementClient {
+    const existing = this.clients.get(tenant);
+    if (existing !== undefined) return existing;
+    const baseUrl = this.required('baseUrl');
+    const apiKey = this.required('apiKey');
+    const client = new ManagementClient({
+      baseUrl,
+      apiKey,
+      tenant,
+      requestTimeoutMs: this.requestTimeoutSeconds() * 1000,
+      ...this.retryOptions(),
+      logger: (event) => this.log('debug', describeClientEvent(tenant, event)),
+      ...this.options.clientOptions,
+    });
+    this.clients.set(tenant, client);
+    return client;
+  }
+
+  /**
+   * A client for calls that are not tenant-scoped (customers, channels): one already made,
+   * else the provider tenant's, else `fallbackTenant`'s.
+   */
+  accountClient(fallbackTenant?: string): ManagementClient {
+    const first = this.clients.values().next();
+    if (!first.done) return first.value;
+    if (this.settings.tenant.state !== 'set' && fallbackTenant !== undefined) return this.client(fallbackTenant);
+    return this.client(this.defaultTenant());
+  }
+
+  /** Progress of long operations (bulk list writes), shown on stderr. */
+  progress(message: string): void {
+    this.log('info', message);
+  }
+
+  warn(message: string): void {
+    this.log('warn', message);
+  }
+
+  /** Invalidates the cached (tenant, list) around `run`. */
+  writeList<Result>(tenant: string, list: ListName, run: (client: ManagementClient) => Promise<Result>): Promise<Result> {
+    const client = this.client(tenant);
+    return this.lists.write(tenant, list, () => run(client));
+  }
+
+  async close(): Promise<void> {
+    const clients = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(clients.map((client) => client.close()));
+  }
+
+  private requestTimeoutSeconds(): number {
+    const setting = this.settings.requestTimeoutSeconds;
+    return setting.state === 'set' ? setting.value : DEFAULT_REQUEST_TIMEOUT_SECONDS;
+  }
+
+  private retryOptions(): Partial<ManagementClientOptions> {
+    const setting = this.settings.maxRetries;
+    if (setting.state !== 'set') return {};
+    return { retry: { maxAttempts: setting.value + 1 } };
+  }
+
+  private required(name: keyof typeof SETTING_SOURCES): string {
+    const setting = this.settings[name];
+    if (setting.state === 'set') return setting.value;
+    const { attribute, env } = SETTING_SOURCES[name];
+    if (setting.state === 'unknown') {
+      throw new DiagnosticsError([
+        errorDiagnostic(
+          `Provider setting ${attribute} is not known yet`,
+          `The svc provider's ${attribute} depends on a value terraform only knows after apply, but this step needs it now. ` +
+            `Give ${attribute} a value known at plan time (a literal or a variable), or set the environment variable ${env}.`,
+        ),
+      ]);
+    }
+    const how =
+      name === 'apiKey'
+        ? `Set the environment variable ${env} (recommended: it keeps the key out of the configuration), or api_key in the provider "svc" block from a sensitive or ephemeral variable.`
+        : `Set ${attribute} in the provider "svc" block, or the environment variable ${env}.`;
+    throw new DiagnosticsError([
+      errorDiagnostic(`Missing provider setting ${attribute}`, `The svc provider needs ${attribute} (environment variable ${env}) here, but neither is set. ${how}`),
+    ]);
+  }
+}
+
+function describeClientEvent(tenant: string, event: ClientLogEvent): string {
+  const parts = Object.entries(event)
+    .filter(([key]) => key !== 'type')
+    .map(([key, value]) => `${key}=${String(value)}`);
+  return `svc client [${tenant}] ${event.type} ${parts.join(' ')}`.trim();
+}

@@ -1,0 +1,265 @@
+/**
+ * The svc provider: its configuration schema, validation and configure step, the list of
+ * resources and data sources, and how domain errors (the client's ManagementApiError, an
+ * InvalidAddressError) become diagnostics that say what to do.
+ */
+import { InvalidAddressError } from '../address';
+import { ManagementApiError, secretRegistry, type ManagementClientOptions } from '../api';
+import {
+  DiagnosticsError,
+  UNKNOWN,
+  errorDiagnostic,
+  isUnknown,
+  types,
+  type Diagnostic,
+  type ObjectValue,
+  type ProviderDefinition,
+  type Schema,
+  type Value,
+} from './core';
+import { SETTING_SOURCES, SvcContext, type ProviderLog, type Setting, type SvcSettings } from './context';
+import { channelSsoResource } from './resources/channel-sso';
+import { auditEventsDataSource } from './resources/data-audit-events';
+import { channelDataSource } from './resources/data-channel';
+import { listDataSource } from './resources/data-list';
+import { tenantDataSource } from './resources/data-tenant';
+import { listResources } from './resources/list';
+import { listEntryResources } from './resources/list-entry';
+import { tenantSsoResource } from './resources/tenant-sso';
+
+export interface SvcProviderOptions {
+  /** Where SVC_* settings come from. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Progress and client events (stderr in the provider binary). Never given the API key. */
+  readonly log?: ProviderLog;
+  /** Overrides for every ManagementClient the provider creates (tests: retry, dispatcher). */
+  readonly clientOptions?: Partial<ManagementClientOptions>;
+}
+
+const MAX_RETRIES_LIMIT = 20;
+const MAX_REQUEST_TIMEOUT_SECONDS = 600;
+
+// ---- schema ------------------------------------------------------------------------------------
+
+const schema: Schema = {
+  version: 0,
+  description: 'The svc runtime threat-protection service: its lists, SSO settings and audit log, through the management API.',
+  attributes: {
+    base_url: {
+      type: types.string,
+      optional: true,
+      description: 'Base URL of the management API, http or https (requests go to `{base_url}/svc_api/v2/...`). Env `SVC_BASE_URL`.',
+    },
+    api_key: {
+      type: types.string,
+      optional: true,
+      sensitive: true,
+      description: 'API key of a management-API user. Prefer env `SVC_API_KEY` (or an ephemeral variable); never written to state.',
+    },
+    tenant: {
+      type: types.string,
+      optional: true,
+      description: 'Default tenant (`customer_name`) of every resource and data source. Env `SVC_TENANT`.',
+    },
+    sso_base: {
+      type: types.string,
+      optional: true,
+      description: 'https base of the SAML service-provider URLs of channels (`sp_*`). Env `SVC_SSO_BASE`. Unset: those attributes are null.',
+    },
+    max_retries: {
+      type: types.number,
+      optional: true,
+      description: `Retries of a failed request (rate limiting, 5xx, network errors), 0 to ${MAX_RETRIES_LIMIT}. Default: the client's policy (5).`,
+    },
+    request_timeout_seconds: {
+      type: types.number,
+      optional: true,
+      description: `Timeout of one HTTP request in seconds, up to ${MAX_REQUEST_TIMEOUT_SECONDS}. Default 30.`,
+    },
+  },
+};
+
+// ---- validate ----------------------------------------------------------------------------------
+
+/** What is wrong with a URL setting, or undefined; never echoes anything but the URL. */
+function urlProblem(value: string, protocols: readonly string[]): string | undefined {
+  if (!URL.canParse(value)) return `${JSON.stringify(value)} is not a URL`;
+  const url = new URL(value);
+  if (!protocols.includes(url.protocol)) return `${JSON.stringify(value)} uses ${url.protocol.replace(/:$/, '')}; use ${protocols.map((protocol) => protocol.replace(/:$/, '')).join(' or ')}`;
+  if (url.hostname === '') return `${JSON.stringify(value)} has no host name`;
+  return undefined;
+}
+
+const URL_SETTINGS = {
+  base_url: { protocols: ['http:', 'https:'], example: 'https://api.example.com' },
+  sso_base: { protocols: ['https:'], example: 'https://sso.example.com' },
+} as const;
+
+function validateProvider(config: ObjectValue): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const [name, rule] of Object.entries(URL_SETTINGS)) {
+    const value = config[name];
+    if (typeof value !== 'string') continue;
+    const problem = value === '' ? 'it is empty' : urlProblem(value, rule.protocols);
+    if (problem !== undefined) {
+      diagnostics.push(errorDiagnostic(`Invalid ${name}`, `${name}: ${problem}. Give a URL such as ${rule.example}, or leave ${name} out.`, [name]));
+    }
+  }
+  if (config.api_key === '') {
+    diagnostics.push(errorDiagnostic('Empty api_key', 'api_key is an empty string. Leave it out and set SVC_API_KEY, or give the key.', ['api_key']));
+  }
+  if (config.tenant === '') {
+    diagnostics.push(errorDiagnostic('Empty tenant', 'tenant is an empty string. Give the tenant (customer) name, or leave it out and set SVC_TENANT.', ['tenant']));
+  }
+  const retries = config.max_retries;
+  if (typeof retries === 'number' && (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES_LIMIT)) {
+    diagnostics.push(errorDiagnostic('Invalid max_retries', `max_retries = ${retries}: give a whole number from 0 to ${MAX_RETRIES_LIMIT}.`, ['max_retries']));
+  }
+  const timeout = config.request_timeout_seconds;
+  if (typeof timeout === 'number' && !(timeout > 0 && timeout <= MAX_REQUEST_TIMEOUT_SECONDS)) {
+    diagnostics.push(
+      errorDiagnostic(
+        'Invalid request_timeout_seconds',
+        `request_timeout_seconds = ${timeout}: give a number of seconds above 0 and at most ${MAX_REQUEST_TIMEOUT_SECONDS}.`,
+        ['request_timeout_seconds'],
+      ),
+    );
+  }
+  return diagnostics;
+}
+
+// ---- configure ---------------------------------------------------------------------------------
+
+function stringSetting(value: Value, env: string | undefined): Setting<string> {
+  if (isUnknown(value)) return { state: 'unknown' };
+  if (typeof value === 'string') return { state: 'set', value };
+  if (env !== undefined && env !== '') return { state: 'set', value: env };
+  return { state: 'missing' };
+}
+
+function numberSetting(value: Value): Setting<number> {
+  if (value === UNKNOWN) return { state: 'unknown' };
+  return typeof value === 'number' ? { state: 'set', value } : { state: 'missing' };
+}
+
+/** Settings from the provider block, then the environment; an env URL is checked here, naming the variable. */
+export function resolveSettings(config: ObjectValue, env: NodeJS.ProcessEnv): SvcSettings {
+  const settings: SvcSettings = {
+    baseUrl: stringSetting(config.base_url, env[SETTING_SOURCES.baseUrl.env]),
+    apiKey: stringSetting(config.api_key, env[SETTING_SOURCES.apiKey.env]),
+    tenant: stringSetting(config.tenant, env[SETTING_SOURCES.tenant.env]),
+    ssoBase: stringSetting(config.sso_base, env[SETTING_SOURCES.ssoBase.env]),
+    maxRetries: numberSetting(config.max_retries),
+    requestTimeoutSeconds: numberSetting(config.request_timeout_seconds),
+  };
+  const fromEnv: Array<[keyof typeof URL_SETTINGS, 'baseUrl' | 'ssoBase']> = [
+    ['base_url', 'baseUrl'],
+    ['sso_base', 'ssoBase'],
+  ];
+  const diagnostics: Diagnostic[] = [];
+  for (const [attribute, key] of fromEnv) {
+    const setting = settings[key];
+    if (setting.state !== 'set' || typeof config[attribute] === 'string') continue;
+    const problem = urlProblem(setting.value, URL_SETTINGS[attribute].protocols);
+    if (problem !== undefined) {
+      const variable = SETTING_SOURCES[key].env;
+      diagnostics.push(
+        errorDiagnostic(`Invalid ${variable}`, `The environment variable ${variable} (the provider's ${attribute}): ${problem}. Fix or unset it.`),
+      );
+    }
+  }
+  if (diagnostics.length > 0) throw new DiagnosticsError(diagnostics);
+  return settings;
+}
+
+// ---- errors ------------------------------------------------------------------------------------
+
+const API_ERROR_ADVICE: Record<string, { summary: string; advice: string }> = {
+  authentication_failed: {
+    summary: 'Login to the svc management API failed',
+    advice: 'Check the API key (api_key or SVC_API_KEY) and that its user is active.',
+  },
+  permission_denied: {
+    summary: 'The svc management API refused a change',
+    advice: 'The API key belongs to a read-only user; use the key of a user allowed to write.',
+  },
+  not_found: {
+    summary: 'Not found in the svc management API',
+    advice: 'Check the name or address in the configuration.',
+  },
+  rate_limited: {
+    summary: 'The svc management API kept limiting the request rate',
+    advice: 'Try again later, run terraform with a lower -parallelism, or raise max_retries.',
+  },
+  validation_failed: {
+    summary: 'Invalid value for the svc management API',
+    advice: 'Fix the value named above in the configuration.',
+  },
+  transport_failed: {
+    summary: 'Could not reach the svc management API',
+    advice: 'Check base_url (or SVC_BASE_URL), the network path to it, and request_timeout_seconds.',
+  },
+  unexpected_reply: {
+    summary: 'Unexpected reply from the svc management API',
+    advice: 'Check that base_url (or SVC_BASE_URL) points at the management API; if it does, retry and report the X-Request-ID above.',
+  },
+  service_error: {
+    summary: 'The svc management API refused the request',
+    advice: 'Fix what the service names above (e.g. an unknown tenant: check tenant or SVC_TENANT).',
+  },
+  token_rejected: {
+    summary: 'The svc management API rejected a fresh session token',
+    advice: 'Log in works but the token is refused right away; check the clocks and the service, then retry.',
+  },
+  client_closed: {
+    summary: 'The svc provider was stopping',
+    advice: 'Terraform asked the provider to stop while this call ran; run the command again.',
+  },
+};
+
+export function describeSvcError(error: unknown, operation: string): Diagnostic | undefined {
+  if (error instanceof InvalidAddressError) {
+    return errorDiagnostic(
+      'Invalid IP address or CIDR',
+      `${operation}: ${error.message}. Give an IPv4 or IPv6 address, or a CIDR range without host bits.`,
+    );
+  }
+  if (error instanceof ManagementApiError) {
+    const { summary, advice } = API_ERROR_ADVICE[error.code] ?? API_ERROR_ADVICE.service_error;
+    // The client scrubs its own messages; scrubbing again costs nothing and guards the boundary.
+    return errorDiagnostic(summary, secretRegistry.redact(`${operation}: ${error.message} ${advice}`));
+  }
+  return undefined;
+}
+
+// ---- definition --------------------------------------------------------------------------------
+
+export function createSvcProvider(options: SvcProviderOptions = {}): ProviderDefinition<SvcContext> {
+  const env = options.env ?? process.env;
+  const contexts = new Set<SvcContext>();
+  return {
+    schema,
+    validate: ({ config }) => validateProvider(config),
+
+    async configure({ config }) {
+      const context = new SvcContext(resolveSettings(config, env), {
+        ...(options.log === undefined ? {} : { log: options.log }),
+        ...(options.clientOptions === undefined ? {} : { clientOptions: options.clientOptions }),
+      });
+      contexts.add(context);
+      return context;
+    },
+
+    resources: [...listEntryResources, ...listResources, tenantSsoResource, channelSsoResource],
+    dataSources: [listDataSource, auditEventsDataSource, tenantDataSource, channelDataSource],
+
+    describeError: describeSvcError,
+
+    async close(context) {
+      const all = new Set(contexts);
+      if (context !== undefined) all.add(context);
+      contexts.clear();
+      await Promise.all([...all].map((each) => each.close()));
+    },
+  };
+}

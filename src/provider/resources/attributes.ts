@@ -1,0 +1,129 @@
+/**
+ * Small shared helpers for the svc resources: reading typed attributes out of an ObjectValue
+ * (where any of them may be null or UNKNOWN at plan time), schema attribute shorthands, and the
+ * address check every ip attribute goes through.
+ */
+import { checkAddress } from '../../address';
+import {
+  DiagnosticsError,
+  UNKNOWN,
+  errorDiagnostic,
+  isUnknown,
+  type AttributePath,
+  type AttributeSchema,
+  type Diagnostic,
+  type ObjectValue,
+  type Unknown,
+  type Value,
+  types,
+} from '../core';
+
+/** A string attribute: its text, null when unset, or UNKNOWN. */
+export function stringAttribute(object: ObjectValue, name: string): string | null | Unknown {
+  const value = object[name];
+  if (value === null || value === undefined) return null;
+  if (isUnknown(value)) return UNKNOWN;
+  if (typeof value !== 'string') throw new TypeError(`attribute ${name}: expected a string, got ${typeof value}`);
+  return value;
+}
+
+export function numberAttribute(object: ObjectValue, name: string): number | null | Unknown {
+  const value = object[name];
+  if (value === null || value === undefined) return null;
+  if (isUnknown(value)) return UNKNOWN;
+  if (typeof value !== 'number') throw new TypeError(`attribute ${name}: expected a number, got ${typeof value}`);
+  return value;
+}
+
+export function boolAttribute(object: ObjectValue, name: string): boolean | null | Unknown {
+  const value = object[name];
+  if (value === null || value === undefined) return null;
+  if (isUnknown(value)) return UNKNOWN;
+  if (typeof value !== 'boolean') throw new TypeError(`attribute ${name}: expected a bool, got ${typeof value}`);
+  return value;
+}
+
+/** The elements of a list or set attribute, null when unset, or UNKNOWN. */
+export function collectionAttribute(object: ObjectValue, name: string): readonly Value[] | null | Unknown {
+  const value = object[name];
+  if (value === null || value === undefined) return null;
+  if (isUnknown(value)) return UNKNOWN;
+  if (!Array.isArray(value)) throw new TypeError(`attribute ${name}: expected a list or set, got ${typeof value}`);
+  return value as readonly Value[];
+}
+
+/** A string the hook cannot do without (apply time, where config is wholly known). */
+export function requiredString(object: ObjectValue, name: string): string {
+  const value = stringAttribute(object, name);
+  if (typeof value !== 'string') {
+    throw new TypeError(`attribute ${name} must be a known string here, got ${value === null ? 'null' : 'unknown'}`);
+  }
+  return value;
+}
+
+export function isKnownString(value: Value | undefined): value is string {
+  return typeof value === 'string';
+}
+
+/** `known` when every input is known, otherwise UNKNOWN: for values derived from several attributes. */
+export function whenKnown<Result extends Value>(inputs: readonly (Value | undefined)[], derive: () => Result): Result | Unknown {
+  return inputs.some((input) => input === UNKNOWN) ? UNKNOWN : derive();
+}
+
+/**
+ * The canonical spelling of a known ip attribute, or an error diagnostic on `path` naming the
+ * value, why it is wrong and (for host bits) the network it should be.
+ */
+export function checkIpAttribute(value: string, path: AttributePath, what = 'ip'): { canonical: string } | { diagnostic: Diagnostic } {
+  const checked = checkAddress(value);
+  if (checked.ok) return { canonical: checked.canonical };
+  return {
+    diagnostic: errorDiagnostic(
+      `Invalid IP address or CIDR in ${what}`,
+      `${what} = ${JSON.stringify(value)}: ${checked.error.reason}. ` +
+        'Give an IPv4 or IPv6 address (e.g. 192.0.2.10, 2001:db8::1) or a CIDR range whose address is the network ' +
+        '(e.g. 192.0.2.0/24), with no host bits set.',
+      path,
+    ),
+  };
+}
+
+/** The canonical spelling of an ip known to be valid (validate checked it); throws a diagnostic otherwise. */
+export function canonicalIpOf(value: string, path: AttributePath): string {
+  const checked = checkIpAttribute(value, path);
+  if ('diagnostic' in checked) throw new DiagnosticsError([checked.diagnostic]);
+  return checked.canonical;
+}
+
+/** An error for an optional string attribute set to "" (it has no meaning; leave it out instead). */
+export function emptyStringDiagnostic(object: ObjectValue, name: string, hint: string): Diagnostic | undefined {
+  if (object[name] !== '') return undefined;
+  return errorDiagnostic(`Empty ${name}`, `${name} = "": an empty string is not a valid ${name}. ${hint}`, [name]);
+}
+
+// ---- schema shorthands -----------------------------------------------------------------------
+
+export const attribute = {
+  requiredString: (description: string, extra: Partial<AttributeSchema> = {}): AttributeSchema => ({
+    type: types.string,
+    required: true,
+    description,
+    ...extra,
+  } as AttributeSchema),
+  optionalString: (description: string, extra: Partial<AttributeSchema> = {}): AttributeSchema => ({
+    type: types.string,
+    optional: true,
+    description,
+    ...extra,
+  } as AttributeSchema),
+  optionalComputedString: (description: string, extra: Partial<AttributeSchema> = {}): AttributeSchema => ({
+    type: types.string,
+    optional: true,
+    computed: true,
+    description,
+    ...extra,
+  } as AttributeSchema),
+  computedString: (description: string): AttributeSchema => ({ type: types.string, computed: true, description }),
+  computedNumber: (description: string): AttributeSchema => ({ type: types.number, computed: true, description }),
+  computedBool: (description: string): AttributeSchema => ({ type: types.bool, computed: true, description }),
+};

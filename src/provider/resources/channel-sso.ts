@@ -1,0 +1,115 @@
+/**
+ * `svc_channel_sso`: a channel's SAML single sign-on, plus the service-provider URLs an
+ * identity provider needs (from the provider's sso_base). An update lists the channel, copies
+ * it exactly without its uuid, sets `sso` and sends it (the client's setChannelSso); destroy
+ * turns SSO off.
+ */
+import type { Channel } from '../../api';
+import { DiagnosticsError, UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
+import type { SvcContext } from '../context';
+import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
+import { serviceProviderUrls, ssoAttributes, ssoFromConfig, unknownNameDiagnostic, validateSso } from './sso';
+import { SSO_SETTING_ATTRIBUTES } from './tenant-sso';
+
+const TYPE_NAME = 'svc_channel_sso';
+
+// ---- schema ------------------------------------------------------------------------------------
+
+export const SERVICE_PROVIDER_ATTRIBUTES = {
+  sp_entity_id: attribute.computedString('SAML service-provider entity ID, `{sso_base}/sign-in`; null when the provider has no `sso_base`.'),
+  sp_acs_url: attribute.computedString(
+    'SAML assertion consumer service URL, `{sso_base}/auth/v2/channels/<uuid>/acs`; null when the provider has no `sso_base`.',
+  ),
+  sp_metadata_url: attribute.computedString(
+    'SAML service-provider metadata URL, `{sso_base}/auth/v2/channels/<uuid>/metadata`; null when the provider has no `sso_base`.',
+  ),
+} as const;
+
+const schema: Schema = {
+  version: 0,
+  description:
+    "A channel's SAML single sign-on settings and the service-provider URLs to give the identity provider. " +
+    'Destroying the resource turns SSO off for the channel.',
+  attributes: {
+    name: attribute.requiredString('The channel name. Changing it replaces the resource.', { requiresReplace: true }),
+    ...SSO_SETTING_ATTRIBUTES,
+    id: attribute.computedString('The channel name.'),
+    uuid: attribute.computedString("The channel's uuid."),
+    ...SERVICE_PROVIDER_ATTRIBUTES,
+  },
+};
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+async function findChannel(context: SvcContext, name: string): Promise<{ channel: Channel | undefined; names: string[] }> {
+  const channels = await context.accountClient().listChannels();
+  return { channel: channels.find((candidate) => candidate.name === name), names: channels.map((candidate) => candidate.name) };
+}
+
+function channelState(context: SvcContext, name: string, channel: Channel): ObjectValue {
+  return { name, ...ssoAttributes(channel.sso), id: name, uuid: channel.uuid, ...serviceProviderUrls(context.ssoBase(), channel.uuid) };
+}
+
+async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
+  const name = requiredString(config, 'name');
+  await context.accountClient().setChannelSso(name, ssoFromConfig(config));
+  const { channel, names } = await findChannel(context, name);
+  if (channel === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', name, names, ['name'])]);
+  return channelState(context, name, channel);
+}
+
+// ---- definition --------------------------------------------------------------------------------
+
+export const channelSsoResource: ResourceDefinition<SvcContext> = {
+  typeName: TYPE_NAME,
+  schema,
+
+  validate({ config }) {
+    const diagnostics = validateSso(config, TYPE_NAME);
+    const emptyName = emptyStringDiagnostic(config, 'name', 'Give the channel name.');
+    return emptyName === undefined ? diagnostics : [emptyName, ...diagnostics];
+  },
+
+  async plan({ context, config, prior, proposed }) {
+    const name = stringAttribute(config, 'name');
+    const required = boolAttribute(config, 'required');
+    const sameChannel = prior !== null && typeof name === 'string' && name === prior.name;
+    const uuid = sameChannel ? prior.uuid : UNKNOWN;
+    return {
+      planned: {
+        ...proposed,
+        required: required === null ? false : required,
+        id: name,
+        uuid,
+        ...serviceProviderUrls(context.ssoBase(), uuid),
+      },
+    };
+  },
+
+  create: ({ context, config }) => applySso(context, config),
+
+  async read({ context, state }) {
+    if (context.connectionUnknown) return state;
+    const name = requiredString(state, 'name');
+    const { channel } = await findChannel(context, name);
+    return channel === undefined ? null : channelState(context, name, channel);
+  },
+
+  update: ({ context, config }) => applySso(context, config),
+
+  async delete({ context, prior }) {
+    const name = requiredString(prior, 'name');
+    try {
+      await context.accountClient().setChannelSso(name, null);
+    } catch (error) {
+      // Deliberate: a channel that no longer exists has no SSO left to turn off.
+      if ((error as { code?: unknown }).code !== 'not_found') throw error;
+    }
+  },
+
+  async import({ context, id }) {
+    const { channel, names } = await findChannel(context, id);
+    if (channel === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', id, names)]);
+    return channelState(context, id, channel);
+  },
+};

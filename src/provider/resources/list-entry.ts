@@ -1,0 +1,245 @@
+/**
+ * `svc_blacklist_entry`, `svc_blocklist_entry`, `svc_whitelist_entry`: one address or CIDR on
+ * one list. The ip compares by canonical form (`10.0.0.1/32` is `10.0.0.1`), so a respelling
+ * plans no change; a different address replaces the entry. Reads go through the shared list
+ * cache, so refreshing many entries costs one `list_<list>` call per list.
+ */
+import type { ListEntry, ListName } from '../../api';
+import {
+  DiagnosticsError,
+  UNKNOWN,
+  errorDiagnostic,
+  type Diagnostic,
+  type ObjectValue,
+  type ResourceDefinition,
+  type Schema,
+  type Value,
+} from '../core';
+import type { SvcContext } from '../context';
+import {
+  attribute,
+  canonicalIpOf,
+  checkIpAttribute,
+  emptyStringDiagnostic,
+  requiredString,
+  stringAttribute,
+} from './attributes';
+
+const LIST_PURPOSE: Record<ListName, string> = {
+  blacklist: 'denied permanently, until removed',
+  blocklist: 'denied for 30 minutes from the moment the service adds it',
+  whitelist: 'never blocked, also not by risk-based blocking',
+};
+
+// ---- schema ------------------------------------------------------------------------------------
+
+function entrySchema(list: ListName): Schema {
+  const blocklistNote =
+    list === 'blocklist'
+      ? ' The service drops a blocklist entry 30 minutes after adding it; terraform then sees it gone and plans a create, ' +
+        'so the next apply renews the block.'
+      : '';
+  return {
+    version: 0,
+    description:
+      `One address or CIDR range on the tenant's ${list} (${LIST_PURPOSE[list]}).${blocklistNote} ` +
+      `Do not manage the same list with \`svc_${list}\` as well: the two would undo each other's changes.`,
+    attributes: {
+      ip: attribute.requiredString(
+        'IPv4/IPv6 address or CIDR range without host bits. Compared by canonical form, so `10.0.0.1/32` and `10.0.0.1` ' +
+          'are the same entry. Changing it to another address replaces the entry.',
+        { requiresReplace: true },
+      ),
+      description: attribute.optionalComputedString('Free text shown next to the entry. Unset means "". Changes update the entry in place.'),
+      tenant: attribute.optionalComputedString("The tenant (customer_name) whose list holds the entry. Defaults to the provider's tenant. Changing it replaces the entry.", {
+        requiresReplace: true,
+      }),
+      id: attribute.computedString('`<tenant>/<canonical ip>`.'),
+      created: attribute.computedNumber('When the entry was added, in epoch seconds, as the service reports it.'),
+      ...(list === 'blocklist'
+        ? { expires: attribute.computedNumber('When the block ends, in epoch seconds; the entry is gone from the service after that.') }
+        : {}),
+    },
+  };
+}
+
+// ---- validate ----------------------------------------------------------------------------------
+
+function validateEntry(config: ObjectValue): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const ip = stringAttribute(config, 'ip');
+  if (typeof ip === 'string') {
+    const checked = checkIpAttribute(ip, ['ip']);
+    if ('diagnostic' in checked) diagnostics.push(checked.diagnostic);
+  }
+  const emptyTenant = emptyStringDiagnostic(config, 'tenant', "Leave tenant out to use the provider's tenant, or name one.");
+  if (emptyTenant !== undefined) diagnostics.push(emptyTenant);
+  return diagnostics;
+}
+
+// ---- state -------------------------------------------------------------------------------------
+
+/** The state of an entry as the service lists it, keeping the user's spelling of the ip. */
+function entryState(list: ListName, ip: string, tenant: string, entry: ListEntry): ObjectValue {
+  const canonical = canonicalIpOf(ip, ['ip']);
+  return {
+    ip,
+    description: entry.description ?? '',
+    tenant,
+    id: `${tenant}/${canonical}`,
+    created: entry.created,
+    ...(list === 'blocklist' ? { expires: typeof entry.expires === 'number' ? entry.expires : null } : {}),
+  };
+}
+
+/** ip, tenant and description as the wholly known config (apply time) asks for them. */
+function desiredEntry(context: SvcContext, config: ObjectValue): { ip: string; canonical: string; tenant: string; description: string } {
+  const ip = requiredString(config, 'ip');
+  const tenant = stringAttribute(config, 'tenant');
+  const description = stringAttribute(config, 'description');
+  return {
+    ip,
+    canonical: canonicalIpOf(ip, ['ip']),
+    tenant: typeof tenant === 'string' ? tenant : context.defaultTenant(),
+    description: typeof description === 'string' ? description : '',
+  };
+}
+
+async function readBack(context: SvcContext, list: ListName, tenant: string, canonical: string): Promise<ListEntry> {
+  const entry = await context.client(tenant).getEntry(list, canonical);
+  if (entry !== null) return entry;
+  throw new DiagnosticsError([
+    errorDiagnostic(
+      `The ${list} entry ${canonical} is missing right after it was written`,
+      `new_${list} for ${canonical} in tenant ${JSON.stringify(tenant)} succeeded, but get_${list} does not find it. ` +
+        'Something else removed it at the same moment (another terraform run, risk-based blocking, a person); run terraform apply again.',
+    ),
+  ]);
+}
+
+/** Parses `<tenant>/<ip or CIDR>`: the tenant is everything before the first slash. */
+export function parseEntryImportId(list: ListName, id: string): { tenant: string; ip: string } {
+  const slash = id.indexOf('/');
+  const tenant = slash === -1 ? '' : id.slice(0, slash);
+  const ip = slash === -1 ? '' : id.slice(slash + 1);
+  if (tenant === '' || ip === '') {
+    throw new DiagnosticsError([
+      errorDiagnostic(
+        'Invalid import ID',
+        `Import ID ${JSON.stringify(id)}: expected <tenant>/<ip or CIDR>, e.g. acme/203.0.113.9 or acme/10.0.0.0/8 ` +
+          `(the tenant is everything before the first slash). Import it as svc_${list}_entry with that ID.`,
+      ),
+    ]);
+  }
+  const checked = checkIpAttribute(ip, [], 'the ip of the import ID');
+  if ('diagnostic' in checked) throw new DiagnosticsError([checked.diagnostic]);
+  return { tenant, ip };
+}
+
+// ---- definition --------------------------------------------------------------------------------
+
+export function createListEntryResource(list: ListName): ResourceDefinition<SvcContext> {
+  const hasExpiry = list === 'blocklist';
+  return {
+    typeName: `svc_${list}_entry`,
+    schema: entrySchema(list),
+
+    validate: ({ config }) => validateEntry(config),
+
+    async plan({ context, config, prior, proposed }) {
+      const configuredIp = stringAttribute(config, 'ip');
+      const tenant = context.tenantForPlan(stringAttribute(config, 'tenant'));
+      const configuredDescription = stringAttribute(config, 'description');
+
+      let ip: Value = configuredIp;
+      let canonical: string | undefined;
+      if (typeof configuredIp === 'string') {
+        canonical = canonicalIpOf(configuredIp, ['ip']);
+        // Semantic equality: the same address in another spelling keeps the stored spelling.
+        const priorIp = prior === null ? null : stringAttribute(prior, 'ip');
+        if (typeof priorIp === 'string' && canonicalIpOf(priorIp, ['ip']) === canonical) ip = priorIp;
+      }
+      // Same tenant and address: an update in place (the upsert keeps created and the block's end).
+      const sameEntry = prior !== null && canonical !== undefined && ip === prior.ip && tenant === prior.tenant;
+      const planned: Record<string, Value> = {
+        ...proposed,
+        ip,
+        tenant,
+        description: configuredDescription === null ? '' : configuredDescription,
+        id: typeof tenant === 'string' && canonical !== undefined ? `${tenant}/${canonical}` : UNKNOWN,
+        created: sameEntry ? prior.created : UNKNOWN,
+      };
+      if (hasExpiry) planned.expires = sameEntry ? prior.expires : UNKNOWN;
+      return { planned };
+    },
+
+    async create({ context, config }) {
+      const desired = desiredEntry(context, config);
+      await context.writeList(desired.tenant, list, (client) =>
+        client.addEntry(list, { ip: desired.canonical, description: desired.description }),
+      );
+      const entry = await readBack(context, list, desired.tenant, desired.canonical);
+      return entryState(list, desired.ip, desired.tenant, entry);
+    },
+
+    async read({ context, state }) {
+      // Without base_url/api_key (not known yet during plan) the entry cannot be checked: keep it.
+      if (context.connectionUnknown) return state;
+      const ip = requiredString(state, 'ip');
+      const tenant = requiredString(state, 'tenant');
+      const entry = await context.lists.find(tenant, list, ip);
+      // Gone (removed elsewhere, or a blocklist entry whose 30 minutes ended): terraform plans a create.
+      if (entry === undefined) return null;
+      return entryState(list, ip, tenant, entry);
+    },
+
+    async update({ context, config, prior }) {
+      const desired = desiredEntry(context, config);
+      const ip = requiredString(prior, 'ip');
+      const created = prior.created;
+      // new_<list> is an upsert; sending the stored `created` keeps it even where the service takes it from the request.
+      await context.writeList(desired.tenant, list, (client) =>
+        client.addEntry(list, {
+          ip: desired.canonical,
+          description: desired.description,
+          ...(typeof created === 'number' ? { created } : {}),
+        }),
+      );
+      const entry = await readBack(context, list, desired.tenant, desired.canonical);
+      return entryState(list, ip, desired.tenant, entry);
+    },
+
+    async delete({ context, prior }) {
+      const ip = canonicalIpOf(requiredString(prior, 'ip'), ['ip']);
+      const tenant = requiredString(prior, 'tenant');
+      await context.writeList(tenant, list, async (client) => {
+        try {
+          await client.deleteEntry(list, ip);
+        } catch (error) {
+          // Deliberate: an entry already gone (removed elsewhere, or an ended block) is deleted.
+          if ((error as { code?: unknown }).code !== 'not_found') throw error;
+        }
+      });
+    },
+
+    async import({ context, id }) {
+      const { tenant, ip } = parseEntryImportId(list, id);
+      const entry = await context.lists.find(tenant, list, ip);
+      if (entry === undefined) {
+        const hint = hasExpiry ? ' Blocklist entries disappear 30 minutes after they were added.' : '';
+        throw new DiagnosticsError([
+          errorDiagnostic(
+            `No ${list} entry to import`,
+            `Tenant ${JSON.stringify(tenant)} has no ${list} entry for ${JSON.stringify(ip)}.${hint} ` +
+              `Check the address and the tenant (import ID <tenant>/<ip or CIDR>), or let terraform create the entry instead of importing it.`,
+          ),
+        ]);
+      }
+      return entryState(list, ip, tenant, entry);
+    },
+  };
+}
+
+export const listEntryResources: readonly ResourceDefinition<SvcContext>[] = (['blacklist', 'blocklist', 'whitelist'] as const).map(
+  createListEntryResource,
+);

@@ -1,0 +1,95 @@
+/**
+ * What `svc_tenant_sso` and `svc_channel_sso` share: the SSO rules at validate time (the
+ * client's own assertSsoSettings, so there is one wording), turning attributes into the API's
+ * `sso` object and back, and the SAML service-provider URLs of a channel.
+ */
+import { ValidationError, assertSsoSettings, type SsoSettings } from '../../api';
+import { UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
+import { boolAttribute, stringAttribute } from './attributes';
+
+/** Stands in for a metadata URL that is not known yet, so the other rules can still be checked. */
+const KNOWN_GOOD_URL = 'https://identity-provider.invalid/metadata';
+
+/** Plan-time SSO errors: required without enabled, a non-https URL, enabled without a URL. */
+export function validateSso(config: ObjectValue, typeName: string): Diagnostic[] {
+  const enabled = boolAttribute(config, 'enabled');
+  const required = boolAttribute(config, 'required');
+  const url = stringAttribute(config, 'saml_metadata_url');
+  const diagnostics: Diagnostic[] = [];
+  const check = (sso: SsoSettings, detail?: string) => {
+    try {
+      assertSsoSettings(sso, typeName);
+    } catch (error) {
+      // Deliberate boundary: the client's validation error becomes a diagnostic on the attribute.
+      if (!(error instanceof ValidationError)) throw error;
+      const attributeName = error.field.slice(typeName.length + 1);
+      if (diagnostics.some((diagnostic) => diagnostic.path?.[0] === attributeName)) return;
+      diagnostics.push(errorDiagnostic(`Invalid SSO setting ${attributeName}`, detail ?? error.message, [attributeName]));
+    }
+  };
+  // The metadata URL must be https whether or not SSO is enabled yet.
+  if (typeof url === 'string') {
+    check(
+      { enabled: true, required: false, saml_metadata_url: url },
+      `saml_metadata_url = ${JSON.stringify(url)}: the identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).`,
+    );
+  }
+  if (typeof enabled === 'boolean' && required !== UNKNOWN && url !== UNKNOWN) {
+    check({ enabled, required: required ?? false, saml_metadata_url: url ?? '' });
+  } else if (typeof enabled === 'boolean' && required !== UNKNOWN) {
+    check({ enabled, required: required ?? false, saml_metadata_url: KNOWN_GOOD_URL });
+  }
+  return diagnostics;
+}
+
+/** The `sso` object the wholly known config asks for. */
+export function ssoFromConfig(config: ObjectValue): SsoSettings {
+  const enabled = boolAttribute(config, 'enabled');
+  const required = boolAttribute(config, 'required');
+  const url = stringAttribute(config, 'saml_metadata_url');
+  return {
+    enabled: enabled === true,
+    required: required === true,
+    saml_metadata_url: typeof url === 'string' ? url : '',
+  };
+}
+
+/** enabled/required/saml_metadata_url as state, from the service's `sso` (null: SSO off). */
+export function ssoAttributes(sso: SsoSettings | null): { enabled: boolean; required: boolean; saml_metadata_url: string | null } {
+  if (sso === null) return { enabled: false, required: false, saml_metadata_url: null };
+  return {
+    enabled: sso.enabled,
+    required: sso.required,
+    saml_metadata_url: sso.saml_metadata_url === '' ? null : sso.saml_metadata_url,
+  };
+}
+
+/** The channel's SAML service-provider URLs under `ssoBase`; null when sso_base is unset. */
+export function serviceProviderUrls(
+  ssoBase: string | null | Unknown,
+  channelUuid: Value,
+): { sp_entity_id: Value; sp_acs_url: Value; sp_metadata_url: Value } {
+  if (ssoBase === null) return { sp_entity_id: null, sp_acs_url: null, sp_metadata_url: null };
+  if (ssoBase === UNKNOWN) return { sp_entity_id: UNKNOWN, sp_acs_url: UNKNOWN, sp_metadata_url: UNKNOWN };
+  const channelBase = typeof channelUuid === 'string' ? `${ssoBase}/auth/v2/channels/${channelUuid}` : undefined;
+  return {
+    sp_entity_id: `${ssoBase}/sign-in`,
+    sp_acs_url: channelBase === undefined ? UNKNOWN : `${channelBase}/acs`,
+    sp_metadata_url: channelBase === undefined ? UNKNOWN : `${channelBase}/metadata`,
+  };
+}
+
+/** An error naming the tenant or channel that does not exist, and the ones that do. */
+export function unknownNameDiagnostic(
+  kind: 'tenant' | 'channel',
+  name: string,
+  known: readonly string[],
+  path?: readonly string[],
+): Diagnostic {
+  const listed = known.slice(0, 10).map((item) => JSON.stringify(item)).join(', ');
+  return errorDiagnostic(
+    `Unknown ${kind} ${JSON.stringify(name)}`,
+    `The service lists no ${kind} named ${JSON.stringify(name)} (it lists ${listed || 'none'}). Check the name; it is case-sensitive.`,
+    path,
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * `svc_tenant_sso`: a tenant's SAML single sign-on. An update lists the tenant, copies it
+ * exactly without its uuid, sets `sso` and sends it (the client's setTenantSso); destroy turns
+ * SSO off (`sso = null`).
+ */
+import type { Customer } from '../../api';
+import { DiagnosticsError, UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
+import type { SvcContext } from '../context';
+import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
+import { ssoAttributes, ssoFromConfig, unknownNameDiagnostic, validateSso } from './sso';
+
+const TYPE_NAME = 'svc_tenant_sso';
+
+// ---- schema ------------------------------------------------------------------------------------
+
+export const SSO_SETTING_ATTRIBUTES = {
+  enabled: { type: types.bool, required: true, description: 'Whether users may sign in through the identity provider.' },
+  required: {
+    type: types.bool,
+    optional: true,
+    computed: true,
+    description: 'Whether users must sign in through the identity provider (default false). Needs `enabled = true`.',
+  },
+  saml_metadata_url: attribute.optionalString("The identity provider's SAML metadata URL; https only. Required when `enabled` is true."),
+} as const;
+
+const schema: Schema = {
+  version: 0,
+  description: "A tenant's SAML single sign-on settings. Destroying the resource turns SSO off for the tenant.",
+  attributes: {
+    name: attribute.requiredString('The tenant (customer) name. Changing it replaces the resource.', { requiresReplace: true }),
+    ...SSO_SETTING_ATTRIBUTES,
+    id: attribute.computedString('The tenant name.'),
+    uuid: attribute.computedString("The tenant's uuid."),
+  },
+};
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+async function findTenant(context: SvcContext, name: string): Promise<{ tenant: Customer | undefined; names: string[] }> {
+  const tenants = await context.accountClient(name).listCustomers();
+  return { tenant: tenants.find((candidate) => candidate.name === name), names: tenants.map((candidate) => candidate.name) };
+}
+
+function tenantState(name: string, tenant: Customer): ObjectValue {
+  return { name, ...ssoAttributes(tenant.sso), id: name, uuid: tenant.uuid };
+}
+
+async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
+  const name = requiredString(config, 'name');
+  await context.accountClient(name).setTenantSso(name, ssoFromConfig(config));
+  const { tenant, names } = await findTenant(context, name);
+  if (tenant === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', name, names, ['name'])]);
+  return tenantState(name, tenant);
+}
+
+// ---- definition --------------------------------------------------------------------------------
+
+export const tenantSsoResource: ResourceDefinition<SvcContext> = {
+  typeName: TYPE_NAME,
+  schema,
+
+  validate({ config }) {
+    const diagnostics = validateSso(config, TYPE_NAME);
+    const emptyName = emptyStringDiagnostic(config, 'name', 'Give the tenant (customer) name.');
+    return emptyName === undefined ? diagnostics : [emptyName, ...diagnostics];
+  },
+
+  async plan({ config, prior, proposed }) {
+    const name = stringAttribute(config, 'name');
+    const required = boolAttribute(config, 'required');
+    const sameTenant = prior !== null && typeof name === 'string' && name === prior.name;
+    return {
+      planned: {
+        ...proposed,
+        required: required === null ? false : required,
+        id: name,
+        uuid: sameTenant ? prior.uuid : UNKNOWN,
+      },
+    };
+  },
+
+  create: ({ context, config }) => applySso(context, config),
+
+  async read({ context, state }) {
+    if (context.connectionUnknown) return state;
+    const name = requiredString(state, 'name');
+    const { tenant } = await findTenant(context, name);
+    return tenant === undefined ? null : tenantState(name, tenant);
+  },
+
+  update: ({ context, config }) => applySso(context, config),
+
+  async delete({ context, prior }) {
+    const name = requiredString(prior, 'name');
+    try {
+      await context.accountClient(name).setTenantSso(name, null);
+    } catch (error) {
+      // Deliberate: a tenant that no longer exists has no SSO left to turn off.
+      if ((error as { code?: unknown }).code !== 'not_found') throw error;
+    }
+  },
+
+  async import({ context, id }) {
+    const { tenant, names } = await findTenant(context, id);
+    if (tenant === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', id, names)]);
+    return tenantState(id, tenant);
+  },
+};
