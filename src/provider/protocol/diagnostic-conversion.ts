@@ -1,0 +1,49 @@
+/**
+ * Core diagnostics and attribute paths as tfplugin6 messages and back. Path steps: an
+ * attribute name -> attribute_name, a list index -> element_key_int, a map key ->
+ * element_key_string.
+ */
+import type { AttributePath, Diagnostic, PathStep } from '../core/diagnostics';
+import * as messages from './messages';
+
+export function toProtocolPath(path: AttributePath): messages.AttributePath {
+  return {
+    steps: path.map((step): messages.AttributePathStep => {
+      if (typeof step === 'string') return { attributeName: step };
+      if (typeof step === 'number') return { elementKeyInt: step };
+      return { elementKeyString: step.key };
+    }),
+  };
+}
+
+export function fromProtocolPath(path: messages.AttributePath): AttributePath {
+  return path.steps.map((step): PathStep => {
+    if (step.attributeName !== undefined) return step.attributeName;
+    if (step.elementKeyInt !== undefined) return step.elementKeyInt;
+    if (step.elementKeyString !== undefined) return { key: step.elementKeyString };
+    throw new Error('attribute path step has none of attribute_name, element_key_string, element_key_int set');
+  });
+}
+
+export function toProtocolDiagnostic(diagnostic: Diagnostic): messages.Diagnostic {
+  return {
+    severity: diagnostic.severity === 'error' ? messages.DiagnosticSeverity.Error : messages.DiagnosticSeverity.Warning,
+    summary: diagnostic.summary,
+    detail: diagnostic.detail,
+    attribute: diagnostic.path !== undefined && diagnostic.path.length > 0 ? toProtocolPath(diagnostic.path) : undefined,
+  };
+}
+
+export function fromProtocolDiagnostic(diagnostic: messages.Diagnostic): Diagnostic {
+  const severity = diagnostic.severity === messages.DiagnosticSeverity.Warning ? 'warning' : 'error';
+  return {
+    severity,
+    summary: diagnostic.summary,
+    detail: diagnostic.detail,
+    path: diagnostic.attribute !== undefined ? fromProtocolPath(diagnostic.attribute) : undefined,
+  };
+}
+
+export function toProtocolDiagnostics(diagnostics: readonly Diagnostic[]): messages.Diagnostic[] {
+  return diagnostics.map(toProtocolDiagnostic);
+}
