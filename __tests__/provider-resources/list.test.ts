@@ -1,0 +1,205 @@
+/**
+ * svc_<list> (whole list) against the emulator: diff by canonical ip and description, an
+ * unchanged set reading back and planning identical, drift, additive mode ignoring foreign
+ * entries, bulk chunks with progress, blocklist expiry as drift, import and destroy.
+ */
+import type { ListName } from '../../src/api';
+import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
+import { entriesFromService, planEntries } from '../../src/provider/resources/list';
+import { TENANT, create, plan, plansNoChange, resourceNamed, sameValue, startWorld, update, type World } from './harness';
+
+let world: World;
+beforeEach(async () => {
+  world = await startWorld();
+});
+afterEach(async () => {
+  await world.close();
+});
+
+const entries = (...items: Array<[string, string | null]>): Value[] => items.map(([ip, description]) => ({ ip, description }));
+
+async function listed(list: ListName): Promise<Array<{ ip: string; description: string }>> {
+  return (await world.api.listEntries(list)).map(({ ip, description }) => ({ ip, description })).sort((a, b) => a.ip.localeCompare(b.ip));
+}
+
+describe('planEntries and entriesFromService', () => {
+  test.each<[string, Value[], Value[] | null, Value[]]>([
+    ['creation plans the config', entries(['10.0.0.1/32', null]), null, entries(['10.0.0.1/32', null])],
+    ['a respelling keeps the prior object', entries(['10.0.0.1/32', null]), entries(['10.0.0.1', '']), entries(['10.0.0.1', ''])],
+    ['a changed description takes the config', entries(['10.0.0.1', 'new']), entries(['10.0.0.1', 'old']), entries(['10.0.0.1', 'new'])],
+    [
+      'a mixed change keeps what is unchanged',
+      entries(['2001:DB8::1', 'a'], ['192.0.2.0/24', null]),
+      entries(['2001:db8::1', 'a'], ['198.51.100.1', null]),
+      entries(['2001:db8::1', 'a'], ['192.0.2.0/24', null]),
+    ],
+    ['an element not known yet stays as configured', [{ ip: UNKNOWN, description: 'x' }], entries(['10.0.0.1', 'x']), [{ ip: UNKNOWN, description: 'x' }]],
+  ])('%s', (_name, configured, prior, expected) => {
+    expect(planEntries(configured, prior)).toEqual(expected);
+  });
+
+  test('reading keeps the state spelling and null descriptions, adds foreign entries only when authoritative', () => {
+    const current = {
+      entries: [],
+      byIp: new Map([
+        ['10.0.0.1', { ip: '10.0.0.1', description: '', created: 1 }],
+        ['2001:db8::1', { ip: '2001:db8::1', description: 'changed', created: 1 }],
+        ['192.0.2.9', { ip: '192.0.2.9', description: 'foreign', created: 1 }],
+      ]),
+    };
+    const state = entries(['2001:DB8::1', 'before'], ['10.0.0.1/32', null], ['198.51.100.1', 'gone']);
+    expect(entriesFromService(current, state, 'authoritative')).toEqual(
+      entries(['2001:DB8::1', 'changed'], ['10.0.0.1/32', null], ['192.0.2.9', 'foreign']),
+    );
+    expect(entriesFromService(current, state, 'additive')).toEqual(entries(['2001:DB8::1', 'changed'], ['10.0.0.1/32', null]));
+  });
+});
+
+describe.each<ListName>(['blacklist', 'whitelist', 'blocklist'])('svc_%s', (list) => {
+  const resource = resourceNamed(`svc_${list}`);
+
+  test('create, read back identical, update by difference, import, destroy', async () => {
+    const context = await world.configure();
+    const declared = entries(['10.0.0.1/32', null], ['2001:DB8::/32', 'docs range'], ['192.0.2.7', 'scanner']);
+    const state = await create(resource, context, { entries: declared });
+    expect(state).toMatchObject({ mode: 'authoritative', tenant: TENANT, id: `${TENANT}/${list}` });
+    expect(await listed(list)).toEqual([
+      { ip: '10.0.0.1', description: '' },
+      { ip: '192.0.2.7', description: 'scanner' },
+      { ip: '2001:db8::/32', description: 'docs range' },
+    ]);
+
+    const read = await resource.read({ context: await world.configure(), state });
+    expect(sameValue(read, state)).toBe(true);
+    expect(await plansNoChange(resource, context, read!, { entries: declared })).toBe(true);
+
+    world.emulator.resetStats();
+    const next = entries(['10.0.0.1', ''], ['2001:db8::/32', 'documentation'], ['198.51.100.0/24', null]);
+    const updated = await update(resource, await world.configure(), read!, { entries: next });
+    expect(updated.entries).toEqual(entries(['10.0.0.1/32', null], ['2001:db8::/32', 'documentation'], ['198.51.100.0/24', null]));
+    const stats = world.emulator.stats().byCommand;
+    expect(stats[`bulk_new_${list}`]).toBe(1);
+    expect(stats[`bulk_delete_${list}`]).toBe(1);
+    expect(await listed(list)).toEqual([
+      { ip: '10.0.0.1', description: '' },
+      { ip: '198.51.100.0/24', description: '' },
+      { ip: '2001:db8::/32', description: 'documentation' },
+    ]);
+
+    const imported = await resource.import!({ context: await world.configure(), id: TENANT });
+    expect(imported).toMatchObject({ mode: 'authoritative', tenant: TENANT, id: `${TENANT}/${list}` });
+    expect(await plansNoChange(resource, context, imported, { entries: next })).toBe(true);
+
+    await resource.delete({ context: await world.configure(), prior: updated });
+    expect(await listed(list)).toEqual([]);
+  });
+
+  test('authoritative: an entry added elsewhere shows as drift and the next apply removes it', async () => {
+    const context = await world.configure();
+    const declared = entries(['192.0.2.1', 'ours']);
+    const state = await create(resource, context, { entries: declared });
+    await world.api.addEntry(list, { ip: '203.0.113.66', description: 'added by hand' });
+
+    const fresh = await world.configure();
+    const read = (await resource.read({ context: fresh, state }))!;
+    expect(read.entries).toEqual(entries(['192.0.2.1', 'ours'], ['203.0.113.66', 'added by hand']));
+    expect(await plansNoChange(resource, fresh, read, { entries: declared })).toBe(false);
+    const repaired = await update(resource, fresh, read, { entries: declared });
+    expect(repaired.entries).toEqual(declared);
+    expect(await listed(list)).toEqual([{ ip: '192.0.2.1', description: 'ours' }]);
+  });
+});
+
+describe('additive mode', () => {
+  const resource = resourceNamed('svc_blacklist');
+
+  test('ignores foreign entries in read, plan, apply and destroy', async () => {
+    await world.api.addEntry('blacklist', { ip: '203.0.113.5', description: 'foreign' });
+    const context = await world.configure();
+    const declared = entries(['192.0.2.1', 'ours'], ['192.0.2.2', null]);
+    const state = await create(resource, context, { entries: declared, mode: 'additive' });
+    expect(state.mode).toBe('additive');
+    // Risk-based blocking adds another one while terraform owns the list.
+    for (let block = 0; block < 3; block += 1) world.emulator.riskBlock(TENANT, '198.51.100.9');
+    expect((await world.api.listEntries('blacklist')).map((entry) => entry.ip)).toContain('198.51.100.9');
+
+    const fresh = await world.configure();
+    const read = (await resource.read({ context: fresh, state }))!;
+    expect(sameValue(read, state)).toBe(true);
+    expect(await plansNoChange(resource, fresh, read, { entries: declared, mode: 'additive' })).toBe(true);
+
+    const updated = await update(resource, fresh, read, { entries: entries(['192.0.2.1', 'ours']), mode: 'additive' });
+    expect(updated.entries).toEqual(entries(['192.0.2.1', 'ours']));
+    expect(await listed('blacklist')).toEqual([
+      { ip: '192.0.2.1', description: 'ours' },
+      { ip: '198.51.100.9', description: expect.stringContaining('Risk-based blocking') },
+      { ip: '203.0.113.5', description: 'foreign' },
+    ]);
+
+    await resource.delete({ context: fresh, prior: updated });
+    expect((await listed('blacklist')).map((entry) => entry.ip)).toEqual(['198.51.100.9', '203.0.113.5']);
+  });
+
+  test('a declared entry removed elsewhere is re-added', async () => {
+    const context = await world.configure();
+    const declared = entries(['192.0.2.1', 'ours']);
+    const state = await create(resource, context, { entries: declared, mode: 'additive' });
+    await world.api.deleteEntry('blacklist', '192.0.2.1');
+    const fresh = await world.configure();
+    const read = (await resource.read({ context: fresh, state }))!;
+    expect(read.entries).toEqual([]);
+    await update(resource, fresh, read, { entries: declared, mode: 'additive' });
+    expect(await listed('blacklist')).toEqual([{ ip: '192.0.2.1', description: 'ours' }]);
+  });
+});
+
+test('large lists go in chunks of at most 1000, with progress in the log', async () => {
+  const resource = resourceNamed('svc_whitelist');
+  const declared = Array.from({ length: 2500 }, (_, index) => ({ ip: `10.${Math.floor(index / 256)}.${index % 256}.1`, description: null }));
+  const context = await world.configure();
+  world.emulator.resetStats();
+  const state = await create(resource, context, { entries: declared });
+  expect(world.emulator.stats().byCommand.bulk_new_whitelist).toBe(3);
+  expect((await world.api.listEntries('whitelist')).length).toBe(2500);
+  const progress = world.logs.filter((line) => line.level === 'info').map((line) => line.message);
+  expect(progress).toEqual(
+    expect.arrayContaining([
+      'svc_whitelist (acme): 2500 to add or update, 0 to remove',
+      'svc_whitelist: bulk_new_whitelist chunk 1/3 (1000/2500 entries)',
+      'svc_whitelist: bulk_new_whitelist chunk 3/3 (2500/2500 entries)',
+    ]),
+  );
+  world.emulator.resetStats();
+  await resource.delete({ context, prior: state });
+  expect(world.emulator.stats().byCommand.bulk_delete_whitelist).toBe(3);
+  expect(await world.api.listEntries('whitelist')).toEqual([]);
+});
+
+test('blocklist: entries that ended read as drift and the next apply re-adds them', async () => {
+  const resource = resourceNamed('svc_blocklist');
+  const declared = entries(['203.0.113.1', 'bot']);
+  const state = await create(resource, await world.configure(), { entries: declared });
+  world.emulator.advanceClock(1800);
+  const later = await world.configure();
+  const read = (await resource.read({ context: later, state }))!;
+  expect(read.entries).toEqual([]);
+  await update(resource, later, read, { entries: declared });
+  expect((await world.api.listEntries('blocklist'))[0]).toMatchObject({ ip: '203.0.113.1', expires: world.emulator.now() + 1800 });
+});
+
+test('a tenant change replaces; a mode change updates in place', async () => {
+  const resource = resourceNamed('svc_blacklist');
+  const context = await world.configure();
+  const prior: ObjectValue = { entries: [], mode: 'authoritative', tenant: TENANT, id: `${TENANT}/blacklist` };
+  expect((await plan(resource, context, { entries: [], tenant: 'globex' }, prior)).replace).toEqual(['tenant']);
+  const modeChange = await plan(resource, context, { entries: [], mode: 'additive' }, prior);
+  expect(modeChange.replace).toEqual([]);
+  expect(modeChange.planned).toEqual({ ...prior, mode: 'additive' });
+});
+
+test('import by tenant only', async () => {
+  const resource = resourceNamed('svc_blacklist');
+  const context = await world.configure();
+  await expect(resource.import!({ context, id: 'acme/blacklist' })).rejects.toBeInstanceOf(DiagnosticsError);
+  await expect(resource.import!({ context, id: '' })).rejects.toBeInstanceOf(DiagnosticsError);
+});
