@@ -1,0 +1,542 @@
+import { registerSecret } from '../../src/api/redaction';
+import type {
+  DataSourceDefinition,
+  PlanRequest,
+  PlanResult,
+  ProviderDefinition,
+  ResourceDefinition,
+} from '../../src/provider/core/definition';
+import { DiagnosticsError, errorDiagnostic } from '../../src/provider/core/diagnostics';
+import type { Schema } from '../../src/provider/core/schema';
+import { types, type ValueType } from '../../src/provider/core/types';
+import { UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core/values';
+import * as messages from '../../src/provider/protocol/messages';
+import { decodeValue, encodeValue } from '../../src/provider/protocol/msgpack';
+import { createProviderService } from '../../src/provider/protocol/provider-service';
+import { impliedType } from '../../src/provider/protocol/schema-conversion';
+
+// ---- a fake provider: one resource with every kind of attribute, one without import, one data source ----
+
+const thingSchema: Schema = {
+  version: 1,
+  description: 'A thing.',
+  attributes: {
+    name: { description: 'Name; changing it replaces the thing.', type: types.string, required: true, requiresReplace: true },
+    description: { description: 'Text.', type: types.string, optional: true, computed: true },
+    id: { description: 'ID.', type: types.string, computed: true },
+    created: { description: 'Epoch seconds.', type: types.number, computed: true },
+    token: { description: 'A secret.', type: types.string, optional: true, sensitive: true },
+    entries: {
+      description: 'Entries.',
+      optional: true,
+      nested: {
+        nesting: 'set',
+        attributes: {
+          ip: { description: 'IP.', type: types.string, required: true },
+          created: { description: 'When.', type: types.number, computed: true },
+        },
+      },
+    },
+  },
+};
+const thingType = impliedType(thingSchema);
+
+const infoSchema: Schema = {
+  version: 0,
+  description: 'Info.',
+  attributes: {
+    name: { description: 'Name.', type: types.string, required: true },
+    value: { description: 'Value.', type: types.string, computed: true },
+  },
+};
+const infoType = impliedType(infoSchema);
+
+const providerSchema: Schema = {
+  version: 0,
+  description: 'The provider.',
+  attributes: { tenant: { description: 'Tenant.', type: types.string, optional: true } },
+};
+const providerType = impliedType(providerSchema);
+
+class FakeApiError extends Error {
+  readonly code = 'not_found';
+}
+
+interface Context {
+  readonly tenant: string;
+}
+
+/** What the fake's hooks do; tests switch behaviours per case. */
+interface Behaviour {
+  plan?: (request: PlanRequest<Context>) => Promise<PlanResult>;
+  create?: (planned: ObjectValue) => ObjectValue;
+  failWith?: unknown;
+  readResult?: ObjectValue | null;
+}
+
+function makeFake() {
+  const calls: Array<{ hook: string; request: unknown }> = [];
+  const behaviour: Behaviour = {};
+  const fill = (planned: ObjectValue): ObjectValue => ({
+    ...planned,
+    id: `acme/${String(planned.name)}`,
+    created: planned.created === UNKNOWN ? 1000 : planned.created,
+    description: planned.description === UNKNOWN ? '' : planned.description,
+    entries: Array.isArray(planned.entries)
+      ? (planned.entries as ObjectValue[]).map((entry) => ({ ...entry, created: entry.created === UNKNOWN ? 7 : entry.created }))
+      : planned.entries,
+  });
+  const fail = () => {
+    if (behaviour.failWith !== undefined) throw behaviour.failWith;
+  };
+  const thing: ResourceDefinition<Context> = {
+    typeName: 'svc_thing',
+    schema: thingSchema,
+    validate(request) {
+      calls.push({ hook: 'validate', request });
+      return request.config.name === 'bad' ? [errorDiagnostic('Invalid name', 'name "bad" is not allowed: pick another', ['name'])] : [];
+    },
+    async create(request) {
+      calls.push({ hook: 'create', request });
+      fail();
+      return (behaviour.create ?? fill)(request.planned);
+    },
+    async update(request) {
+      calls.push({ hook: 'update', request });
+      fail();
+      return fill(request.planned);
+    },
+    async delete(request) {
+      calls.push({ hook: 'delete', request });
+      fail();
+    },
+    async read(request) {
+      calls.push({ hook: 'read', request });
+      fail();
+      return behaviour.readResult === undefined ? request.state : behaviour.readResult;
+    },
+    async import(request) {
+      calls.push({ hook: 'import', request });
+      fail();
+      const [tenant, name] = request.id.split('/');
+      return { name, description: '', id: `${tenant}/${name}`, created: 5, token: null, entries: null };
+    },
+  };
+  Object.defineProperty(thing, 'plan', {
+    enumerable: true,
+    get: () =>
+      behaviour.plan === undefined
+        ? undefined
+        : (request: PlanRequest<Context>) => {
+            calls.push({ hook: 'plan', request });
+            return behaviour.plan!(request);
+          },
+  });
+  const plain: ResourceDefinition<Context> = {
+    typeName: 'svc_plain',
+    schema: { version: 0, description: 'No import.', attributes: { id: { description: 'ID.', type: types.string, computed: true } } },
+    create: async () => ({ id: 'p' }),
+    update: async (request) => request.planned,
+    delete: async () => undefined,
+    read: async (request) => request.state,
+  };
+  const info: DataSourceDefinition<Context> = {
+    typeName: 'svc_info',
+    schema: infoSchema,
+    async read(request) {
+      calls.push({ hook: 'data read', request });
+      fail();
+      return { ...request.config, value: `${request.context.tenant}:${String(request.config.name)}` };
+    },
+  };
+  const definition: ProviderDefinition<Context> = {
+    schema: providerSchema,
+    async configure(request) {
+      calls.push({ hook: 'configure', request });
+      return { tenant: typeof request.config.tenant === 'string' ? request.config.tenant : 'default' };
+    },
+    resources: [thing, plain],
+    dataSources: [info],
+    describeError(error, operation) {
+      if (error instanceof FakeApiError) {
+        return errorDiagnostic('Not found in the API', `${operation}: ${error.message}; check the name`);
+      }
+      return undefined;
+    },
+    async close(context) {
+      calls.push({ hook: 'close', request: context });
+    },
+  };
+  const logLines: string[] = [];
+  const service = createProviderService(definition, { log: (line) => logLines.push(line) });
+  return { service, calls, behaviour, logLines, hooks: () => calls.map((call) => call.hook) };
+}
+
+// ---- helpers ----
+
+const dynamic = (type: ValueType, value: Value): messages.DynamicValue => ({ msgpack: encodeValue(type, value) });
+const decoded = (type: ValueType, value: messages.DynamicValue | undefined): Value => decodeValue(type, value!.msgpack!);
+const thing = (overrides: Record<string, Value>): ObjectValue => ({
+  name: 'a',
+  description: null,
+  id: null,
+  created: null,
+  token: null,
+  entries: null,
+  ...overrides,
+});
+const paths = (response: { requiresReplace: readonly messages.AttributePath[] }) => response.requiresReplace.map((path) => path.steps);
+const summaries = (diagnostics: readonly messages.Diagnostic[]) => diagnostics.map((diagnostic) => diagnostic.summary);
+const NO_PRIVATE = Buffer.alloc(0);
+
+async function configured(config: ObjectValue = { tenant: 'acme' }) {
+  const fake = makeFake();
+  const response = await fake.service.configureProvider({ terraformVersion: '1.11.4', config: dynamic(providerType, config) });
+  expect(response.diagnostics).toEqual([]);
+  return fake;
+}
+
+function plan(fake: ReturnType<typeof makeFake>, prior: ObjectValue | null, config: ObjectValue, proposed: ObjectValue | null = config) {
+  return fake.service.planResourceChange({
+    typeName: 'svc_thing',
+    priorState: dynamic(thingType, prior),
+    proposedNewState: dynamic(thingType, proposed),
+    config: dynamic(thingType, config),
+    priorPrivate: NO_PRIVATE,
+  });
+}
+
+function apply(fake: ReturnType<typeof makeFake>, prior: ObjectValue | null, planned: ObjectValue | null, config: ObjectValue | null = planned) {
+  return fake.service.applyResourceChange({
+    typeName: 'svc_thing',
+    priorState: dynamic(thingType, prior),
+    plannedState: dynamic(thingType, planned),
+    config: dynamic(thingType, config),
+    plannedPrivate: NO_PRIVATE,
+  });
+}
+
+// ---- tests ----
+
+describe('schemas and metadata', () => {
+  test('GetProviderSchema: every schema, the capabilities, converted once', async () => {
+    const { service } = makeFake();
+    const first = await service.getProviderSchema({});
+    expect(first.serverCapabilities).toEqual({ getProviderSchemaOptional: true, planDestroy: false, moveResourceState: false });
+    expect(Object.keys(first.resourceSchemas).sort()).toEqual(['svc_plain', 'svc_thing']);
+    expect(Object.keys(first.dataSourceSchemas)).toEqual(['svc_info']);
+    expect(first.resourceSchemas.svc_thing.version).toBe(1);
+    expect(first.provider.block.attributes.map((attribute) => attribute.name)).toEqual(['tenant']);
+    expect(await service.getProviderSchema({})).toBe(first);
+  });
+  test('GetMetadata lists the type names', async () => {
+    const metadata = await makeFake().service.getMetadata({});
+    expect(metadata.resources.map((resource) => resource.typeName).sort()).toEqual(['svc_plain', 'svc_thing']);
+    expect(metadata.dataSources).toEqual([{ typeName: 'svc_info' }]);
+    expect(metadata.serverCapabilities.getProviderSchemaOptional).toBe(true);
+  });
+});
+
+describe('validation', () => {
+  test('config with unknowns reaches the hook; its diagnostics come back with the path', async () => {
+    const fake = makeFake();
+    const ok = await fake.service.validateResourceConfig({ typeName: 'svc_thing', config: dynamic(thingType, thing({ name: UNKNOWN })) });
+    expect(ok.diagnostics).toEqual([]);
+    expect((fake.calls[0].request as { config: ObjectValue }).config.name).toBe(UNKNOWN);
+    const bad = await fake.service.validateResourceConfig({ typeName: 'svc_thing', config: dynamic(thingType, thing({ name: 'bad' })) });
+    expect(bad.diagnostics).toEqual([
+      { severity: messages.DiagnosticSeverity.Error, summary: 'Invalid name', detail: 'name "bad" is not allowed: pick another', attribute: { steps: [{ attributeName: 'name' }] } },
+    ]);
+  });
+  test.each([
+    ['resource', (fake: ReturnType<typeof makeFake>) => fake.service.validateResourceConfig({ typeName: 'svc_nope', config: dynamic(thingType, null) })],
+    ['data source', (fake: ReturnType<typeof makeFake>) => fake.service.validateDataResourceConfig({ typeName: 'svc_nope', config: dynamic(thingType, null) })],
+  ])('an unknown %s type is an error diagnostic naming the types there are', async (kind, call) => {
+    const response = await call(makeFake());
+    expect(summaries(response.diagnostics)).toEqual([`Unknown ${kind} type svc_nope`]);
+    expect(response.diagnostics[0].detail).toContain('svc_');
+  });
+  test('provider config without a validate hook passes', async () => {
+    const response = await makeFake().service.validateProviderConfig({ config: dynamic(providerType, { tenant: UNKNOWN }) });
+    expect(response.diagnostics).toEqual([]);
+  });
+});
+
+describe('configuration', () => {
+  test('configure runs once and its context reaches the hooks', async () => {
+    const fake = await configured({ tenant: 'acme' });
+    await fake.service.configureProvider({ terraformVersion: '1.11.4', config: dynamic(providerType, { tenant: 'other' }) });
+    expect(fake.hooks()).toEqual(['configure']);
+    const response = await fake.service.readDataSource({ typeName: 'svc_info', config: dynamic(infoType, { name: 'n', value: null }) });
+    expect(decoded(infoType, response.state)).toEqual({ name: 'n', value: 'acme:n' });
+  });
+  test('a hook that needs the context before configure gets "provider not configured"', async () => {
+    const fake = makeFake();
+    const response = await fake.service.readResource({ typeName: 'svc_thing', currentState: dynamic(thingType, thing({ id: 'x' })), private: NO_PRIVATE });
+    expect(summaries(response.diagnostics)).toEqual(['Internal error in the svc provider']);
+    expect(response.diagnostics[0].detail).toContain('provider not configured');
+    expect(fake.hooks()).toEqual([]);
+  });
+});
+
+describe('PlanResourceChange', () => {
+  test('create: computed attributes null in config are unknown, nested members too', async () => {
+    const fake = await configured();
+    const config = thing({ entries: [{ ip: '10.0.0.1', created: null }] });
+    const response = await plan(fake, null, config);
+    expect(response.diagnostics).toEqual([]);
+    expect(decoded(thingType, response.plannedState)).toEqual(
+      thing({ description: UNKNOWN, id: UNKNOWN, created: UNKNOWN, entries: [{ ip: '10.0.0.1', created: UNKNOWN }] }),
+    );
+    expect(paths(response)).toEqual([]);
+  });
+  test('create: a computed attribute set in config stays as configured', async () => {
+    const response = await plan(await configured(), null, thing({ description: 'mine' }));
+    expect(decoded(thingType, response.plannedState)).toMatchObject({ description: 'mine', id: UNKNOWN });
+  });
+  test('update: prior computed values are kept and an in-place change needs no replacement', async () => {
+    const prior = thing({ description: 'old', id: 'acme/a', created: 1000 });
+    const config = thing({ description: 'new' });
+    const proposed = { ...prior, description: 'new' };
+    const response = await plan(await configured(), prior, config, proposed);
+    expect(decoded(thingType, response.plannedState)).toEqual(proposed);
+    expect(paths(response)).toEqual([]);
+  });
+  test('update: a requiresReplace attribute that changed is in requires_replace', async () => {
+    const prior = thing({ description: '', id: 'acme/a', created: 1000 });
+    const response = await plan(await configured(), prior, thing({ name: 'b' }), { ...prior, name: 'b' });
+    expect(paths(response)).toEqual([[{ attributeName: 'name' }]]);
+  });
+  test('destroy: null planned state and no hook call', async () => {
+    const fake = await configured();
+    fake.behaviour.plan = async () => {
+      throw new Error('plan must not be called for destroy');
+    };
+    const response = await plan(fake, thing({ id: 'acme/a' }), thing({}), null);
+    expect(response.diagnostics).toEqual([]);
+    expect(decoded(thingType, response.plannedState)).toBeNull();
+    expect(fake.hooks()).toEqual(['configure']);
+  });
+  test('the plan hook gets the default plan, may adjust it, add replacement paths and diagnostics', async () => {
+    const fake = await configured();
+    fake.behaviour.plan = async (request) => ({
+      planned: { ...request.proposed, description: 'defaulted' },
+      requiresReplace: [['entries']],
+      diagnostics: [{ severity: 'warning', summary: 'Heads up', detail: 'd' }],
+    });
+    const prior = thing({ description: 'x', id: 'acme/a', created: 1 });
+    const response = await plan(fake, prior, thing({ name: 'b' }), { ...prior, name: 'b' });
+    const request = fake.calls[1].request as PlanRequest<Context>;
+    expect(request.context).toEqual({ tenant: 'acme' });
+    expect(request.prior).toEqual(prior);
+    expect(request.proposed).toEqual({ ...prior, name: 'b' });
+    expect(decoded(thingType, response.plannedState)).toMatchObject({ description: 'defaulted', name: 'b' });
+    expect(paths(response)).toEqual([[{ attributeName: 'name' }], [{ attributeName: 'entries' }]]);
+    expect(summaries(response.diagnostics)).toEqual(['Heads up']);
+  });
+  test('a plan hook returning a value of the wrong shape is an internal error naming the attribute', async () => {
+    const fake = await configured();
+    fake.behaviour.plan = async (request) => ({ planned: { ...request.proposed, created: 'soon' } });
+    const response = await plan(fake, null, thing({}));
+    expect(response.plannedState).toBeUndefined();
+    expect(response.diagnostics[0].detail).toContain('created: expected number, got string');
+  });
+});
+
+describe('ApplyResourceChange', () => {
+  const planned = thing({ description: UNKNOWN, id: UNKNOWN, created: UNKNOWN, entries: [{ ip: '10.0.0.1', created: UNKNOWN }] });
+
+  test('create: the create hook gets config and plan; the new state is returned', async () => {
+    const fake = await configured();
+    const response = await apply(fake, null, planned, thing({ entries: [{ ip: '10.0.0.1', created: null }] }));
+    expect(response.diagnostics).toEqual([]);
+    expect(fake.hooks()).toEqual(['configure', 'create']);
+    expect(decoded(thingType, response.newState)).toEqual(
+      thing({ description: '', id: 'acme/a', created: 1000, entries: [{ ip: '10.0.0.1', created: 7 }] }),
+    );
+  });
+  test('update: the update hook gets prior and plan', async () => {
+    const fake = await configured();
+    const prior = thing({ description: 'old', id: 'acme/a', created: 1 });
+    const response = await apply(fake, prior, { ...prior, description: 'new' });
+    expect(fake.hooks()).toEqual(['configure', 'update']);
+    expect((fake.calls[1].request as { prior: ObjectValue }).prior).toEqual(prior);
+    expect(decoded(thingType, response.newState)).toEqual({ ...prior, description: 'new' });
+  });
+  test('delete: the delete hook gets prior; the new state is null', async () => {
+    const fake = await configured();
+    const prior = thing({ description: '', id: 'acme/a', created: 1 });
+    const response = await apply(fake, prior, null, null);
+    expect(fake.hooks()).toEqual(['configure', 'delete']);
+    expect((fake.calls[1].request as { prior: ObjectValue }).prior).toEqual(prior);
+    expect(decoded(thingType, response.newState)).toBeNull();
+  });
+  test('a state that differs from the plan where the plan was known: an error naming the attribute', async () => {
+    const fake = await configured();
+    fake.behaviour.create = (plannedValue) => ({ ...plannedValue, name: 'renamed', description: '', id: 'x', created: 1, entries: null });
+    const response = await apply(fake, null, thing({ description: UNKNOWN, id: UNKNOWN, created: UNKNOWN }));
+    expect(summaries(response.diagnostics)).toEqual(['svc_thing: name after create differs from the plan']);
+    expect(response.diagnostics[0].detail).toContain('planned "a", but apply returned "renamed"');
+    expect(response.diagnostics[0].attribute).toEqual({ steps: [{ attributeName: 'name' }] });
+    // The object exists, so terraform records it as the API returned it.
+    expect(decoded(thingType, response.newState)).toMatchObject({ name: 'renamed' });
+  });
+  test('a sensitive attribute that differs is named without its values', async () => {
+    const fake = await configured();
+    fake.behaviour.create = (plannedValue) => ({ ...plannedValue, token: 'other-secret', description: '', id: 'x', created: 1, entries: null });
+    const response = await apply(fake, null, thing({ token: 'the-secret', description: UNKNOWN, id: UNKNOWN, created: UNKNOWN }));
+    expect(response.diagnostics[0].summary).toBe('svc_thing: token after create differs from the plan');
+    expect(response.diagnostics[0].detail).not.toMatch(/secret/);
+  });
+  test('a state with an unknown left in it: an internal error naming the attribute, nothing recorded on create', async () => {
+    const fake = await configured();
+    fake.behaviour.create = (plannedValue) => ({ ...plannedValue, description: '', id: 'x', created: 1, entries: [{ ip: '10.0.0.1', created: UNKNOWN }] });
+    const response = await apply(fake, null, planned);
+    expect(summaries(response.diagnostics)).toEqual(['Internal error in the svc provider']);
+    expect(response.diagnostics[0].detail).toContain('unknown value for entries[0].created');
+    expect(decoded(thingType, response.newState)).toBeNull();
+  });
+});
+
+describe('hook errors become diagnostics', () => {
+  registerSecret('sk-test-0123456789');
+  const cases: Array<[name: string, error: unknown, summary: string, detail: RegExp]> = [
+    ['DiagnosticsError: its diagnostics', new DiagnosticsError([errorDiagnostic('Entry exists', 'remove it first', ['name'])]), 'Entry exists', /remove it first/],
+    ['a domain error: describeError', new FakeApiError('tenant acme has no thing a'), 'Not found in the API', /^update svc_thing: tenant acme has no thing a; check the name$/],
+    ['any other error: internal, redacted', new Error('login with sk-test-0123456789 failed'), 'Internal error in the svc provider', /^update svc_thing failed: login with \[REDACTED\] failed\. .*please report it/],
+    ['a thrown string', 'boom', 'Internal error in the svc provider', /boom/],
+  ];
+  test.each(cases)('%s', async (_name, error, summary, detail) => {
+    const fake = await configured();
+    fake.behaviour.failWith = error;
+    const prior = thing({ description: 'old', id: 'acme/a', created: 1 });
+    const response = await apply(fake, prior, { ...prior, description: 'new' });
+    expect(summaries(response.diagnostics)).toEqual([summary]);
+    expect(response.diagnostics[0].detail).toMatch(detail);
+    // A failed update keeps the object in state as it was.
+    expect(decoded(thingType, response.newState)).toEqual(prior);
+    expect(fake.logLines.join('\n')).not.toContain('sk-test-0123456789');
+  });
+  test('a failed create records nothing; a failed delete keeps the prior state', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new Error('down');
+    const created = await apply(fake, null, thing({ description: UNKNOWN, id: UNKNOWN, created: UNKNOWN }));
+    expect(decoded(thingType, created.newState)).toBeNull();
+    const prior = thing({ description: '', id: 'acme/a', created: 1 });
+    const deleted = await apply(fake, prior, null, null);
+    expect(decoded(thingType, deleted.newState)).toEqual(prior);
+    expect(summaries(deleted.diagnostics)).toEqual(['Internal error in the svc provider']);
+  });
+  test('an internal error is logged with its stack, redacted', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new Error('token sk-test-0123456789 rejected');
+    await fake.service.readResource({ typeName: 'svc_thing', currentState: dynamic(thingType, thing({ id: 'x' })), private: NO_PRIVATE });
+    expect(fake.logLines).toHaveLength(1);
+    expect(fake.logLines[0]).toMatch(/^\[ERROR\] svc: read svc_thing failed: Error: token \[REDACTED\] rejected/);
+  });
+});
+
+describe('ReadResource', () => {
+  test('returns the hook state', async () => {
+    const fake = await configured();
+    const state = thing({ id: 'acme/a', created: 1, description: '' });
+    fake.behaviour.readResult = { ...state, description: 'changed outside terraform' };
+    const response = await fake.service.readResource({ typeName: 'svc_thing', currentState: dynamic(thingType, state), private: NO_PRIVATE });
+    expect(decoded(thingType, response.newState)).toEqual({ ...state, description: 'changed outside terraform' });
+  });
+  test('null when the object is gone', async () => {
+    const fake = await configured();
+    fake.behaviour.readResult = null;
+    const response = await fake.service.readResource({ typeName: 'svc_thing', currentState: dynamic(thingType, thing({ id: 'x' })), private: NO_PRIVATE });
+    expect(decoded(thingType, response.newState)).toBeNull();
+  });
+  test('a read error keeps the current state', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new FakeApiError('gone');
+    const state = dynamic(thingType, thing({ id: 'x' }));
+    const response = await fake.service.readResource({ typeName: 'svc_thing', currentState: state, private: NO_PRIVATE });
+    expect(response.newState).toBe(state);
+    expect(summaries(response.diagnostics)).toEqual(['Not found in the API']);
+  });
+});
+
+describe('ImportResourceState', () => {
+  test('one imported resource of the same type with the hook state', async () => {
+    const fake = await configured();
+    const response = await fake.service.importResourceState({ typeName: 'svc_thing', id: 'acme/a' });
+    expect(response.diagnostics).toEqual([]);
+    expect(response.importedResources).toHaveLength(1);
+    expect(response.importedResources[0].typeName).toBe('svc_thing');
+    expect(decoded(thingType, response.importedResources[0].state)).toEqual(thing({ description: '', id: 'acme/a', created: 5 }));
+    expect((fake.calls[1].request as { id: string }).id).toBe('acme/a');
+  });
+  test('a resource without import', async () => {
+    const response = await (await configured()).service.importResourceState({ typeName: 'svc_plain', id: 'x' });
+    expect(response.importedResources).toEqual([]);
+    expect(summaries(response.diagnostics)).toEqual(['svc_plain does not support import']);
+  });
+});
+
+describe('ReadDataSource', () => {
+  test('errors become diagnostics and no state', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new DiagnosticsError([errorDiagnostic('No such name', 'd', ['name'])]);
+    const response = await fake.service.readDataSource({ typeName: 'svc_info', config: dynamic(infoType, { name: 'n', value: null }) });
+    expect(response.state).toBeUndefined();
+    expect(summaries(response.diagnostics)).toEqual(['No such name']);
+  });
+});
+
+describe('UpgradeResourceState', () => {
+  test('stored JSON decoded against the current schema: missing attributes null, removed ones dropped', async () => {
+    const json = Buffer.from(JSON.stringify({ name: 'a', id: 'acme/a', created: 1, entries: [{ ip: '10.0.0.1' }], retired: true }));
+    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 0, rawState: { json, flatmap: {} } });
+    expect(response.diagnostics).toEqual([]);
+    expect(decoded(thingType, response.upgradedState)).toEqual(
+      thing({ id: 'acme/a', created: 1, entries: [{ ip: '10.0.0.1', created: null }] }),
+    );
+  });
+  test('state from a newer provider: upgrade the provider', async () => {
+    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 2, rawState: { json: Buffer.from('{}'), flatmap: {} } });
+    expect(summaries(response.diagnostics)).toEqual(['State written by a newer svc provider']);
+    expect(response.diagnostics[0].detail).toMatch(/version 2.*up to 1/);
+    expect(response.upgradedState).toBeUndefined();
+  });
+  test('flatmap state is an error', async () => {
+    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 0, rawState: { flatmap: { id: 'x' } } });
+    expect(summaries(response.diagnostics)).toEqual(['Unsupported state format']);
+  });
+});
+
+describe('StopProvider and internal faults', () => {
+  test('StopProvider closes with the context and replies with an empty error', async () => {
+    const fake = await configured();
+    expect(await fake.service.stopProvider({})).toEqual({ error: '' });
+    expect(fake.calls.at(-1)).toEqual({ hook: 'close', request: { tenant: 'acme' } });
+  });
+  test('bytes that do not decode throw (the gRPC layer answers INTERNAL)', async () => {
+    const fake = await configured();
+    await expect(
+      fake.service.planResourceChange({
+        typeName: 'svc_thing',
+        priorState: { msgpack: Buffer.from([0xc0]) },
+        proposedNewState: { msgpack: Buffer.from([0x81, 0xa1, 0x78, 0x01]) },
+        config: { msgpack: Buffer.from([0xc0]) },
+        priorPrivate: NO_PRIVATE,
+      }),
+    ).rejects.toThrow(/cannot decode PlanResourceChange proposed_new_state: x: attribute is not in the schema/);
+  });
+  test('duplicate type names in the definition are refused at start', () => {
+    const resource: ResourceDefinition<Context> = {
+      typeName: 'svc_dup',
+      schema: { version: 0, description: '', attributes: {} },
+      create: async () => ({}),
+      update: async () => ({}),
+      delete: async () => undefined,
+      read: async () => null,
+    };
+    expect(() =>
+      createProviderService({ schema: providerSchema, configure: async () => ({ tenant: 'x' }), resources: [resource, resource], dataSources: [] }),
+    ).toThrow('lists resource svc_dup twice');
+  });
+});

@@ -1,0 +1,456 @@
+/**
+ * The tfplugin6 Provider service over a protocol-free ProviderDefinition: each RPC decodes its
+ * DynamicValues against the schema's type, calls the core (default plan, replacement paths,
+ * applied-state checks) and the definition's hooks, and encodes the answer. User problems and
+ * hook failures travel as diagnostics; only bytes that do not decode (an internal fault)
+ * throw, which the gRPC layer turns into an INTERNAL status.
+ */
+import { redact } from '../../api/redaction';
+import type { ProviderDefinition } from '../core/definition';
+import { DiagnosticsError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
+import { defaultPlan, findAppliedInconsistency, replacementPaths } from '../core/plan';
+import type { Schema } from '../core/schema';
+import type { ValueType } from '../core/types';
+import { findShapeProblem, findUnknownPath, formatAttributePath, impliedType, isPlainObject } from '../core/value-shape';
+import type { ObjectValue, Value } from '../core/values';
+import { toProtocolDiagnostics, toProtocolPath } from './diagnostic-conversion';
+import type * as messages from './messages';
+import { decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from './msgpack';
+import { toProtocolSchema } from './schema-conversion';
+
+export interface ProviderServiceOptions {
+  /** One line per internal error (already redacted); the wire layer sends it to stderr. */
+  log?(line: string): void;
+}
+
+const SERVER_CAPABILITIES: messages.ServerCapabilities = {
+  planDestroy: false,
+  getProviderSchemaOptional: true,
+  moveResourceState: false,
+};
+
+const EMPTY = Buffer.alloc(0);
+
+const INTERNAL_SUMMARY = 'Internal error in the svc provider';
+const REPORT_IT = 'This is a bug in the svc provider; please report it (with the TF_LOG=debug output if you can).';
+
+/** A hook's result, or the diagnostics its failure became. */
+type HookOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly diagnostics: Diagnostic[] };
+
+interface Typed<Definition> {
+  readonly definition: Definition;
+  readonly type: ValueType;
+}
+
+export function createProviderService<Context>(
+  definition: ProviderDefinition<Context>,
+  options: ProviderServiceOptions = {},
+): messages.ProviderService {
+  const resources = indexByTypeName(definition.resources, 'resource');
+  const dataSources = indexByTypeName(definition.dataSources, 'data source');
+  const providerType = impliedType(definition.schema);
+  let schemaResponse: messages.GetProviderSchemaResponse | undefined;
+  let configured: { readonly context: Context } | undefined;
+
+  function providerSchemas(): messages.GetProviderSchemaResponse {
+    schemaResponse ??= {
+      provider: toProtocolSchema(definition.schema),
+      resourceSchemas: mapSchemas(resources),
+      dataSourceSchemas: mapSchemas(dataSources),
+      diagnostics: [],
+      serverCapabilities: SERVER_CAPABILITIES,
+    };
+    return schemaResponse;
+  }
+
+  /** Runs a hook at the deliberate boundary where any failure becomes diagnostics. */
+  async function runHook<T>(operation: string, hook: () => Promise<T> | T): Promise<HookOutcome<T>> {
+    try {
+      return { ok: true, value: await hook() };
+    } catch (error) {
+      return { ok: false, diagnostics: diagnosticsForError(error, operation) };
+    }
+  }
+
+  function diagnosticsForError(error: unknown, operation: string): Diagnostic[] {
+    if (error instanceof DiagnosticsError) return [...error.diagnostics];
+    const described = definition.describeError?.(error, operation);
+    if (described !== undefined) return [described];
+    const message = error instanceof Error ? error.message : String(error);
+    const stack = error instanceof Error && error.stack !== undefined ? error.stack : message;
+    options.log?.(`[ERROR] svc: ${operation} failed: ${redact(stack)}`);
+    return [errorDiagnostic(INTERNAL_SUMMARY, `${operation} failed: ${redact(message)}. ${REPORT_IT}`)];
+  }
+
+  function notConfigured(operation: string): Diagnostic {
+    return errorDiagnostic(
+      INTERNAL_SUMMARY,
+      `provider not configured: terraform asked to ${operation} before ConfigureProvider succeeded. ` +
+        `Fix any provider configuration error reported above; otherwise ${REPORT_IT}`,
+    );
+  }
+
+  /** A state a hook returned that does not fit the schema (or holds unknowns where state must be known). */
+  function badReturnedValue(operation: string, type: ValueType, value: Value, allowUnknown: boolean): Diagnostic | undefined {
+    const problem = findShapeProblem(type, value);
+    if (problem !== undefined) {
+      return errorDiagnostic(
+        INTERNAL_SUMMARY,
+        `${operation} returned a value that does not fit the schema at ${formatAttributePath(problem.path)}: ${problem.reason}. ${REPORT_IT}`,
+        problem.path,
+      );
+    }
+    if (allowUnknown) return undefined;
+    const unknownPath = findUnknownPath(type, value);
+    if (unknownPath === undefined) return undefined;
+    return errorDiagnostic(
+      INTERNAL_SUMMARY,
+      `${operation} returned an unknown value for ${formatAttributePath(unknownPath)}; state must be wholly known. ${REPORT_IT}`,
+      unknownPath,
+    );
+  }
+
+  return {
+    async getMetadata() {
+      return {
+        serverCapabilities: SERVER_CAPABILITIES,
+        diagnostics: [],
+        resources: [...resources.keys()].map((typeName) => ({ typeName })),
+        dataSources: [...dataSources.keys()].map((typeName) => ({ typeName })),
+      };
+    },
+
+    async getProviderSchema() {
+      return providerSchemas();
+    },
+
+    async validateProviderConfig(request) {
+      const config = decodeObject(providerType, request.config, 'ValidateProviderConfig config');
+      const validate = definition.validate;
+      if (validate === undefined) return { diagnostics: [] };
+      const outcome = await runHook('validate the provider configuration', () => validate.call(definition, { config }));
+      return { diagnostics: toProtocolDiagnostics(outcome.ok ? outcome.value : outcome.diagnostics) };
+    },
+
+    async validateResourceConfig(request) {
+      const resource = resources.get(request.typeName);
+      if (resource === undefined) return { diagnostics: [toDiagnostic(unknownTypeDiagnostic('resource', request.typeName, resources))] };
+      const config = decodeObject(resource.type, request.config, 'ValidateResourceConfig config');
+      const validate = resource.definition.validate;
+      if (validate === undefined) return { diagnostics: [] };
+      const outcome = await runHook(`validate ${request.typeName}`, () => validate.call(resource.definition, { config }));
+      return { diagnostics: toProtocolDiagnostics(outcome.ok ? outcome.value : outcome.diagnostics) };
+    },
+
+    async validateDataResourceConfig(request) {
+      const dataSource = dataSources.get(request.typeName);
+      if (dataSource === undefined) {
+        return { diagnostics: [toDiagnostic(unknownTypeDiagnostic('data source', request.typeName, dataSources))] };
+      }
+      const config = decodeObject(dataSource.type, request.config, 'ValidateDataResourceConfig config');
+      const validate = dataSource.definition.validate;
+      if (validate === undefined) return { diagnostics: [] };
+      const outcome = await runHook(`validate data source ${request.typeName}`, () => validate.call(dataSource.definition, { config }));
+      return { diagnostics: toProtocolDiagnostics(outcome.ok ? outcome.value : outcome.diagnostics) };
+    },
+
+    async upgradeResourceState(request) {
+      const resource = resources.get(request.typeName);
+      if (resource === undefined) return { diagnostics: [toDiagnostic(unknownTypeDiagnostic('resource', request.typeName, resources))] };
+      const schemaVersion = resource.definition.schema.version;
+      if (request.version > schemaVersion) {
+        return {
+          diagnostics: toProtocolDiagnostics([
+            errorDiagnostic(
+              'State written by a newer svc provider',
+              `The state of this ${request.typeName} has schema version ${request.version}, but this svc provider only ` +
+                `knows versions up to ${schemaVersion}. Use the svc provider version that wrote the state or a newer one ` +
+                `(update the version constraint, then terraform init -upgrade).`,
+            ),
+          ]),
+        };
+      }
+      const rawState = request.rawState;
+      if (rawState?.json !== undefined && rawState.json.length > 0) {
+        const state = decodeOrThrow('UpgradeResourceState raw_state.json', () => decodeJsonValue(resource.type, rawState.json as Buffer));
+        return { upgradedState: { msgpack: encodeValue(resource.type, state) }, diagnostics: [] };
+      }
+      if (rawState !== undefined && Object.keys(rawState.flatmap).length > 0) {
+        return {
+          diagnostics: toProtocolDiagnostics([
+            errorDiagnostic(
+              'Unsupported state format',
+              `The stored state of this ${request.typeName} is in the legacy flatmap format, which the svc provider never ` +
+                'writes; the state file was probably edited or written by another provider. Remove the resource from ' +
+                'the state (terraform state rm) and import it again.',
+            ),
+          ]),
+        };
+      }
+      return { upgradedState: { msgpack: encodeValue(resource.type, null) }, diagnostics: [] };
+    },
+
+    async configureProvider(request) {
+      // Terraform configures each provider process once; a repeat keeps the first context.
+      if (configured !== undefined) return { diagnostics: [] };
+      const config = decodeObject(providerType, request.config, 'ConfigureProvider config');
+      const outcome = await runHook('configure the provider', () =>
+        definition.configure({ config, terraformVersion: request.terraformVersion }),
+      );
+      if (!outcome.ok) return { diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      configured = { context: outcome.value };
+      return { diagnostics: [] };
+    },
+
+    async readResource(request) {
+      const unchanged = { newState: request.currentState, private: request.private };
+      const resource = resources.get(request.typeName);
+      if (resource === undefined) {
+        return { ...unchanged, diagnostics: [toDiagnostic(unknownTypeDiagnostic('resource', request.typeName, resources))] };
+      }
+      const state = decodeObjectOrNull(resource.type, request.currentState, 'ReadResource current_state');
+      if (state === null) return { ...unchanged, diagnostics: [] };
+      const operation = `read ${request.typeName}`;
+      if (configured === undefined) return { ...unchanged, diagnostics: [toDiagnostic(notConfigured(operation))] };
+      const { context } = configured;
+      const outcome = await runHook(operation, () => resource.definition.read({ context, state }));
+      if (!outcome.ok) return { ...unchanged, diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      const problem = badReturnedValue(operation, resource.type, outcome.value, false);
+      if (problem !== undefined) return { ...unchanged, diagnostics: [toDiagnostic(problem)] };
+      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: request.private, diagnostics: [] };
+    },
+
+    async planResourceChange(request) {
+      const failed = (diagnostics: readonly Diagnostic[]): messages.PlanResourceChangeResponse => ({
+        requiresReplace: [],
+        plannedPrivate: request.priorPrivate,
+        diagnostics: toProtocolDiagnostics(diagnostics),
+      });
+      const resource = resources.get(request.typeName);
+      if (resource === undefined) return failed([unknownTypeDiagnostic('resource', request.typeName, resources)]);
+      const { type, definition: resourceDefinition } = resource;
+      const proposed = decodeObjectOrNull(type, request.proposedNewState, 'PlanResourceChange proposed_new_state');
+      if (proposed === null) {
+        // Destroy: terraform plans it without asking the provider anything more.
+        return { plannedState: { msgpack: encodeValue(type, null) }, requiresReplace: [], plannedPrivate: request.priorPrivate, diagnostics: [] };
+      }
+      const config = decodeObject(type, request.config, 'PlanResourceChange config');
+      const prior = decodeObjectOrNull(type, request.priorState, 'PlanResourceChange prior_state');
+      let planned = defaultPlan(resourceDefinition.schema, proposed, prior);
+      let hookReplace: readonly AttributePath[] = [];
+      let hookDiagnostics: readonly Diagnostic[] = [];
+      const plan = resourceDefinition.plan;
+      if (plan !== undefined) {
+        const operation = `plan ${request.typeName}`;
+        if (configured === undefined) return failed([notConfigured(operation)]);
+        const { context } = configured;
+        const proposedPlan = planned;
+        const outcome = await runHook(operation, () => plan.call(resourceDefinition, { context, config, prior, proposed: proposedPlan }));
+        if (!outcome.ok) return failed(outcome.diagnostics);
+        const problem = badReturnedValue(operation, type, outcome.value.planned, true);
+        if (problem !== undefined) return failed([...(outcome.value.diagnostics ?? []), problem]);
+        planned = outcome.value.planned;
+        hookReplace = outcome.value.requiresReplace ?? [];
+        hookDiagnostics = outcome.value.diagnostics ?? [];
+      }
+      const requiresReplace = uniquePaths([...replacementPaths(resourceDefinition.schema, prior, planned), ...hookReplace]);
+      return {
+        plannedState: { msgpack: encodeValue(type, planned) },
+        requiresReplace: requiresReplace.map(toProtocolPath),
+        plannedPrivate: request.priorPrivate,
+        diagnostics: toProtocolDiagnostics(hookDiagnostics),
+      };
+    },
+
+    async applyResourceChange(request) {
+      const resource = resources.get(request.typeName);
+      if (resource === undefined) {
+        return {
+          newState: request.priorState,
+          private: request.plannedPrivate,
+          diagnostics: [toDiagnostic(unknownTypeDiagnostic('resource', request.typeName, resources))],
+        };
+      }
+      const { type, definition: resourceDefinition } = resource;
+      const planned = decodeObjectOrNull(type, request.plannedState, 'ApplyResourceChange planned_state');
+      const prior = decodeObjectOrNull(type, request.priorState, 'ApplyResourceChange prior_state');
+      const config = decodeObjectOrNull(type, request.config, 'ApplyResourceChange config');
+      const action = planned === null ? 'delete' : prior === null ? 'create' : 'update';
+      const operation = `${action} ${request.typeName}`;
+      // On failure terraform keeps what we return: the prior object still exists after a failed
+      // update or delete, and nothing exists after a failed create.
+      const stateOnFailure = (diagnostics: readonly Diagnostic[]): messages.ApplyResourceChangeResponse => ({
+        newState: { msgpack: encodeValue(type, action === 'create' ? null : prior) },
+        private: request.plannedPrivate,
+        diagnostics: toProtocolDiagnostics(diagnostics),
+      });
+      if (configured === undefined) return stateOnFailure([notConfigured(operation)]);
+      const { context } = configured;
+
+      if (planned === null) {
+        if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
+        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior }));
+        if (!outcome.ok) return stateOnFailure(outcome.diagnostics);
+        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
+      }
+      const appliedConfig = config ?? planned;
+      const outcome = await runHook(operation, () =>
+        prior === null
+          ? resourceDefinition.create({ context, config: appliedConfig, planned })
+          : resourceDefinition.update({ context, config: appliedConfig, prior, planned }),
+      );
+      if (!outcome.ok) return stateOnFailure(outcome.diagnostics);
+      const applied = outcome.value;
+      const problem = badReturnedValue(operation, type, applied, false);
+      if (problem !== undefined) return stateOnFailure([problem]);
+      const newState = { msgpack: encodeValue(type, applied) };
+      const inconsistency = findAppliedInconsistency(resourceDefinition.schema, planned, applied);
+      if (inconsistency !== undefined) {
+        const where = formatAttributePath(inconsistency.path);
+        // The state is still recorded as applied, so terraform tracks the real object.
+        return {
+          newState,
+          private: request.plannedPrivate,
+          diagnostics: toProtocolDiagnostics([
+            errorDiagnostic(
+              `${request.typeName}: ${where} after ${action} differs from the plan`,
+              `${where}: ${inconsistency.reason}. The new state was recorded as the API returned it; ` +
+                `run terraform plan to see what remains to change. ${REPORT_IT}`,
+              inconsistency.path,
+            ),
+          ]),
+        };
+      }
+      return { newState, private: request.plannedPrivate, diagnostics: [] };
+    },
+
+    async importResourceState(request) {
+      const resource = resources.get(request.typeName);
+      const failed = (diagnostic: Diagnostic): messages.ImportResourceStateResponse => ({
+        importedResources: [],
+        diagnostics: [toDiagnostic(diagnostic)],
+      });
+      if (resource === undefined) return failed(unknownTypeDiagnostic('resource', request.typeName, resources));
+      const importHook = resource.definition.import;
+      if (importHook === undefined) {
+        return failed(
+          errorDiagnostic(
+            `${request.typeName} does not support import`,
+            `Resources of type ${request.typeName} cannot be imported; let terraform create it with terraform apply instead.`,
+          ),
+        );
+      }
+      const operation = `import ${request.typeName}`;
+      if (configured === undefined) return failed(notConfigured(operation));
+      const { context } = configured;
+      const outcome = await runHook(operation, () => importHook.call(resource.definition, { context, id: request.id }));
+      if (!outcome.ok) return { importedResources: [], diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      const problem = badReturnedValue(operation, resource.type, outcome.value, false);
+      if (problem !== undefined) return failed(problem);
+      return {
+        importedResources: [
+          { typeName: request.typeName, state: { msgpack: encodeValue(resource.type, outcome.value) }, private: EMPTY },
+        ],
+        diagnostics: [],
+      };
+    },
+
+    async readDataSource(request) {
+      const dataSource = dataSources.get(request.typeName);
+      if (dataSource === undefined) return { diagnostics: [toDiagnostic(unknownTypeDiagnostic('data source', request.typeName, dataSources))] };
+      const config = decodeObject(dataSource.type, request.config, 'ReadDataSource config');
+      const operation = `read data source ${request.typeName}`;
+      if (configured === undefined) return { diagnostics: [toDiagnostic(notConfigured(operation))] };
+      const { context } = configured;
+      const outcome = await runHook(operation, () => dataSource.definition.read({ context, config }));
+      if (!outcome.ok) return { diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      const problem = badReturnedValue(operation, dataSource.type, outcome.value, false);
+      if (problem !== undefined) return { diagnostics: [toDiagnostic(problem)] };
+      return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: [] };
+    },
+
+    async stopProvider() {
+      const close = definition.close;
+      if (close === undefined) return { error: '' };
+      const outcome = await runHook('stop the provider', () => close.call(definition, configured?.context));
+      if (outcome.ok) return { error: '' };
+      return { error: outcome.diagnostics.map((diagnostic) => `${diagnostic.summary}: ${diagnostic.detail}`).join('; ') };
+    },
+  };
+}
+
+function indexByTypeName<Definition extends { readonly typeName: string; readonly schema: Schema }>(
+  definitions: readonly Definition[],
+  kind: string,
+): Map<string, Typed<Definition>> {
+  const index = new Map<string, Typed<Definition>>();
+  for (const definition of definitions) {
+    if (index.has(definition.typeName)) throw new Error(`the provider definition lists ${kind} ${definition.typeName} twice`);
+    index.set(definition.typeName, { definition, type: impliedType(definition.schema) });
+  }
+  return index;
+}
+
+function mapSchemas<Definition extends { readonly schema: Schema }>(
+  index: Map<string, Typed<Definition>>,
+): Record<string, messages.Schema> {
+  const schemas: Record<string, messages.Schema> = {};
+  for (const [typeName, { definition }] of index) schemas[typeName] = toProtocolSchema(definition.schema);
+  return schemas;
+}
+
+function unknownTypeDiagnostic(kind: string, typeName: string, index: Map<string, unknown>): Diagnostic {
+  const known = [...index.keys()].sort().join(', ') || '(none)';
+  return errorDiagnostic(
+    `Unknown ${kind} type ${typeName}`,
+    `The svc provider has no ${kind} type "${typeName}"; it has: ${known}. Check the spelling, or upgrade the provider if the type is newer.`,
+  );
+}
+
+function toDiagnostic(diagnostic: Diagnostic): messages.Diagnostic {
+  return toProtocolDiagnostics([diagnostic])[0];
+}
+
+/** Bytes that do not decode are an internal fault: rethrown with the request field named. */
+function decodeOrThrow(field: string, decode: () => Value): Value {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof ValueCodecError) throw new Error(`cannot decode ${field}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+function decodeDynamic(type: ValueType, dynamicValue: messages.DynamicValue | undefined, field: string): Value {
+  if (dynamicValue?.msgpack !== undefined) {
+    const bytes = dynamicValue.msgpack;
+    return decodeOrThrow(field, () => decodeValue(type, bytes));
+  }
+  if (dynamicValue?.json !== undefined) {
+    const json = dynamicValue.json;
+    return decodeOrThrow(field, () => decodeJsonValue(type, json));
+  }
+  throw new Error(`${field} is missing from the request (neither msgpack nor json set)`);
+}
+
+function decodeObjectOrNull(type: ValueType, dynamicValue: messages.DynamicValue | undefined, field: string): ObjectValue | null {
+  const value = decodeDynamic(type, dynamicValue, field);
+  if (value === null || isPlainObject(value)) return value;
+  throw new Error(`${field} must be an object or null, got an unknown or non-object value`);
+}
+
+function decodeObject(type: ValueType, dynamicValue: messages.DynamicValue | undefined, field: string): ObjectValue {
+  const value = decodeObjectOrNull(type, dynamicValue, field);
+  if (value === null) throw new Error(`${field} must be an object, got null`);
+  return value;
+}
+
+function uniquePaths(paths: readonly AttributePath[]): AttributePath[] {
+  const seen = new Set<string>();
+  return paths.filter((path) => {
+    const key = JSON.stringify(path);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
