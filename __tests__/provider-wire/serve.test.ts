@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { derToPem, generateCertificate } from '../../src/provider/protocol/certificate';
@@ -231,8 +231,49 @@ describe('the bundled provider process', () => {
     expect(existsSync(dirname(match![1]!))).toBe(false);
   });
 
+  test('when its parent dies without a Shutdown, it exits on its own and removes its socket directory', async () => {
+    const handshakeFile = join(directory, 'orphan-handshake.txt');
+    // `exec sleep` keeps the shell's pid, so the sleeping process is the provider's parent.
+    const parent = spawn('sh', ['-c', '"$1" >"$2" 2>/dev/null & echo $!; exec sleep 60', 'sh', executable, handshakeFile], {
+      env: processEnv(terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1' })),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const providerPid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+    const line = await waitFor(() => {
+      const text = existsSync(handshakeFile) ? readFileSync(handshakeFile, 'utf8') : '';
+      return text.includes('\n') ? text : undefined;
+    });
+    const socketPath = HANDSHAKE_LINE.exec(line)![1]!;
+    try {
+      parent.kill('SIGKILL');
+      await waitFor(() => (isAlive(providerPid) ? undefined : true));
+      expect(existsSync(dirname(socketPath))).toBe(false);
+    } finally {
+      if (isAlive(providerPid)) process.kill(providerPid, 'SIGKILL');
+    }
+  });
+
   afterAll(() => {
     // every process removed its own socket directory
     expect(readdirSync(socketParent)).toEqual([]);
   });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+/** Polls until `check` returns a value; the test's own timeout bounds the wait. */
+async function waitFor<T>(check: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

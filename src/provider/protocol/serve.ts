@@ -3,7 +3,8 @@
  * socket in a fresh private directory (mutual TLS unless terraform turned TLS off), print the
  * handshake line, serve the Provider service, and exit when go-plugin's GRPCController/Shutdown
  * asks (or on SIGTERM). SIGINT is ignored: terraform forwards Ctrl-C to the whole process
- * group and then stops the provider itself through StopProvider and Shutdown.
+ * group and then stops the provider itself through StopProvider and Shutdown. If terraform
+ * dies without a Shutdown, the provider notices it was re-parented and exits too.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ export interface ServeOptions {
   /** @default process.exit */
   readonly exit?: (code: number) => void;
   /**
-   * Ignore SIGINT, shut down on SIGTERM, and remove the socket directory on any exit.
+   * Ignore SIGINT, shut down on SIGTERM or when the parent process goes away, and remove the
+   * socket directory on any exit.
    * Off for servers run inside another program (tests). @default true
    */
   readonly handleSignals?: boolean;
@@ -44,6 +46,8 @@ export interface ServeHandle {
 
 const SOCKET_FILE_NAME = 'plugin.sock';
 const SHUTDOWN_PATH = '/plugin.GRPCController/Shutdown';
+/** How often to check that terraform is still our parent. */
+const PARENT_CHECK_MS = 1000;
 
 /**
  * Serves `service` as terraform's plugin. Refusals (not started by terraform, no protocol 6)
@@ -117,6 +121,14 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
     process.on('SIGINT', () => logger.debug('ignoring SIGINT: terraform stops the provider through StopProvider'));
     process.on('SIGTERM', () => void shutdown(0));
     process.on('exit', removeSocketDirectory);
+    // terraform gone without a Shutdown (killed, crashed): we were re-parented, so do not linger.
+    const parentPid = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parentPid) {
+        logger.warn(`terraform (pid ${parentPid}) went away without shutting the plugin down; exiting`);
+        void shutdown(0);
+      }
+    }, PARENT_CHECK_MS).unref();
   }
 
   await grpcServer.listen(socketPath);
