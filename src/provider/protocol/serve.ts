@@ -131,7 +131,10 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
     }, PARENT_CHECK_MS).unref();
   }
 
-  await grpcServer.listen(socketPath);
+  await grpcServer.listen(socketPath).catch((error: unknown) => {
+    removeSocketDirectory();
+    throw error;
+  });
   if (pluginEnvironment.plaintext) logger.info('serving without TLS (TF_DISABLE_PLUGIN_TLS or no client certificate)');
   else logger.debug('serving with mutual TLS: only terraform\'s client certificate is accepted');
   const line = handshakeLine(socketPath, certificate?.der);
