@@ -5,7 +5,7 @@
  * the list cache. A setting that is missing, or not known yet during plan, is only an error
  * when a hook actually needs it, and the error names the attribute and the variable.
  */
-import { ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions } from '../api';
+import { ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
 import { ListCache } from './list-cache';
 
@@ -82,14 +82,16 @@ export class SvcContext {
     if (existing !== undefined) return existing;
     const baseUrl = this.required('baseUrl');
     const apiKey = this.required('apiKey');
+    const overrides = this.options.clientOptions ?? {};
     const client = new ManagementClient({
+      logger: (event) => this.log('debug', describeClientEvent(tenant, event)),
+      ...overrides,
       baseUrl,
       apiKey,
       tenant,
+      // The provider block's settings win over the embedder's defaults.
       requestTimeoutMs: this.requestTimeoutSeconds() * 1000,
-      ...this.retryOptions(),
-      logger: (event) => this.log('debug', describeClientEvent(tenant, event)),
-      ...this.options.clientOptions,
+      retry: { ...overrides.retry, ...this.retryOverride() },
     });
     this.clients.set(tenant, client);
     return client;
@@ -132,10 +134,9 @@ export class SvcContext {
     return setting.state === 'set' ? setting.value : DEFAULT_REQUEST_TIMEOUT_SECONDS;
   }
 
-  private retryOptions(): Partial<ManagementClientOptions> {
+  private retryOverride(): Partial<RetryPolicy> {
     const setting = this.settings.maxRetries;
-    if (setting.state !== 'set') return {};
-    return { retry: { maxAttempts: setting.value + 1 } };
+    return setting.state === 'set' ? { maxAttempts: setting.value + 1 } : {};
   }
 
   private required(name: keyof typeof SETTING_SOURCES): string {

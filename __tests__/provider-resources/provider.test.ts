@@ -1,0 +1,183 @@
+/**
+ * The provider around the resources: settings from the block then SVC_* variables, missing or
+ * not-yet-known settings named when first needed, one login per tenant, API errors as
+ * diagnostics that say what to do (never carrying the key), and close().
+ */
+import { InvalidAddressError } from '../../src/address';
+import { ManagementClient } from '../../src/api';
+import { startEmulator } from '../../src/emulator/server';
+import { DiagnosticsError, UNKNOWN, type ObjectValue } from '../../src/provider/core';
+import { createSvcProvider, describeSvcError } from '../../src/provider/provider';
+import { API_KEY, OTHER_TENANT, SEED, TENANT, create, plan, resourceNamed, startWorld, type World } from './harness';
+
+let world: World;
+beforeEach(async () => {
+  world = await startWorld();
+});
+afterEach(async () => {
+  await world.close();
+});
+
+const entry = resourceNamed('svc_blacklist_entry');
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe('settings', () => {
+  test('from SVC_* variables when the provider block leaves them out', async () => {
+    const context = await world.configure(
+      { base_url: null, api_key: null, tenant: null, sso_base: null },
+      { SVC_BASE_URL: world.emulator.url, SVC_API_KEY: API_KEY, SVC_TENANT: OTHER_TENANT, SVC_SSO_BASE: 'https://sso.example.org' },
+    );
+    const state = await create(entry, context, { ip: '192.0.2.1' });
+    expect(state.tenant).toBe(OTHER_TENANT);
+    expect(context.ssoBase()).toBe('https://sso.example.org');
+  });
+
+  test('the provider block wins over the environment', async () => {
+    const context = await world.configure({}, { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TENANT: OTHER_TENANT });
+    expect((await create(entry, context, { ip: '192.0.2.1' })).tenant).toBe(TENANT);
+  });
+
+  test.each([
+    ['base_url', 'SVC_BASE_URL', { base_url: null }],
+    ['api_key', 'SVC_API_KEY', { api_key: null }],
+  ])('a missing %s is named with %s when the API is first needed, not before', async (attribute, variable, config) => {
+    const context = await world.configure(config);
+    // Planning needs no API call.
+    const { planned } = await plan(entry, context, { ip: '192.0.2.1' });
+    const failure = await failureOf(entry.create({ context, config: { ip: '192.0.2.1', description: null, tenant: null, id: null, created: null }, planned }));
+    expect(failure).toBeInstanceOf(DiagnosticsError);
+    const [diagnostic] = (failure as DiagnosticsError).diagnostics;
+    expect(diagnostic.summary).toBe(`Missing provider setting ${attribute}`);
+    expect(diagnostic.detail).toContain(variable);
+  });
+
+  test('a missing tenant is named with SVC_TENANT when a resource needs it', async () => {
+    const context = await world.configure({ tenant: null });
+    const failure = await failureOf(plan(entry, context, { ip: '192.0.2.1' }));
+    expect((failure as DiagnosticsError).diagnostics[0]).toMatchObject({ summary: 'Missing provider setting tenant', detail: expect.stringContaining('SVC_TENANT') });
+    // A resource naming its own tenant does not need the provider's.
+    expect((await plan(entry, context, { ip: '192.0.2.1', tenant: OTHER_TENANT })).planned.id).toBe(`${OTHER_TENANT}/192.0.2.1`);
+  });
+
+  test('an invalid SVC_BASE_URL is named at configure', async () => {
+    const failure = await failureOf(world.configure({ base_url: null }, { SVC_BASE_URL: 'localhost:8080' }));
+    expect((failure as DiagnosticsError).diagnostics[0]).toMatchObject({ summary: 'Invalid SVC_BASE_URL', detail: expect.stringContaining('base_url') });
+  });
+
+  test('provider settings not known yet: plan leaves derived values unknown, read keeps the state, apply names the setting', async () => {
+    const context = await world.configure({ base_url: UNKNOWN, tenant: UNKNOWN, sso_base: UNKNOWN });
+    const { planned, config } = await plan(entry, context, { ip: '192.0.2.1' });
+    expect(planned).toMatchObject({ tenant: UNKNOWN, id: UNKNOWN });
+    const state: ObjectValue = { ip: '192.0.2.1', description: '', tenant: TENANT, id: `${TENANT}/192.0.2.1`, created: 1 };
+    expect(await entry.read({ context, state })).toBe(state);
+    const channel = await plan(resourceNamed('svc_channel_sso'), context, { name: 'main', enabled: false });
+    expect(channel.planned).toMatchObject({ sp_entity_id: UNKNOWN, sp_acs_url: UNKNOWN });
+    const failure = await failureOf(entry.create({ context, config: { ...config, tenant: TENANT }, planned }));
+    expect((failure as DiagnosticsError).diagnostics[0]).toMatchObject({ summary: 'Provider setting base_url is not known yet' });
+  });
+
+  test('max_retries reaches the client', async () => {
+    const context = await world.configure({ max_retries: 0 });
+    world.emulator.setFaults({ rate: 1, kinds: ['503'] });
+    world.emulator.resetStats();
+    await expect(context.lists.read(TENANT, 'blacklist')).rejects.toMatchObject({ code: 'unexpected_reply' });
+    // One attempt for the login, no retry.
+    expect(world.emulator.stats().requests).toBe(1);
+  });
+
+  test('request_timeout_seconds reaches the client', async () => {
+    const context = await world.configure({ max_retries: 0, request_timeout_seconds: 0.2 });
+    world.emulator.setFaults({ rate: 0, latencyMs: 2000 });
+    const failure = await failureOf(context.lists.read(TENANT, 'blacklist'));
+    expect(failure).toMatchObject({ code: 'transport_failed' });
+  });
+});
+
+describe('clients', () => {
+  test('one login per tenant per provider process, however many concurrent reads', async () => {
+    const context = await world.configure();
+    world.emulator.resetStats();
+    const states = Array.from({ length: 20 }, (_, index) => ({
+      ip: `192.0.2.${index}`,
+      description: '',
+      tenant: index % 2 === 0 ? TENANT : OTHER_TENANT,
+      id: 'x',
+      created: 0,
+    }));
+    await Promise.all(states.map((state) => entry.read({ context, state })));
+    expect(world.emulator.stats().logins).toBe(2);
+    expect(world.emulator.stats().byCommand.list_blacklist).toBe(2);
+  });
+
+  test('close() closes every client the provider made', async () => {
+    const provider = createSvcProvider({ env: {} });
+    const context = await provider.configure({
+      config: { base_url: world.emulator.url, api_key: API_KEY, tenant: TENANT, sso_base: null, max_retries: null, request_timeout_seconds: null },
+      terraformVersion: '1.11.4',
+    });
+    const clients = [context.client(TENANT), context.client(OTHER_TENANT)];
+    await Promise.all(clients.map((client) => client.listEntries('whitelist')));
+    await provider.close?.(context);
+    for (const client of clients) await expect(client.listEntries('whitelist')).rejects.toMatchObject({ code: 'client_closed' });
+  });
+});
+
+describe('errors as diagnostics', () => {
+  test.each([
+    ['a wrong API key', { api_key: 'wrong-key-0b5e' }, 'Login to the svc management API failed', /Check the API key \(api_key or SVC_API_KEY\)/],
+    ['a read-only user', { api_key: 'provider-resources-reader-key' }, 'The svc management API refused a change', /read-only user/],
+    ['an unknown tenant', { tenant: 'initech' }, 'The svc management API refused the request', /Unknown customer: initech/],
+  ])('%s', async (_name, config, summary, detail) => {
+    const context = await world.configure(config);
+    const failure = await failureOf(create(entry, context, { ip: '192.0.2.1' }));
+    const diagnostic = describeSvcError(failure, 'svc_blacklist_entry create');
+    expect(diagnostic).toMatchObject({ severity: 'error', summary });
+    expect(diagnostic!.detail).toMatch(detail);
+    expect(diagnostic!.detail).toMatch(/^svc_blacklist_entry create: /);
+    expect(JSON.stringify(diagnostic)).not.toContain('wrong-key-0b5e');
+    expect(JSON.stringify(diagnostic)).not.toContain('provider-resources-reader-key');
+  });
+
+  test('an unreachable service names base_url', async () => {
+    const gone = await startEmulator({ seed: SEED });
+    const url = gone.url;
+    await gone.close();
+    const context = await world.configure({ base_url: url, max_retries: 0 });
+    const failure = await failureOf(context.lists.read(TENANT, 'blacklist'));
+    expect(describeSvcError(failure, 'svc_blacklist read')).toMatchObject({
+      summary: 'Could not reach the svc management API',
+      detail: expect.stringContaining('Check base_url (or SVC_BASE_URL)'),
+    });
+  });
+
+  test('an invalid address and anything else', () => {
+    expect(describeSvcError(new InvalidAddressError('10.0.0.1/40', 'prefix length 40 is above 32'), 'svc_blacklist_entry read')).toMatchObject({
+      summary: 'Invalid IP address or CIDR',
+      detail: expect.stringContaining('"10.0.0.1/40"'),
+    });
+    expect(describeSvcError(new TypeError('a bug'), 'x')).toBeUndefined();
+  });
+
+  test('the key stays out of the provider log', async () => {
+    const context = await world.configure();
+    await create(entry, context, { ip: '192.0.2.1' });
+    expect(world.logs.some((line) => line.level === 'debug' && line.message.includes('login'))).toBe(true);
+    expect(JSON.stringify(world.logs)).not.toContain(API_KEY);
+  });
+});
+
+test('a client outside the provider is not affected by its close', async () => {
+  const client = new ManagementClient({ baseUrl: world.emulator.url, apiKey: API_KEY, tenant: TENANT });
+  const provider = createSvcProvider({ env: {} });
+  await provider.close?.(undefined);
+  await expect(client.listEntries('blacklist')).resolves.toEqual([]);
+  await client.close();
+});
