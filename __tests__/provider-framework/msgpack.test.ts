@@ -170,6 +170,21 @@ describe('msgpack: any extension decodes as unknown', () => {
     const type = types.object({ a: types.string, b: types.number });
     expect(decodeValue(type, hex(`82 a1 61 ${bytes} a1 62 07`))).toEqual({ a: UNKNOWN, b: 7 });
   });
+  test('a config captured from terraform 1.11.4: ip = "10.3.0.${other.created % 200}" is a refined unknown', () => {
+    // ip arrives as ext8 type 12: { 1: false (not null), 2: "10.3.0." (string prefix) }.
+    const type = types.object({
+      created: types.number,
+      description: types.string,
+      expires: types.number,
+      id: types.string,
+      ip: types.string,
+      tenant: types.string,
+    });
+    const bytes = hex(
+      '86a763726561746564c0ab6465736372697074696f6ec0a765787069726573c0a26964c0a26970c70c0c8201c202a731302e332e302ea674656e616e74c0',
+    );
+    expect(decodeValue(type, bytes)).toEqual({ created: null, description: null, expires: null, id: null, ip: UNKNOWN, tenant: null });
+  });
   test('a refined unknown in a set element', () => {
     const type = types.set(entryType);
     const bytes = hex('91 82 ab 6465736372697074696f6e c0 a2 6970 c7 03 0c 81 01 c2');
