@@ -45,16 +45,58 @@ export function valuesEqual(type: ValueType, left: Value, right: Value): boolean
 }
 
 /**
- * Sets compared as collections without order: every element on one side pairs with a distinct
- * equal element on the other. (cty sets hold no duplicates, but a hook's array might.)
+ * Sets compared as collections without order: the same elements, each as often on both sides
+ * (cty sets hold no duplicates, but a hook's array might). Elements are compared through a
+ * canonical key, so a whole list of thousands of entries compares in linear time.
  */
 function setsEqual(elementType: ValueType, left: readonly Value[], right: readonly Value[]): boolean {
   if (left.length !== right.length) return false;
-  const unmatched = [...right];
+  const counts = new Map<string, number>();
   for (const element of left) {
-    const index = unmatched.findIndex((candidate) => valuesEqual(elementType, element, candidate));
-    if (index < 0) return false;
-    unmatched.splice(index, 1);
+    const key = canonicalKey(elementType, element);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  return true;
+  for (const element of right) {
+    const key = canonicalKey(elementType, element);
+    const count = counts.get(key);
+    if (count === undefined) return false;
+    if (count === 1) counts.delete(key);
+    else counts.set(key, count - 1);
+  }
+  return counts.size === 0;
+}
+
+/**
+ * A string that two values of `type` share exactly when valuesEqual holds: set elements and
+ * map entries sorted, strings JSON-quoted so no content can imitate the structure.
+ */
+export function canonicalKey(type: ValueType, value: Value): string {
+  if (value === null) return 'n';
+  if (value === UNKNOWN) return 'u';
+  switch (type.kind) {
+    case 'string':
+      return `s${JSON.stringify(value)}`;
+    case 'number':
+      return `d${String(value)}`;
+    case 'bool':
+      return value === true ? 't' : 'f';
+    case 'list':
+      return `[${(value as readonly Value[]).map((element) => canonicalKey(type.element, element)).join(',')}]`;
+    case 'set':
+      return `{${(value as readonly Value[]).map((element) => canonicalKey(type.element, element)).sort().join(',')}}`;
+    case 'map': {
+      const map = value as ObjectValue;
+      const entries = Object.keys(map)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${canonicalKey(type.element, map[key])}`);
+      return `<${entries.join(',')}>`;
+    }
+    case 'object': {
+      const object = value as ObjectValue;
+      const attributes = Object.keys(type.attributes)
+        .sort()
+        .map((name) => canonicalKey(type.attributes[name], object[name] ?? null));
+      return `(${attributes.join(',')})`;
+    }
+  }
 }
