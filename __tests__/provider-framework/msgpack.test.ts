@@ -144,6 +144,13 @@ describe('msgpack: round trips', () => {
     expect(decodeValue(type, encodeValue(type, value))).toEqual(value);
   });
 
+  test('bytes that are a slice of a larger buffer (as the protobuf decoder hands them over)', () => {
+    const type = types.object({ n: types.number, s: types.string, f: types.number });
+    const value = { n: -(2 ** 40), s: 'slice', f: 0.25 };
+    const encoded = encodeValue(type, value);
+    const larger = Buffer.concat([Buffer.from([0xff, 0xff, 0xff]), encoded, Buffer.from([0xc1])]);
+    expect(decodeValue(type, larger.subarray(3, 3 + encoded.length))).toEqual(value);
+  });
   test('a map __proto__ key stays data, not a prototype', () => {
     const decoded = decodeValue(types.map(types.string), hex('81 a9 5f5f70726f746f5f5f a1 78')) as Record<string, unknown>;
     expect(Object.keys(decoded)).toEqual(['__proto__']);
