@@ -17,7 +17,14 @@ import type { Workspace } from './support/workspace';
 
 jest.setTimeout(180_000);
 
-const TENANTS = { entries: 'entries', unknownIp: 'unknown-ip', validation: 'validation', tokens: 'tokens', dataSources: 'data-sources' };
+const TENANTS = {
+  entries: 'entries',
+  unknownIp: 'unknown-ip',
+  validation: 'validation',
+  ephemeralKey: 'ephemeral-key',
+  tokens: 'tokens',
+  dataSources: 'data-sources',
+};
 const harness = useAcceptanceHarness({ tenants: Object.values(TENANTS) });
 
 interface ListCase {
@@ -225,6 +232,36 @@ describe('bad addresses fail terraform validate, naming ip and the value, and no
     const message = `${report.diagnostics[0].summary}\n${report.diagnostics[0].detail}`;
     expect(message).toContain(ip === '' ? '""' : ip);
     expect(harness().emulator.emulator.stats().requests).toBe(0);
+  });
+});
+
+describe('the API key from an ephemeral variable instead of SVC_API_KEY', () => {
+  const tenant = TENANTS.ephemeralKey;
+
+  it('applies a saved plan, and the key is in no file terraform wrote and in no output', async () => {
+    const apiKey = harness().emulator.apiKey;
+    const workspace = harness().createWorkspace('ephemeral-key', { SVC_API_KEY: undefined, TF_VAR_svc_api_key: apiKey });
+    workspace.write(
+      [
+        'variable "svc_api_key" {',
+        '  type      = string',
+        '  sensitive = true',
+        '  ephemeral = true',
+        '}',
+        '',
+      ].join('\n') +
+        harness().providerBlock(tenant, { extra: { api_key: 'var.svc_api_key' } }) +
+        resourceBlock('svc_whitelist_entry', 'office', { ip: hclString('2001:db8:abcd::/48'), description: hclString('office egress') }),
+    );
+    await workspace.init();
+    await workspace.planExpecting(2, ['-out=ephemeral.tfplan']);
+    await workspace.terraformExpecting(['apply', '-input=false', '-no-color', 'ephemeral.tfplan']);
+    expect((await apiEntries(tenant, 'whitelist')).map((entry) => entry.ip)).toEqual(['2001:db8:abcd::/48']);
+
+    expect(zipEntriesContaining(path.join(workspace.dir, 'ephemeral.tfplan'), apiKey)).toEqual([]);
+    expect(JSON.stringify(await workspace.showJson('ephemeral.tfplan'))).not.toContain(apiKey);
+    expect(filesContaining(workspace.dir, apiKey)).toEqual([]);
+    expect(workspace.history.filter((result) => (result.stdout + result.stderr + result.providerLog).includes(apiKey)).map((result) => result.args.join(' '))).toEqual([]);
   });
 });
 

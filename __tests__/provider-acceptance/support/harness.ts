@@ -19,8 +19,11 @@ import { Workspace } from './workspace';
 export interface Harness {
   readonly build: TestProviderBuild;
   readonly emulator: AcceptanceEmulator;
-  /** A workspace whose provider reaches this harness's emulator (API key in SVC_API_KEY). */
-  createWorkspace(name: string, env?: Readonly<Record<string, string>>): Workspace;
+  /**
+   * A workspace whose provider reaches this harness's emulator (API key in SVC_API_KEY).
+   * `env` adds variables; an undefined value leaves that variable out (e.g. SVC_API_KEY).
+   */
+  createWorkspace(name: string, env?: Readonly<Record<string, string | undefined>>): Workspace;
   /** `terraform { required_providers }` + `provider "svc"` for this emulator and a tenant. */
   providerBlock(tenant: string, options?: Omit<ProviderBlockOptions, 'baseUrl' | 'tenant'>): string;
   /** Another emulator (e.g. with a short token lifetime), stopped with the harness. */

@@ -63,8 +63,8 @@ export interface WorkspaceOptions {
   readonly dir: string;
   /** The generated terraform.rc of the provider build. */
   readonly cliConfigFile: string;
-  /** Added to the environment, e.g. `{ SVC_API_KEY: key }`. */
-  readonly env?: Readonly<Record<string, string>>;
+  /** Added to the environment, e.g. `{ SVC_API_KEY: key }`; an undefined value removes that variable. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export class Workspace {
@@ -80,7 +80,7 @@ export class Workspace {
     this.dir = options.dir;
     fs.mkdirSync(this.dir, { recursive: true });
     this.logFile = path.join(this.dir, 'terraform-provider.log');
-    this.env = {
+    const environment: NodeJS.ProcessEnv = {
       ...isolatedEnvironment(),
       TF_CLI_CONFIG_FILE: options.cliConfigFile,
       CHECKPOINT_DISABLE: '1',
@@ -89,8 +89,11 @@ export class Workspace {
       // The provider's stderr goes to a file (not the output the tests read), for failure messages.
       TF_LOG_PROVIDER: 'DEBUG',
       TF_LOG_PATH: this.logFile,
+      // The provider's own debug lines too, so the secret checks cover them.
+      SVC_LOG: 'debug',
       ...options.env,
     };
+    this.env = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined));
   }
 
   /** Writes main.tf (or another file of the configuration). */
@@ -212,10 +215,10 @@ export class Workspace {
   private providerLogSince(offset: number): string {
     if (!fs.existsSync(this.logFile)) return '';
     const text = fs.readFileSync(this.logFile).subarray(offset).toString('utf8');
-    // go-plugin logs each provider stderr line as "... plugin.terraform-provider-svc...: <line>".
+    // go-plugin logs each provider stderr line as "... provider.terraform-provider-svc_v<version>: <line>".
     return text
       .split('\n')
-      .filter((line) => line.includes('plugin.terraform-provider-svc') || line.includes('plugin process exited'))
+      .filter((line) => line.includes('provider.terraform-provider-svc') || line.includes('plugin process exited'))
       .join('\n');
   }
 }
