@@ -153,6 +153,9 @@ function makeFake() {
     schema: providerSchema,
     async configure(request) {
       calls.push({ hook: 'configure', request });
+      if (request.config.tenant === '') {
+        throw new DiagnosticsError([errorDiagnostic('Empty tenant', 'set tenant or SVC_TENANT', ['tenant'])]);
+      }
       return { tenant: typeof request.config.tenant === 'string' ? request.config.tenant : 'default' };
     },
     resources: [thing, plain],
@@ -269,6 +272,15 @@ describe('configuration', () => {
     expect(fake.hooks()).toEqual(['configure']);
     const response = await fake.service.readDataSource({ typeName: 'svc_info', config: dynamic(infoType, { name: 'n', value: null }) });
     expect(decoded(infoType, response.state)).toEqual({ name: 'n', value: 'acme:n' });
+  });
+  test('a failed configure reports its diagnostics, and later hooks are told the provider is not configured', async () => {
+    const fake = makeFake();
+    const response = await fake.service.configureProvider({ terraformVersion: '1.11.4', config: dynamic(providerType, { tenant: '' }) });
+    expect(response.diagnostics.map((diagnostic) => [diagnostic.summary, diagnostic.attribute?.steps])).toEqual([
+      ['Empty tenant', [{ attributeName: 'tenant' }]],
+    ]);
+    const read = await fake.service.readDataSource({ typeName: 'svc_info', config: dynamic(infoType, { name: 'n', value: null }) });
+    expect(read.diagnostics[0].detail).toContain('provider not configured');
   });
   test('a hook that needs the context before configure gets "provider not configured"', async () => {
     const fake = makeFake();
