@@ -1,0 +1,20 @@
+/**
+ * The svc provider's executable entry point (bundled by `npm run build`). Terraform starts it;
+ * it checks the plugin handshake, then serves tfplugin6 until terraform shuts it down.
+ * Only the handshake line goes to stdout; every log line goes to stderr, where terraform files
+ * it under TF_LOG.
+ */
+import { createLogger, logLevelFromEnv } from './protocol/log';
+import { createProviderService } from './protocol/provider-service';
+import { serveProvider } from './protocol/serve';
+import { createSvcProvider } from './provider';
+
+const logger = createLogger(process.stderr, logLevelFromEnv(process.env));
+const provider = createSvcProvider({ env: process.env, log: (level, message) => logger[level](message) });
+const service = createProviderService(provider, { log: (line) => process.stderr.write(`${line}\n`) });
+
+serveProvider(service).catch((error: unknown) => {
+  // Refusals have already told the human what to do and exited; this is anything else.
+  logger.error(`the provider failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
