@@ -205,3 +205,23 @@ export async function plansNoChange(
   const { planned, replace } = await plan(resource, context, values, prior);
   return replace.length === 0 && sameValue(planned, prior);
 }
+
+/** The blocklist's block length on the emulator. */
+export const BLOCK_SECONDS = 1800;
+
+/**
+ * Runs `action` and returns the emulator-clock seconds it ran between: the emulator clock moves
+ * with real time, so an exact `now() + 1800` would race the turn of a second.
+ */
+export async function duringClock<Result>(world: World, action: () => Promise<Result>): Promise<{ result: Result; from: number; to: number }> {
+  const from = world.emulator.now();
+  const result = await action();
+  return { result, from, to: world.emulator.now() };
+}
+
+/** A block that started while `window` ran ends 30 minutes later. */
+export function expectBlockEndIn(expires: Value | undefined, window: { from: number; to: number }): void {
+  expect(typeof expires).toBe('number');
+  expect(expires as number).toBeGreaterThanOrEqual(window.from + BLOCK_SECONDS);
+  expect(expires as number).toBeLessThanOrEqual(window.to + BLOCK_SECONDS);
+}

@@ -6,7 +6,19 @@
 import type { ListName } from '../../src/api';
 import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
 import { entriesFromService, planEntries } from '../../src/provider/resources/list';
-import { TENANT, create, plan, plansNoChange, resourceNamed, sameValue, startWorld, update, type World } from './harness';
+import {
+  TENANT,
+  create,
+  duringClock,
+  expectBlockEndIn,
+  plan,
+  plansNoChange,
+  resourceNamed,
+  sameValue,
+  startWorld,
+  update,
+  type World,
+} from './harness';
 
 let world: World;
 beforeEach(async () => {
@@ -183,8 +195,10 @@ test('blocklist: entries that ended read as drift and the next apply re-adds the
   const later = await world.configure();
   const read = (await resource.read({ context: later, state }))!;
   expect(read.entries).toEqual([]);
-  await update(resource, later, read, { entries: declared });
-  expect((await world.api.listEntries('blocklist'))[0]).toMatchObject({ ip: '203.0.113.1', expires: world.emulator.now() + 1800 });
+  const { from, to } = await duringClock(world, () => update(resource, later, read, { entries: declared }));
+  const [renewed] = await world.api.listEntries('blocklist');
+  expect(renewed.ip).toBe('203.0.113.1');
+  expectBlockEndIn(renewed.expires, { from, to });
 });
 
 test('a tenant change replaces; a mode change updates in place', async () => {

@@ -132,8 +132,8 @@ describe('clients', () => {
 
 describe('errors as diagnostics', () => {
   test.each([
-    ['a wrong API key', { api_key: 'wrong-key-0b5e' }, 'Login to the svc management API failed', /Check the API key \(api_key or SVC_API_KEY\)/],
-    ['a read-only user', { api_key: 'provider-resources-reader-key' }, 'The svc management API refused a change', /read-only user/],
+    ['a wrong API key', { api_key: 'wrong-key-0b5e' }, 'Login to the svc management API failed', /bad API key or inactive user.*api_key in the provider block, else from SVC_API_KEY/],
+    ['a read-only user', { api_key: 'provider-resources-reader-key' }, 'The svc management API refused a change', /read-only user.*allowed to write/],
     ['an unknown tenant', { tenant: 'initech' }, 'The svc management API refused the request', /Unknown customer: initech/],
   ])('%s', async (_name, config, summary, detail) => {
     const context = await world.configure(config);

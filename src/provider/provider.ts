@@ -177,11 +177,11 @@ export function resolveSettings(config: ObjectValue, env: NodeJS.ProcessEnv): Sv
 const API_ERROR_ADVICE: Record<string, { summary: string; advice: string }> = {
   authentication_failed: {
     summary: 'Login to the svc management API failed',
-    advice: 'Check the API key (api_key or SVC_API_KEY) and that its user is active.',
+    advice: 'The provider takes the key from api_key in the provider block, else from SVC_API_KEY.',
   },
   permission_denied: {
     summary: 'The svc management API refused a change',
-    advice: 'The API key belongs to a read-only user; use the key of a user allowed to write.',
+    advice: 'The provider takes the key from api_key in the provider block, else from SVC_API_KEY.',
   },
   not_found: {
     summary: 'Not found in the svc management API',

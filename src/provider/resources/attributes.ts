@@ -61,15 +61,6 @@ export function requiredString(object: ObjectValue, name: string): string {
   return value;
 }
 
-export function isKnownString(value: Value | undefined): value is string {
-  return typeof value === 'string';
-}
-
-/** `known` when every input is known, otherwise UNKNOWN: for values derived from several attributes. */
-export function whenKnown<Result extends Value>(inputs: readonly (Value | undefined)[], derive: () => Result): Result | Unknown {
-  return inputs.some((input) => input === UNKNOWN) ? UNKNOWN : derive();
-}
-
 /**
  * The canonical spelling of a known ip attribute, or an error diagnostic on `path` naming the
  * value, why it is wrong and (for host bits) the network it should be.

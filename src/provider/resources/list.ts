@@ -11,7 +11,6 @@ import {
   errorDiagnostic,
   isUnknown,
   isWhollyKnown,
-  types,
   type Diagnostic,
   type ObjectValue,
   type ResourceDefinition,
@@ -58,7 +57,9 @@ function listSchema(list: ListName): Schema {
       },
       mode: attribute.optionalComputedString(
         '`"authoritative"` (default): the resource owns the whole list; entries it does not declare are removed at apply and show as ' +
-          'drift in plan. `"additive"`: it owns only the entries it declares; others (e.g. added by risk-based blocking) are ignored.',
+          'drift in plan. `"additive"`: it owns only the entries it declares; others (e.g. added by risk-based blocking) are ignored. ' +
+          'Import gives `"authoritative"` with every entry in state; switching such a state to `"additive"` still removes the ' +
+          'imported entries the configuration leaves out (the plan lists them).',
       ),
       tenant: attribute.optionalComputedString("The tenant (customer_name) whose list this is. Defaults to the provider's tenant. Changing it replaces the resource.", {
         requiresReplace: true,
@@ -67,9 +68,6 @@ function listSchema(list: ListName): Schema {
     },
   };
 }
-
-/** The element type of `entries`, for callers that build values by hand. */
-export const LIST_ENTRY_TYPE = types.object({ ip: types.string, description: types.string });
 
 // ---- validate ----------------------------------------------------------------------------------
 
