@@ -66,7 +66,12 @@ function withStderr(message: string, stderr: string): string {
   return text === '' ? `${message} (nothing on stderr)` : `${message}; its stderr:\n${text}`;
 }
 
-export function startEmulatorProcess(options: EmulatorProcessOptions = {}): Promise<EmulatorProcess> {
+/**
+ * Resolves once the emulator has printed its URL and answered GET /_emulator/health: it prints
+ * the line just before it installs its SIGTERM handler, so a stop() sent on the line alone can
+ * find the default action (death by signal, no clean shutdown).
+ */
+export async function startEmulatorProcess(options: EmulatorProcessOptions = {}): Promise<EmulatorProcess> {
   const child = spawn(process.execPath, [EMULATOR_EXECUTABLE, '--port', '0', ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env ?? process.env,
@@ -117,7 +122,7 @@ export function startEmulatorProcess(options: EmulatorProcessOptions = {}): Prom
     }
   };
 
-  return new Promise<EmulatorProcess>((resolve, reject) => {
+  const listening = await new Promise<{ url: string; port: number }>((resolve, reject) => {
     const lines = readline.createInterface({ input: child.stdout! });
     let settled = false;
     const fail = (message: string) => {
@@ -138,8 +143,19 @@ export function startEmulatorProcess(options: EmulatorProcessOptions = {}): Prom
       }
       settled = true;
       // readline keeps reading stdout after this, so the pipe never fills.
-      resolve({ url: match[1], port: Number(match[2]), child, exited, stderr: () => stderrTail, stop, kill });
+      resolve({ url: match[1], port: Number(match[2]) });
     });
     void waitForExit().then((exit) => fail(withStderr(`svc-emulator ${describeExit(exit)} before it was listening`, stderrTail)));
   });
+
+  // A request is served on a later turn of the emulator's event loop than the line was printed.
+  const health = await fetch(`${listening.url}/_emulator/health`).then(
+    async (response) => ({ ok: response.ok, text: await response.text() }),
+    (error: unknown) => ({ ok: false, text: error instanceof Error ? error.message : String(error) }),
+  );
+  if (!health.ok) {
+    await kill();
+    throw new EmulatorProcessError(withStderr(`svc-emulator at ${listening.url} did not answer /_emulator/health (${health.text}) and was killed`, stderrTail));
+  }
+  return { ...listening, child, exited, stderr: () => stderrTail, stop, kill };
 }
