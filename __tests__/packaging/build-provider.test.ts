@@ -189,6 +189,21 @@ describe('the build-provider command line', () => {
     expect(() => parseCliArguments(argv)).toThrow(message);
   });
 
+  it('builds the real provider through npm run build -- --out-dir, and prints how to use it', async () => {
+    const outDir = freshDir('cli');
+    const { stdout, stderr } = await run('npm', ['run', '--silent', 'build', '--', '--out-dir', outDir], { cwd: REPOSITORY });
+    const cliConfigFile = path.join(outDir, 'terraform.rc');
+    expect(stdout).toContain(`export TF_CLI_CONFIG_FILE=${cliConfigFile}`);
+    expect(stderr).toContain(`build-provider: wrote ${cliConfigFile}`);
+    // The bundle stands alone: run from elsewhere, not by terraform, it explains itself and exits 1.
+    const direct = await run(path.join(outDir, 'terraform-provider-svc'), [], { cwd: os.tmpdir(), env: { PATH: process.env.PATH } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toMatch(/terraform/);
+  });
+
   it('prints its help through npm run build', async () => {
     const { stdout } = await run('npm', ['run', '--silent', 'build', '--', '--help'], { cwd: REPOSITORY });
     expect(stdout).toContain('Usage: npm run build [-- --out-dir <dir>]');
