@@ -234,12 +234,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<void>
     }
     return;
   }
-  io.stdout(`svc-emulator listening on ${emulator.url}`);
   const running = emulator;
   const stop = (signal: string) => {
     log(`${signal} received, shutting down`);
     void running.close().then(() => io.exit(0));
   };
+  // Handlers first: a caller may send SIGTERM the moment it reads the listening line.
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  io.stdout(`svc-emulator listening on ${emulator.url}`);
 }
