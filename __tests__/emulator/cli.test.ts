@@ -94,6 +94,12 @@ test('quick flags: the first stdout line is exact, the contract is served, SIGTE
   expect(finished.stderr).not.toContain(token);
 });
 
+test('a SIGTERM sent the moment the listening line arrives still shuts down cleanly (exit 0)', async () => {
+  const emulator = await start(['--port', '0', '--quiet']);
+  const finished = await emulator.stop('SIGTERM');
+  expect(finished.code).toBe(0);
+});
+
 test('--config, --state-file, --token-ttl and --faults are wired, and state survives a restart', async () => {
   const config = path.join(directory, 'seed.json');
   const stateFile = path.join(directory, 'cli-state.json');
