@@ -9,7 +9,7 @@
  */
 import type { ListEntry, ListName } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString } from './support/hcl';
+import { hclString, providerBlock } from './support/hcl';
 import { planSummary } from './support/plan-text';
 import type { Workspace } from './support/workspace';
 
@@ -232,6 +232,38 @@ describe('whole lists, additive: only the declared entries are owned', () => {
     await workspace.destroy();
     const foreignEntries = [FOREIGN, { ip: '198.51.100.67', description: 'added by hand' }];
     expect(await allApiEntries(tenant, LISTS)).toEqual(sameForEveryList(foreignEntries, LISTS));
+  });
+});
+
+describe('a whole blocklist after its 30 minutes', () => {
+  const tenant = 'expiry';
+
+  it('plans the expired entries back (exit 2), and apply renews the blocks', async () => {
+    // An emulator of its own: moving its clock must not expire other scenarios' blocks.
+    const emulator = await harness().startEmulator({ tenants: [tenant] });
+    const workspace = harness().createWorkspace('expiry', { SVC_API_KEY: emulator.apiKey });
+    const entries: readonly DeclaredEntry[] = [{ ip: '203.0.113.70', description: 'credential stuffing' }, { ip: '2001:db8:70::/48' }];
+    workspace.write(providerBlock({ baseUrl: emulator.url, tenant }) + listBlock('blocklist', { entries }));
+    await workspace.init();
+    await workspace.apply();
+    const firstBlocks = await emulator.client(tenant).listEntries('blocklist');
+    expect(firstBlocks.map((entry) => entry.ip).sort()).toEqual(['2001:db8:70::/48', '203.0.113.70']);
+
+    emulator.emulator.advanceClock(31 * 60);
+    expect(await emulator.client(tenant).listEntries('blocklist')).toEqual([]);
+    const plan = await workspace.planExpecting(2);
+    expect(plan.actions).toEqual({ 'svc_blocklist.this': 'update' });
+    expect(plan.text).toContain('203.0.113.70');
+    expect(plan.text).toContain('2001:db8:70::/48');
+
+    await workspace.apply();
+    const renewed = await emulator.client(tenant).listEntries('blocklist');
+    expect(renewed.map(({ ip, description }) => ({ ip, description })).sort((left, right) => (left.ip < right.ip ? -1 : 1))).toEqual([
+      { ip: '2001:db8:70::/48', description: '' },
+      { ip: '203.0.113.70', description: 'credential stuffing' },
+    ]);
+    for (const entry of renewed) expect(entry.expires).toBeGreaterThan(emulator.emulator.now());
+    await workspace.planExpecting(0);
   });
 });
 
