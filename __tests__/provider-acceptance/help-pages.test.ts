@@ -2,7 +2,8 @@
  * The help pages are a contract with the user: every resource and data source the provider
  * registers has its page, and every page's argument and attribute tables name exactly the
  * attributes of the schema in code, with the same type, required/optional/computed and
- * replace behaviour. A schema change without a page change fails here.
+ * replace behaviour, and a description that starts with the schema's own, word for word (the
+ * page may add to it). A schema change without a page change fails here.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -53,14 +54,29 @@ function section(markdown: string, heading: string): string {
   return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
 }
 
-/** The rows of the first table in `text` whose first cell is a `code` name (header and rule skipped). */
+/** The cells of a table line; `\|` is a pipe inside a cell. */
+function tableCells(line: string): string[] {
+  return line
+    .split(/(?<!\\)\|/)
+    .slice(1, -1)
+    .map((cell) => cell.trim().replace(/\\\|/g, '|'));
+}
+
+/** The rows of the tables in `text` whose first cell is a `code` name (headers and rules skipped). */
 function tableRows(text: string): TableRow[] {
   return text
     .split('\n')
     .filter((line) => line.startsWith('|'))
-    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()))
+    .map(tableCells)
     .filter((cells) => /^`[^`]+`$/.test(cells[0] ?? ''))
     .map((cells) => ({ name: cells[0]!.slice(1, -1), cells }));
+}
+
+/** The page's description of an attribute (its last cell) starts with the schema's, word for word. */
+function expectSchemaDescription(row: TableRow, attribute: AttributeSchema): void {
+  if (attribute.description === '') return;
+  const cell = row.cells[row.cells.length - 1]!;
+  expect({ name: row.name, description: cell.slice(0, attribute.description.length) }).toEqual({ name: row.name, description: attribute.description });
 }
 
 /** How a page spells an attribute's type. */
@@ -172,7 +188,7 @@ describe('help pages of the provider', () => {
     expect(broken).toEqual([]);
   });
 
-  test('help/provider.md documents every provider configuration attribute with its type and env variable', () => {
+  test('help/provider.md documents every provider configuration attribute with its type, env variable and description', () => {
     const rows = tableRows(section(readPage('provider.md'), 'Provider configuration'));
     const schemaAttributes = provider.schema.attributes;
     const envByAttribute = new Map<string, string>(Object.values(SETTING_SOURCES).map((source) => [source.attribute, source.env]));
@@ -186,6 +202,7 @@ describe('help pages of the provider', () => {
         type: expectedType,
         env: env === undefined ? 'none' : `\`${env}\``,
       });
+      expectSchemaDescription(row, attribute);
     }
   });
 
@@ -193,7 +210,7 @@ describe('help pages of the provider', () => {
     const markdown = existsSync(path.join(helpDirectory, object.page)) ? readPage(object.page) : '';
     const flat = flattenAttributes(object.schema.attributes);
 
-    test('the argument reference names exactly the settable attributes, with type and presence', () => {
+    test('the argument reference names exactly the settable attributes, with type, presence and description', () => {
       const rows = tableRows(section(markdown, 'Argument reference'));
       const expected = [...flat].filter(([, attribute]) => isArgument(attribute)).map(([name]) => name);
       expect(rows.map((row) => row.name).sort()).toEqual(expected.sort());
@@ -204,15 +221,17 @@ describe('help pages of the provider', () => {
           type: attributeTypeWords(attribute),
           presence: expectedPresence(attribute),
         });
+        expectSchemaDescription(row, attribute);
       }
     });
 
-    test('the attribute reference names exactly the computed-only attributes, with type', () => {
+    test('the attribute reference names exactly the computed-only attributes, with type and description', () => {
       const rows = tableRows(section(markdown, 'Attribute reference'));
       const expected = [...flat].filter(([, attribute]) => !isArgument(attribute)).map(([name]) => name);
       expect(rows.map((row) => row.name).sort()).toEqual(expected.sort());
       for (const row of rows) {
         expect({ name: row.name, type: row.cells[1] }).toEqual({ name: row.name, type: attributeTypeWords(flat.get(row.name)!) });
+        expectSchemaDescription(row, flat.get(row.name)!);
       }
     });
 
