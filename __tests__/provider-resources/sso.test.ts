@@ -3,7 +3,7 @@
  * the update copying the listed object exactly (the emulator refuses anything else), the
  * SAML service-provider URLs from sso_base, and unknown names.
  */
-import { DiagnosticsError, UNKNOWN } from '../../src/provider/core';
+import { DiagnosticsError, UNKNOWN, type Value } from '../../src/provider/core';
 import { SSO_BASE, TENANT, create, plan, plansNoChange, resourceNamed, startWorld, update, type World } from './harness';
 
 const METADATA = 'https://idp.example.com/saml/metadata';
@@ -119,6 +119,21 @@ describe('svc_channel_sso', () => {
     const context = await world.configure({ sso_base: null }, { SVC_SSO_BASE: 'https://login.example.net/' });
     const state = await create(resource, context, { name: 'partners', enabled: false });
     expect(state.sp_entity_id).toBe('https://login.example.net/sign-in');
+  });
+
+  // Channels (and the customers list) are not tenant-scoped: they need no provider tenant.
+  test.each<[string, Value]>([
+    ['not set anywhere', null],
+    ['not known until apply', UNKNOWN],
+  ])('needs no provider tenant: %s', async (_name, tenant) => {
+    const state = await create(resource, await world.configure(), { name: 'partners', enabled: false });
+    const context = await world.configure({ tenant });
+    expect(await resource.read({ context, state })).toEqual(state);
+    if (tenant === UNKNOWN) return;
+    const created = await create(resource, context, { name: 'main', enabled: true, saml_metadata_url: METADATA });
+    expect(created).toMatchObject({ name: 'main', enabled: true });
+    await resource.delete({ context, prior: created });
+    expect((await world.api.listChannels()).find((channel) => channel.name === 'main')!.sso).toBeNull();
   });
 
   test('an unknown channel is an error naming it and the known ones', async () => {

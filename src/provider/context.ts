@@ -32,6 +32,8 @@ export const SETTING_SOURCES = {
 } as const;
 
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+/** The tenant label of a client that only makes account-wide calls (shown in its log lines and login errors). */
+const NO_TENANT = '(no tenant: account-wide calls only)';
 
 export interface SvcContextOptions {
   readonly log?: ProviderLog;
@@ -41,6 +43,8 @@ export interface SvcContextOptions {
 export class SvcContext {
   readonly lists: ListCache;
   private readonly clients = new Map<string, ManagementClient>();
+  /** accountClient()'s client when no tenant is set or known; it never makes tenant-scoped calls. */
+  private accountOnly: ManagementClient | undefined;
   private readonly log: ProviderLog;
 
   constructor(
@@ -80,32 +84,24 @@ export class SvcContext {
   client(tenant: string): ManagementClient {
     const existing = this.clients.get(tenant);
     if (existing !== undefined) return existing;
-    const baseUrl = this.required('baseUrl');
-    const apiKey = this.required('apiKey');
-    const overrides = this.options.clientOptions ?? {};
-    const client = new ManagementClient({
-      logger: (event) => this.log('debug', describeClientEvent(tenant, event)),
-      ...overrides,
-      baseUrl,
-      apiKey,
-      tenant,
-      // The provider block's settings win over the embedder's defaults.
-      requestTimeoutMs: this.requestTimeoutSeconds() * 1000,
-      retry: { ...overrides.retry, ...this.retryOverride() },
-    });
+    const client = this.createClient(tenant);
     this.clients.set(tenant, client);
     return client;
   }
 
   /**
-   * A client for calls that are not tenant-scoped (customers, channels): one already made,
-   * else the provider tenant's, else `fallbackTenant`'s.
+   * A client for calls that are not tenant-scoped (login, customers, channels): one already
+   * made, else the provider tenant's, else `fallbackTenant`'s, else one bound to no tenant, so
+   * a configuration of channels alone needs no provider tenant (nor one known at plan time).
    */
   accountClient(fallbackTenant?: string): ManagementClient {
     const first = this.clients.values().next();
     if (!first.done) return first.value;
-    if (this.settings.tenant.state !== 'set' && fallbackTenant !== undefined) return this.client(fallbackTenant);
-    return this.client(this.defaultTenant());
+    if (this.accountOnly !== undefined) return this.accountOnly;
+    if (this.settings.tenant.state === 'set') return this.client(this.settings.tenant.value);
+    if (fallbackTenant !== undefined) return this.client(fallbackTenant);
+    this.accountOnly = this.createClient(NO_TENANT);
+    return this.accountOnly;
   }
 
   /** Progress of long operations (bulk list writes), shown on stderr. */
@@ -124,9 +120,26 @@ export class SvcContext {
   }
 
   async close(): Promise<void> {
-    const clients = [...this.clients.values()];
+    const clients = [...this.clients.values(), ...(this.accountOnly === undefined ? [] : [this.accountOnly])];
     this.clients.clear();
+    this.accountOnly = undefined;
     await Promise.all(clients.map((client) => client.close()));
+  }
+
+  private createClient(tenant: string): ManagementClient {
+    const baseUrl = this.required('baseUrl');
+    const apiKey = this.required('apiKey');
+    const overrides = this.options.clientOptions ?? {};
+    return new ManagementClient({
+      logger: (event) => this.log('debug', describeClientEvent(tenant, event)),
+      ...overrides,
+      baseUrl,
+      apiKey,
+      tenant,
+      // The provider block's settings win over the embedder's defaults.
+      requestTimeoutMs: this.requestTimeoutSeconds() * 1000,
+      retry: { ...overrides.retry, ...this.retryOverride() },
+    });
   }
 
   private requestTimeoutSeconds(): number {
