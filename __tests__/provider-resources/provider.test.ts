@@ -158,6 +158,16 @@ describe('errors as diagnostics', () => {
     });
   });
 
+  test('a service that answers 5xx until the retries run out says so, not "check base_url"', async () => {
+    const context = await world.configure({ max_retries: 1 });
+    world.emulator.setFaults({ rate: 1, kinds: ['503'], retryAfterSeconds: 0 });
+    const failure = await failureOf(context.lists.read(TENANT, 'blacklist'));
+    const diagnostic = describeSvcError(failure, 'read svc_blacklist_entry');
+    expect(diagnostic).toMatchObject({ summary: 'The svc management API is failing' });
+    expect(diagnostic!.detail).toMatch(/HTTP 503.*try again later.*max_retries/s);
+    expect(diagnostic!.detail).not.toContain('Check that base_url');
+  });
+
   test('an invalid address and anything else', () => {
     expect(describeSvcError(new InvalidAddressError('10.0.0.1/40', 'prefix length 40 is above 32'), 'svc_blacklist_entry read')).toMatchObject({
       summary: 'Invalid IP address or CIDR',

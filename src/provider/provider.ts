@@ -203,6 +203,11 @@ const API_ERROR_ADVICE: Record<string, { summary: string; advice: string }> = {
     summary: 'Unexpected reply from the svc management API',
     advice: 'Check that base_url (or SVC_BASE_URL) points at the management API; if it does, retry and report the X-Request-ID above.',
   },
+  // Not a client code: an unexpected_reply with a 5xx status, once the retries ran out.
+  service_failing: {
+    summary: 'The svc management API is failing',
+    advice: 'It answered with a server error to every attempt: try again later, or raise max_retries. If it persists, report the X-Request-ID above to the service operator.',
+  },
   service_error: {
     summary: 'The svc management API refused the request',
     advice: 'Fix what the service names above (e.g. an unknown tenant: check tenant or SVC_TENANT).',
@@ -225,7 +230,9 @@ export function describeSvcError(error: unknown, operation: string): Diagnostic 
     );
   }
   if (error instanceof ManagementApiError) {
-    const { summary, advice } = API_ERROR_ADVICE[error.code] ?? API_ERROR_ADVICE.service_error;
+    // A 5xx is the service failing, not a base_url that points elsewhere (that answers 404, HTML, ...).
+    const failing = error.code === 'unexpected_reply' && error.status !== undefined && error.status >= 500;
+    const { summary, advice } = API_ERROR_ADVICE[failing ? 'service_failing' : error.code] ?? API_ERROR_ADVICE.service_error;
     // The client scrubs its own messages; scrubbing again costs nothing and guards the boundary.
     return errorDiagnostic(summary, secretRegistry.redact(`${operation}: ${error.message} ${advice}`));
   }
