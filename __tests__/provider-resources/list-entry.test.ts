@@ -10,8 +10,10 @@ import {
   OTHER_TENANT,
   TENANT,
   create,
+  BLOCK_SECONDS,
   duringClock,
   expectBlockEndIn,
+  expectConformsToPlan,
   plan,
   plansNoChange,
   resourceNamed,
@@ -134,6 +136,19 @@ describe('blocklist expiry', () => {
     const { result: renewed, ...window } = await duringClock(world, () => create(entry, later, { ip: '203.0.113.50' }));
     expectBlockEndIn(renewed.expires, window);
     expect(renewed.expires).toBeGreaterThan(expires);
+  });
+
+  test('a description update applied after the block ended (a saved plan) re-adds the entry; expires was planned unknown', async () => {
+    const context = await world.configure();
+    const state = await create(entry, context, { ip: '203.0.113.51', description: 'first' });
+    const { planned, config } = await plan(entry, context, { ip: '203.0.113.51', description: 'second' }, state);
+    expect(planned).toMatchObject({ description: 'second', created: state.created, expires: UNKNOWN });
+    world.emulator.advanceClock(BLOCK_SECONDS + 60);
+    const later = await world.configure();
+    const { result: updated, ...window } = await duringClock(world, () => entry.update({ context: later, config, prior: state, planned }));
+    expectConformsToPlan(planned, updated);
+    expect(updated).toMatchObject({ description: 'second', created: state.created });
+    expectBlockEndIn(updated.expires, window);
   });
 });
 

@@ -169,7 +169,9 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
         id: typeof tenant === 'string' && canonical !== undefined ? `${tenant}/${canonical}` : UNKNOWN,
         created: sameEntry ? prior.created : UNKNOWN,
       };
-      if (hasExpiry) planned.expires = sameEntry ? prior.expires : UNKNOWN;
+      // An update re-adds an entry whose block ended after this plan (e.g. a saved plan applied
+      // later), which starts a new block: expires is only known when nothing is sent at all.
+      if (hasExpiry) planned.expires = sameEntry && planned.description === prior.description ? prior.expires : UNKNOWN;
       return { planned };
     },
 
