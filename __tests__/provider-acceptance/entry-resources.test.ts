@@ -24,6 +24,7 @@ const TENANTS = {
   ephemeralKey: 'ephemeral-key',
   tokens: 'tokens',
   dataSources: 'data-sources',
+  savedPlan: 'saved-plan',
 };
 const harness = useAcceptanceHarness({ tenants: Object.values(TENANTS) });
 
@@ -339,5 +340,32 @@ describe('data sources svc_list and svc_audit_events', () => {
     );
     expect(workspace.stateAttributes('data.svc_audit_events.removals').events).toHaveLength(1);
     expect(workspace.stateAttributes('data.svc_audit_events.newest_two').events).toEqual(events.slice(0, 2));
+  });
+});
+
+// Last in this file: its clock jump ends every block started before it.
+describe('a saved plan that updates a blocklist entry, applied after the block ended', () => {
+  const tenant = TENANTS.savedPlan;
+
+  it('applies (the update re-adds the entry, so expires was planned unknown) and then plans no change', async () => {
+    const workspace = harness().createWorkspace('saved-plan');
+    const configuration = (description: string) =>
+      harness().providerBlock(tenant) + resourceBlock('svc_blocklist_entry', 'burst', { ip: hclString('192.0.2.66'), description: hclString(description) });
+    workspace.write(configuration('first'));
+    await workspace.init();
+    await workspace.apply();
+    const firstExpires = workspace.stateAttributes('svc_blocklist_entry.burst').expires as number;
+
+    workspace.write(configuration('second'));
+    const plan = await workspace.planExpecting(2, ['-out=update.tfplan']);
+    expect(plan.text).toMatch(/~ expires\s+= \d+ -> \(known after apply\)/);
+    harness().emulator.emulator.advanceClock(31 * 60);
+    await workspace.terraformExpecting(['apply', '-input=false', '-no-color', 'update.tfplan']);
+
+    const [onApi] = await apiEntries(tenant, 'blocklist');
+    expect(onApi).toMatchObject({ ip: '192.0.2.66', description: 'second' });
+    expect(onApi.expires).toBeGreaterThan(firstExpires);
+    expect(workspace.stateAttributes('svc_blocklist_entry.burst')).toMatchObject({ description: 'second', expires: onApi.expires });
+    await workspace.planExpecting(0);
   });
 });
