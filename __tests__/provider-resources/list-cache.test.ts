@@ -47,6 +47,29 @@ test('50 concurrent reads of per-entry resources cost one list call; a write mak
   expect(listCalls('list_blacklist')).toBe(3);
 });
 
+test('10 parallel creates, then 10 parallel deletes, on one list: a read after each write sees it', async () => {
+  const entry = resourceNamed('svc_whitelist_entry');
+  const context = await world.configure();
+  await context.lists.read(TENANT, 'whitelist');
+  const ips = Array.from({ length: 10 }, (_, index) => `192.0.2.${index + 1}`);
+  const states = await Promise.all(
+    ips.map(async (ip) => {
+      const state = await create(entry, context, { ip });
+      expect(await entry.read({ context, state })).toEqual(state);
+      return state;
+    }),
+  );
+  expect((await context.lists.read(TENANT, 'whitelist')).entries.map((each) => each.ip).sort()).toEqual([...ips].sort());
+  await Promise.all(
+    states.map(async (state) => {
+      await entry.delete({ context, prior: state });
+      expect(await entry.read({ context, state })).toBeNull();
+    }),
+  );
+  expect((await context.lists.read(TENANT, 'whitelist')).entries).toEqual([]);
+  expect(await world.api.listEntries('whitelist')).toEqual([]);
+});
+
 describe('ListCache', () => {
   const entry = (ip: string): ListEntry => ({ ip, description: '', created: 1 });
 
