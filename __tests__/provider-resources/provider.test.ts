@@ -128,6 +128,18 @@ describe('clients', () => {
     await provider.close?.(context);
     for (const client of clients) await expect(client.listEntries('whitelist')).rejects.toMatchObject({ code: 'client_closed' });
   });
+
+  test('close() also closes the client made for account-wide calls when no tenant is set', async () => {
+    const provider = createSvcProvider({ env: {} });
+    const context = await provider.configure({
+      config: { base_url: world.emulator.url, api_key: API_KEY, tenant: null, sso_base: null, max_retries: null, request_timeout_seconds: null },
+      terraformVersion: '1.11.4',
+    });
+    const client = context.accountClient();
+    await expect(client.listChannels()).resolves.toEqual(expect.arrayContaining([expect.objectContaining({ name: 'main' })]));
+    await provider.close?.(context);
+    await expect(client.listChannels()).rejects.toMatchObject({ code: 'client_closed' });
+  });
 });
 
 describe('errors as diagnostics', () => {
