@@ -1,5 +1,5 @@
 /** The data sources against the emulator: svc_list, svc_audit_events, svc_tenant, svc_channel. */
-import { DiagnosticsError, type Value } from '../../src/provider/core';
+import { DiagnosticsError, UNKNOWN, type Value } from '../../src/provider/core';
 import { compareAddresses } from '../../src/provider/resources/data-list';
 import { OTHER_TENANT, SSO_BASE, TENANT, dataSourceNamed, duringClock, expectBlockEndIn, fullObject, startWorld, type World } from './harness';
 import type { SvcContext } from '../../src/provider/context';
@@ -117,6 +117,10 @@ describe('svc_channel', () => {
       sp_entity_id: `${SSO_BASE}/sign-in`,
       sp_acs_url: `${SSO_BASE}/auth/v2/channels/${channel.uuid}/acs`,
       sp_metadata_url: `${SSO_BASE}/auth/v2/channels/${channel.uuid}/metadata`,
+    });
+    const notKnownYet = read('svc_channel', await world.configure({ sso_base: UNKNOWN }), { name: 'main' });
+    await expect(notKnownYet).rejects.toMatchObject({
+      diagnostics: [expect.objectContaining({ summary: 'Provider setting sso_base is not known yet', detail: expect.stringContaining('SVC_SSO_BASE') })],
     });
     const failure = read('svc_channel', context, { name: 'nope' });
     await expect(failure).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ summary: 'Unknown channel "nope"', path: ['name'] })] });

@@ -136,6 +136,17 @@ describe('svc_channel_sso', () => {
     expect((await world.api.listChannels()).find((channel) => channel.name === 'main')!.sso).toBeNull();
   });
 
+  test('sso_base not known until apply: read keeps the stored sp_* URLs, import leaves them null, plan leaves them unknown', async () => {
+    const state = await create(resource, await world.configure(), { name: 'main', enabled: false });
+    const context = await world.configure({ sso_base: UNKNOWN });
+    // A state must be wholly known; the plan then marks the URLs unknown and apply fills them in.
+    expect(await resource.read({ context, state })).toEqual(state);
+    const imported = await resource.import!({ context, id: 'main' });
+    expect(imported).toMatchObject({ uuid: state.uuid, sp_entity_id: null, sp_acs_url: null, sp_metadata_url: null });
+    const { planned } = await plan(resource, context, { name: 'main', enabled: false }, state);
+    expect(planned).toMatchObject({ uuid: state.uuid, sp_entity_id: UNKNOWN, sp_acs_url: UNKNOWN, sp_metadata_url: UNKNOWN });
+  });
+
   test('an unknown channel is an error naming it and the known ones', async () => {
     const context = await world.configure();
     const imported = resource.import!({ context, id: 'mian' });

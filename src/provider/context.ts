@@ -80,6 +80,13 @@ export class SvcContext {
     return setting.state === 'set' ? setting.value.replace(/\/+$/, '') : null;
   }
 
+  /** ssoBase() where the value must be known now (a data source read): a diagnostic naming sso_base while it is not. */
+  knownSsoBase(): string | null {
+    const base = this.ssoBase();
+    if (base === UNKNOWN) throw notKnownYet('ssoBase');
+    return base;
+  }
+
   /** The client for `tenant`, created on first use; it logs in on its first call. */
   client(tenant: string): ManagementClient {
     const existing = this.clients.get(tenant);
@@ -155,16 +162,8 @@ export class SvcContext {
   private required(name: keyof typeof SETTING_SOURCES): string {
     const setting = this.settings[name];
     if (setting.state === 'set') return setting.value;
+    if (setting.state === 'unknown') throw notKnownYet(name);
     const { attribute, env } = SETTING_SOURCES[name];
-    if (setting.state === 'unknown') {
-      throw new DiagnosticsError([
-        errorDiagnostic(
-          `Provider setting ${attribute} is not known yet`,
-          `The svc provider's ${attribute} depends on a value terraform only knows after apply, but this step needs it now. ` +
-            `Give ${attribute} a value known at plan time (a literal or a variable), or set the environment variable ${env}.`,
-        ),
-      ]);
-    }
     const how =
       name === 'apiKey'
         ? `Set the environment variable ${env} (recommended: it keeps the key out of the configuration), or api_key in the provider "svc" block from a sensitive or ephemeral variable.`
@@ -173,6 +172,17 @@ export class SvcContext {
       errorDiagnostic(`Missing provider setting ${attribute}`, `The svc provider needs ${attribute} (environment variable ${env}) here, but neither is set. ${how}`),
     ]);
   }
+}
+
+function notKnownYet(name: keyof typeof SETTING_SOURCES): DiagnosticsError {
+  const { attribute, env } = SETTING_SOURCES[name];
+  return new DiagnosticsError([
+    errorDiagnostic(
+      `Provider setting ${attribute} is not known yet`,
+      `The svc provider's ${attribute} depends on a value terraform only knows after apply, but this step needs it now. ` +
+        `Give ${attribute} a value known at plan time (a literal or a variable), or set the environment variable ${env}.`,
+    ),
+  ]);
 }
 
 function describeClientEvent(tenant: string, event: ClientLogEvent): string {

@@ -5,7 +5,7 @@
  * turns SSO off.
  */
 import type { Channel } from '../../api';
-import { DiagnosticsError, UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
+import { DiagnosticsError, UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
 import { serviceProviderUrls, ssoAttributes, ssoFromConfig, unknownNameDiagnostic, validateSso } from './sso';
@@ -46,8 +46,15 @@ async function findChannel(context: SvcContext, name: string): Promise<{ channel
   return { channel: channels.find((candidate) => candidate.name === name), names: channels.map((candidate) => candidate.name) };
 }
 
-function channelState(context: SvcContext, name: string, channel: Channel): ObjectValue {
-  return { name, ...ssoAttributes(channel.sso), id: name, uuid: channel.uuid, ...serviceProviderUrls(context.ssoBase(), channel.uuid) };
+/** `stored`: the state being refreshed, whose sp_* URLs stand while sso_base is not known (null on import). */
+function channelState(context: SvcContext, name: string, channel: Channel, stored: ObjectValue | null = null): ObjectValue {
+  const ssoBase = context.ssoBase();
+  // A state must be wholly known; the plan marks the URLs unknown, and apply (with sso_base known) fills them in.
+  const urls: Record<string, Value> =
+    ssoBase === UNKNOWN
+      ? { sp_entity_id: stored?.sp_entity_id ?? null, sp_acs_url: stored?.sp_acs_url ?? null, sp_metadata_url: stored?.sp_metadata_url ?? null }
+      : serviceProviderUrls(ssoBase, channel.uuid);
+  return { name, ...ssoAttributes(channel.sso), id: name, uuid: channel.uuid, ...urls };
 }
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
@@ -92,7 +99,7 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
     if (context.connectionUnknown) return state;
     const name = requiredString(state, 'name');
     const { channel } = await findChannel(context, name);
-    return channel === undefined ? null : channelState(context, name, channel);
+    return channel === undefined ? null : channelState(context, name, channel, state);
   },
 
   update: ({ context, config }) => applySso(context, config),

@@ -49,7 +49,7 @@ export const channelDataSource: DataSourceDefinition<SvcContext> = {
       sso_enabled: sso.enabled,
       sso_required: sso.required,
       saml_metadata_url: sso.saml_metadata_url,
-      ...serviceProviderUrls(context.ssoBase(), channel.uuid),
+      ...serviceProviderUrls(context.knownSsoBase(), channel.uuid),
     };
   },
 };
