@@ -8,6 +8,7 @@ import {
   GrpcStatus,
   decodeGrpcMessage,
   encodeGrpcMessage,
+  frameMessage,
   type UnaryRoute,
 } from '../../src/provider/protocol/grpc-server';
 import { createLogger } from '../../src/provider/protocol/log';
@@ -227,5 +228,67 @@ describe('mutual TLS refuses clients without the expected certificate', () => {
     session.on('error', () => undefined);
     await expect(grpcCall(session, '/test.Echo/Echo', Buffer.from('x'))).rejects.toThrow();
     session.destroy();
+  });
+});
+
+describe('large messages and concurrent calls', () => {
+  /** Replies with as many bytes as the request's first 4 bytes (big-endian) ask for. */
+  const sizedRoutes = new Map<string, UnaryRoute>([
+    ['/test.Sized/Reply', { handle: async (request) => Buffer.alloc(request.readUInt32BE(0), 0x5a) }],
+    ['/test.Echo/Echo', { handle: async (request) => request }],
+  ]);
+  const sizeRequest = (bytes: number) => {
+    const request = Buffer.alloc(4);
+    request.writeUInt32BE(bytes);
+    return request;
+  };
+  const MEGABYTE = 1024 * 1024;
+  let server: GrpcServer;
+  let socketPath: string;
+
+  beforeAll(async () => {
+    socketPath = join(directory, 'large.sock');
+    server = new GrpcServer({ routes: sizedRoutes, logger });
+    await server.listen(socketPath);
+  });
+  afterAll(() => server.close());
+
+  test('a multi-megabyte request and reply arrive whole (many DATA frames each way)', async () => {
+    const request = Buffer.alloc(9 * MEGABYTE);
+    for (let index = 0; index < request.length; index += 4096) request.writeUInt32BE(index, index);
+    const session = connectGrpc(socketPath);
+    const reply = await grpcCall(session, '/test.Echo/Echo', request);
+    await closeSession(session);
+    expect(reply.grpcStatus).toBe(0);
+    expect(reply.body.equals(request)).toBe(true);
+  });
+
+  test('ten calls at once on one connection all succeed (terraform reads resources ten at a time)', async () => {
+    const session = connectGrpc(socketPath);
+    const sizes = Array.from({ length: 10 }, (_, index) => (index + 1) * 300_000);
+    const replies = await Promise.all(sizes.map((size) => grpcCall(session, '/test.Sized/Reply', sizeRequest(size))));
+    await closeSession(session);
+    expect(replies.map((reply) => [reply.grpcStatus, reply.body.length])).toEqual(sizes.map((size) => [0, size]));
+  });
+
+  test('a large reply the client has not read yet does not make the server refuse new calls', async () => {
+    // A reply larger than node's default per-connection memory credit (10 MB) waits in the
+    // server's send queue while terraform's flow-control window drains; new calls on that
+    // connection were refused with RST_STREAM ENHANCE_YOUR_CALM meanwhile.
+    const session = connectGrpc(socketPath);
+    const slow = session.request({ ':method': 'POST', ':path': '/test.Sized/Reply', 'content-type': 'application/grpc', te: 'trailers' });
+    slow.pause();
+    const slowHeaders = new Promise((resolve) => slow.once('response', resolve));
+    slow.end(frameMessage(sizeRequest(24 * MEGABYTE)));
+    await slowHeaders;
+    const reply = await grpcCall(session, '/test.Sized/Reply', sizeRequest(10));
+    expect(reply.grpcStatus).toBe(0);
+    expect(reply.body).toHaveLength(10);
+    let received = 0;
+    slow.on('data', (chunk: Buffer) => (received += chunk.length));
+    slow.resume();
+    await new Promise((resolve) => slow.once('close', resolve));
+    await closeSession(session);
+    expect(received).toBe(24 * MEGABYTE + 5);
   });
 });

@@ -43,6 +43,13 @@ export interface GrpcServerOptions {
 const MESSAGE_PREFIX_LENGTH = 5;
 /** How long close() lets in-flight calls finish before it cuts connections. */
 const CLOSE_GRACE_MS = 2000;
+/**
+ * Node's per-connection memory credit in megabytes (default 10) counts reply bytes waiting for
+ * the client's flow-control window; past it, node refuses NEW streams with ENHANCE_YOUR_CALM.
+ * One multi-megabyte state being sent to terraform would then fail the reads running beside
+ * it. Our only client is terraform on a private socket, so the DoS guard buys nothing.
+ */
+const SESSION_MEMORY_MEGABYTES = 1024 * 1024;
 
 /**
  * grpc-message is percent-encoded UTF-8: every byte outside printable ASCII, and '%' itself
@@ -118,8 +125,9 @@ export class GrpcServer {
           rejectUnauthorized: true,
           ALPNProtocols: ['h2'],
           minVersion: 'TLSv1.2',
+          maxSessionMemory: SESSION_MEMORY_MEGABYTES,
         })
-      : http2.createServer();
+      : http2.createServer({ maxSessionMemory: SESSION_MEMORY_MEGABYTES });
     this.server.on('stream', (stream, headers) => this.onStream(stream, headers));
     this.server.on('session', (session) => {
       this.sessions.add(session);
