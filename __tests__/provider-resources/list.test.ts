@@ -1,10 +1,11 @@
 /**
- * svc_<list> (whole list) against the emulator: diff by canonical ip and description, an
- * unchanged set reading back and planning identical, drift, additive mode ignoring foreign
+ * svc_<list> (whole list) against the emulator: `entries` is a map from address to description;
+ * diff by canonical address and description, an unchanged map reading back and planning
+ * identical (the prior map when only spellings differ), drift, additive mode ignoring foreign
  * entries, bulk chunks with progress, blocklist expiry as drift, import and destroy.
  */
 import type { ListName } from '../../src/api';
-import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
+import { DiagnosticsError, UNKNOWN, type ObjectValue } from '../../src/provider/core';
 import { entriesFromService, planEntries } from '../../src/provider/resources/list';
 import {
   TENANT,
@@ -28,26 +29,37 @@ afterEach(async () => {
   await world.close();
 });
 
-const entries = (...items: Array<[string, string | null]>): Value[] => items.map(([ip, description]) => ({ ip, description }));
+/** An `entries` map: [address as written, description (null: left unset)] pairs. */
+const entries = (...items: Array<[string, string | null]>): ObjectValue => Object.fromEntries(items);
 
 async function listed(list: ListName): Promise<Array<{ ip: string; description: string }>> {
   return (await world.api.listEntries(list)).map(({ ip, description }) => ({ ip, description })).sort((a, b) => a.ip.localeCompare(b.ip));
 }
 
 describe('planEntries and entriesFromService', () => {
-  test.each<[string, Value[], Value[] | null, Value[]]>([
-    ['creation plans the config', entries(['10.0.0.1/32', null]), null, entries(['10.0.0.1/32', null])],
-    ['a respelling keeps the prior object', entries(['10.0.0.1/32', null]), entries(['10.0.0.1', '']), entries(['10.0.0.1', ''])],
-    ['a changed description takes the config', entries(['10.0.0.1', 'new']), entries(['10.0.0.1', 'old']), entries(['10.0.0.1', 'new'])],
+  // Terraform accepts a planned map equal to the config's or to the prior one, never a mix.
+  test.each<[string, ObjectValue, ObjectValue | null, 'config' | 'prior']>([
+    ['creation plans the config', entries(['10.0.0.1/32', null]), null, 'config'],
+    ['a respelling plans the prior map', entries(['10.0.0.1/32', null]), entries(['10.0.0.1', '']), 'prior'],
     [
-      'a mixed change keeps what is unchanged',
+      'respellings of every entry plan the prior map',
+      entries(['2001:DB8:0::1', 'a'], ['192.0.2.0/24', ''], ['10.0.0.1', null]),
+      entries(['2001:db8::1', 'a'], ['192.0.2.0/24', null], ['10.0.0.1/32', '']),
+      'prior',
+    ],
+    ['a changed description plans the config', entries(['10.0.0.1', 'new']), entries(['10.0.0.1', 'old']), 'config'],
+    ['an added entry plans the config', entries(['10.0.0.1', ''], ['10.0.0.2', '']), entries(['10.0.0.1', '']), 'config'],
+    ['a removed entry plans the config', entries(['10.0.0.1', '']), entries(['10.0.0.1', ''], ['10.0.0.2', '']), 'config'],
+    [
+      'a respelling next to a change plans the config, respelling included',
       entries(['2001:DB8::1', 'a'], ['192.0.2.0/24', null]),
       entries(['2001:db8::1', 'a'], ['198.51.100.1', null]),
-      entries(['2001:db8::1', 'a'], ['192.0.2.0/24', null]),
+      'config',
     ],
-    ['an element not known yet stays as configured', [{ ip: UNKNOWN, description: 'x' }], entries(['10.0.0.1', 'x']), [{ ip: UNKNOWN, description: 'x' }]],
+    ['a description not known yet plans the config', { '10.0.0.1': UNKNOWN }, entries(['10.0.0.1', 'x']), 'config'],
+    ['an empty map against an empty prior', {}, {}, 'prior'],
   ])('%s', (_name, configured, prior, expected) => {
-    expect(planEntries(configured, prior)).toEqual(expected);
+    expect(planEntries(configured, prior)).toBe(expected === 'config' ? configured : prior);
   });
 
   test('reading keeps the state spelling and null descriptions, adds foreign entries only when authoritative', () => {
@@ -64,6 +76,9 @@ describe('planEntries and entriesFromService', () => {
       entries(['2001:DB8::1', 'changed'], ['10.0.0.1/32', null], ['192.0.2.9', 'foreign']),
     );
     expect(entriesFromService(current, state, 'additive')).toEqual(entries(['2001:DB8::1', 'changed'], ['10.0.0.1/32', null]));
+    expect(entriesFromService(current, null, 'authoritative')).toEqual(
+      entries(['10.0.0.1', ''], ['2001:db8::1', 'changed'], ['192.0.2.9', 'foreign']),
+    );
   });
 });
 
@@ -88,7 +103,8 @@ describe.each<ListName>(['blacklist', 'whitelist', 'blocklist'])('svc_%s', (list
     world.emulator.resetStats();
     const next = entries(['10.0.0.1', ''], ['2001:db8::/32', 'documentation'], ['198.51.100.0/24', null]);
     const updated = await update(resource, await world.configure(), read!, { entries: next });
-    expect(updated.entries).toEqual(entries(['10.0.0.1/32', null], ['2001:db8::/32', 'documentation'], ['198.51.100.0/24', null]));
+    // Not the same entries as before, so the state takes the configuration's map, spellings included.
+    expect(updated.entries).toEqual(next);
     const stats = world.emulator.stats().byCommand;
     expect(stats[`bulk_new_${list}`]).toBe(1);
     expect(stats[`bulk_delete_${list}`]).toBe(1);
@@ -120,6 +136,28 @@ describe.each<ListName>(['blacklist', 'whitelist', 'blocklist'])('svc_%s', (list
     expect(repaired.entries).toEqual(declared);
     expect(await listed(list)).toEqual([{ ip: '192.0.2.1', description: 'ours' }]);
   });
+});
+
+test('a respelled map plans the prior map (no change), which terraform accepts for a non-computed attribute', async () => {
+  const resource = resourceNamed('svc_whitelist');
+  const context = await world.configure();
+  const state = await create(resource, context, { entries: entries(['2001:db8::1', 'a'], ['10.0.0.1', null]) });
+  const respelled = entries(['2001:DB8:0:0::1', 'a'], ['10.0.0.1/32', '']);
+  const { planned, config } = await plan(resource, context, { entries: respelled }, state);
+  expect(planned).toEqual(state);
+  expect(planned.entries).not.toEqual(config.entries);
+  world.emulator.resetStats();
+  await update(resource, context, state, { entries: respelled });
+  expect(world.emulator.stats().byCommand).not.toHaveProperty('bulk_new_whitelist');
+});
+
+test('an empty map empties an authoritative list', async () => {
+  const resource = resourceNamed('svc_blacklist');
+  const context = await world.configure();
+  const state = await create(resource, context, { entries: entries(['192.0.2.1', 'x']) });
+  const emptied = await update(resource, await world.configure(), state, { entries: {} });
+  expect(emptied.entries).toEqual({});
+  expect(await listed('blacklist')).toEqual([]);
 });
 
 describe('additive mode', () => {
@@ -159,7 +197,7 @@ describe('additive mode', () => {
     await world.api.deleteEntry('blacklist', '192.0.2.1');
     const fresh = await world.configure();
     const read = (await resource.read({ context: fresh, state }))!;
-    expect(read.entries).toEqual([]);
+    expect(read.entries).toEqual({});
     await update(resource, fresh, read, { entries: declared, mode: 'additive' });
     expect(await listed('blacklist')).toEqual([{ ip: '192.0.2.1', description: 'ours' }]);
   });
@@ -167,7 +205,7 @@ describe('additive mode', () => {
 
 test('large lists go in chunks of at most 1000, with progress in the log', async () => {
   const resource = resourceNamed('svc_whitelist');
-  const declared = Array.from({ length: 2500 }, (_, index) => ({ ip: `10.${Math.floor(index / 256)}.${index % 256}.1`, description: null }));
+  const declared = Object.fromEntries(Array.from({ length: 2500 }, (_, index) => [`10.${Math.floor(index / 256)}.${index % 256}.1`, null]));
   const context = await world.configure();
   world.emulator.resetStats();
   const state = await create(resource, context, { entries: declared });
@@ -194,7 +232,7 @@ test('blocklist: entries that ended read as drift and the next apply re-adds the
   world.emulator.advanceClock(1800);
   const later = await world.configure();
   const read = (await resource.read({ context: later, state }))!;
-  expect(read.entries).toEqual([]);
+  expect(read.entries).toEqual({});
   const { from, to } = await duringClock(world, () => update(resource, later, read, { entries: declared }));
   const [renewed] = await world.api.listEntries('blocklist');
   expect(renewed.ip).toBe('203.0.113.1');
@@ -204,9 +242,9 @@ test('blocklist: entries that ended read as drift and the next apply re-adds the
 test('a tenant change replaces; a mode change updates in place', async () => {
   const resource = resourceNamed('svc_blacklist');
   const context = await world.configure();
-  const prior: ObjectValue = { entries: [], mode: 'authoritative', tenant: TENANT, id: `${TENANT}/blacklist` };
-  expect((await plan(resource, context, { entries: [], tenant: 'globex' }, prior)).replace).toEqual(['tenant']);
-  const modeChange = await plan(resource, context, { entries: [], mode: 'additive' }, prior);
+  const prior: ObjectValue = { entries: {}, mode: 'authoritative', tenant: TENANT, id: `${TENANT}/blacklist` };
+  expect((await plan(resource, context, { entries: {}, tenant: 'globex' }, prior)).replace).toEqual(['tenant']);
+  const modeChange = await plan(resource, context, { entries: {}, mode: 'additive' }, prior);
   expect(modeChange.replace).toEqual([]);
   expect(modeChange.planned).toEqual({ ...prior, mode: 'additive' });
 });

@@ -2,7 +2,7 @@
  * Validate-time errors of every resource, data source and the provider: the attribute path,
  * the value and how to fix it; values not known yet are skipped.
  */
-import { UNKNOWN, type Diagnostic, type Schema, type Value } from '../../src/provider/core';
+import { UNKNOWN, type AttributePath, type Diagnostic, type Schema, type Value } from '../../src/provider/core';
 import { createSvcProvider } from '../../src/provider/provider';
 import { dataSourceNamed, fullObject, resourceNamed } from './harness';
 
@@ -10,7 +10,7 @@ interface Case {
   readonly name: string;
   readonly values: Record<string, Value>;
   /** Expected diagnostics: attribute path and a pattern of the detail; [] for a clean config. */
-  readonly expected: ReadonlyArray<{ path: readonly (string | number)[] | undefined; detail: RegExp }>;
+  readonly expected: ReadonlyArray<{ path: AttributePath | undefined; detail: RegExp }>;
 }
 
 function validator(kind: 'resource' | 'data' | 'provider', typeName: string): { schema: Schema; validate: (config: Record<string, Value>) => readonly Diagnostic[] } {
@@ -29,26 +29,46 @@ const entryCases: Case[] = [
 ];
 
 const listCases: Case[] = [
-  { name: 'a valid list', values: { entries: [{ ip: '192.0.2.1', description: null }, { ip: '192.0.2.0/24', description: 'x' }] }, expected: [] },
+  { name: 'a valid list', values: { entries: { '192.0.2.1': null, '192.0.2.0/24': 'x', '2001:db8::/32': '' } }, expected: [] },
+  { name: 'an empty map', values: { entries: {} }, expected: [] },
   { name: 'unknown entries are skipped', values: { entries: UNKNOWN, mode: UNKNOWN }, expected: [] },
-  { name: 'an unknown element is skipped', values: { entries: [{ ip: UNKNOWN, description: null }, UNKNOWN] }, expected: [] },
+  { name: 'a description not known yet', values: { entries: { '192.0.2.1': UNKNOWN } }, expected: [] },
   {
-    name: 'a bad ip in entries',
-    values: { entries: [{ ip: '300.1.1.1', description: null }] },
-    expected: [{ path: ['entries'], detail: /entries\.ip = "300\.1\.1\.1": octet 300 is above 255/ }],
+    name: 'a bad address as a key',
+    values: { entries: { '300.1.1.1': 'x' } },
+    expected: [{ path: ['entries', { key: '300.1.1.1' }], detail: /entries key "300\.1\.1\.1": octet 300 is above 255\. Give an IPv4 or IPv6 address/ }],
   },
   {
-    name: 'host bits in entries',
-    values: { entries: [{ ip: '2001:db8::1/32', description: null }] },
-    expected: [{ path: ['entries'], detail: /network of this range is 2001:db8::\/32/ }],
+    name: 'host bits in a key',
+    values: { entries: { '10.0.0.1/24': 'office' } },
+    expected: [{ path: ['entries', { key: '10.0.0.1/24' }], detail: /entries key "10\.0\.0\.1\/24": .*network of this range is 10\.0\.0\.0\/24/ }],
+  },
+  {
+    name: 'host bits in an IPv6 key',
+    values: { entries: { '2001:db8::1/32': null } },
+    expected: [{ path: ['entries', { key: '2001:db8::1/32' }], detail: /network of this range is 2001:db8::\/32/ }],
+  },
+  {
+    name: 'two bad keys are two errors',
+    values: { entries: { '10.0.0': null, '192.0.2.1': null, ' 10.0.0.2': null } },
+    expected: [
+      { path: ['entries', { key: '10.0.0' }], detail: /entries key "10\.0\.0": not a dotted-quad IPv4 address/ },
+      { path: ['entries', { key: ' 10.0.0.2' }], detail: /entries key " 10\.0\.0\.2": leading or trailing white space/ },
+    ],
   },
   {
     name: 'two spellings of one address name both',
-    values: { entries: [{ ip: '10.0.0.1', description: 'a' }, { ip: '10.0.0.1/32', description: 'b' }] },
-    expected: [{ path: ['entries'], detail: /"10\.0\.0\.1" and "10\.0\.0\.1\/32", which are the same address \(10\.0\.0\.1\)/ }],
+    values: { entries: { '10.0.0.1': 'a', '10.0.0.1/32': 'b' } },
+    expected: [{ path: ['entries', { key: '10.0.0.1/32' }], detail: /keys "10\.0\.0\.1" and "10\.0\.0\.1\/32", which are the same address \(10\.0\.0\.1\)/ }],
   },
-  { name: 'an unknown mode', values: { entries: [], mode: 'exclusive' }, expected: [{ path: ['mode'], detail: /mode = "exclusive": use "authoritative".*or "additive"/ }] },
-  { name: 'additive mode', values: { entries: [], mode: 'additive' }, expected: [] },
+  {
+    name: 'two spellings of one IPv6 range name both',
+    values: { entries: { '2001:DB8::/32': 'a', '2001:db8:0::/32': 'b' } },
+    expected: [{ path: ['entries', { key: '2001:db8:0::/32' }], detail: /"2001:DB8::\/32" and "2001:db8:0::\/32", which are the same address \(2001:db8::\/32\)/ }],
+  },
+  { name: 'an unknown mode', values: { entries: {}, mode: 'exclusive' }, expected: [{ path: ['mode'], detail: /mode = "exclusive": use "authoritative".*or "additive"/ }] },
+  { name: 'additive mode', values: { entries: {}, mode: 'additive' }, expected: [] },
+  { name: 'an empty tenant', values: { entries: {}, tenant: '' }, expected: [{ path: ['tenant'], detail: /tenant = ""/ }] },
 ];
 
 const ssoCases: Case[] = [
@@ -88,7 +108,8 @@ const table: Array<[string, 'resource' | 'data' | 'provider', string, Case[]]> =
   ['svc_blacklist_entry', 'resource', 'svc_blacklist_entry', entryCases],
   ['svc_blocklist_entry', 'resource', 'svc_blocklist_entry', entryCases.slice(0, 4)],
   ['svc_whitelist', 'resource', 'svc_whitelist', listCases],
-  ['svc_blocklist', 'resource', 'svc_blocklist', listCases.slice(3, 5)],
+  ['svc_blocklist', 'resource', 'svc_blocklist', listCases.slice(4, 9)],
+  ['svc_blacklist', 'resource', 'svc_blacklist', listCases.slice(4, 9)],
   ['svc_tenant_sso', 'resource', 'svc_tenant_sso', ssoCases],
   ['svc_channel_sso', 'resource', 'svc_channel_sso', ssoCases],
   [

@@ -52,6 +52,15 @@ export function collectionAttribute(object: ObjectValue, name: string): readonly
   return value as readonly Value[];
 }
 
+/** A map attribute (a plain object of its elements), null when unset, or UNKNOWN. */
+export function mapAttribute(object: ObjectValue, name: string): ObjectValue | null | Unknown {
+  const value = object[name];
+  if (value === null || value === undefined) return null;
+  if (isUnknown(value)) return UNKNOWN;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new TypeError(`attribute ${name}: expected a map, got ${Array.isArray(value) ? 'a list' : typeof value}`);
+  return value as ObjectValue;
+}
+
 /** A string the hook cannot do without (apply time, where config is wholly known). */
 export function requiredString(object: ObjectValue, name: string): string {
   const value = stringAttribute(object, name);
@@ -71,13 +80,16 @@ export function checkIpAttribute(value: string, path: AttributePath, what = 'ip'
   return {
     diagnostic: errorDiagnostic(
       `Invalid IP address or CIDR in ${what}`,
-      `${what} = ${JSON.stringify(value)}: ${checked.error.reason}. ` +
-        'Give an IPv4 or IPv6 address (e.g. 192.0.2.10, 2001:db8::1) or a CIDR range whose address is the network ' +
-        '(e.g. 192.0.2.0/24), with no host bits set.',
+      `${what} = ${JSON.stringify(value)}: ${checked.error.reason}. ${ADDRESS_FIX}`,
       path,
     ),
   };
 }
+
+/** How to write an address, for every diagnostic about a bad one. */
+export const ADDRESS_FIX =
+  'Give an IPv4 or IPv6 address (e.g. 192.0.2.10, 2001:db8::1) or a CIDR range whose address is the network ' +
+  '(e.g. 192.0.2.0/24), with no host bits set.';
 
 /** The canonical spelling of an ip known to be valid (validate checked it); throws a diagnostic otherwise. */
 export function canonicalIpOf(value: string, path: AttributePath): string {

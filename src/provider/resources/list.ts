@@ -1,9 +1,12 @@
 /**
  * `svc_blacklist`, `svc_blocklist`, `svc_whitelist`: one resource owning a whole list (mode
  * "authoritative") or only the entries it declares (mode "additive", for lists risk-based
- * blocking also writes to). Entries compare by canonical ip and description; apply sends the
- * difference through bulk_new_/bulk_delete_ in chunks of at most 1000, with progress on stderr.
+ * blocking also writes to). `entries` is a map from address to description: terraform 1.11
+ * compares sets of objects pairwise (quadratic; 2,500 objects took a minute to apply), maps by
+ * key. Entries compare by canonical address and description; apply sends the difference
+ * through bulk_new_/bulk_delete_ in chunks of at most 1000, with progress on stderr.
  */
+import { checkAddress } from '../../address';
 import type { BulkProgress, ListName } from '../../api';
 import {
   DiagnosticsError,
@@ -11,6 +14,7 @@ import {
   errorDiagnostic,
   isUnknown,
   isWhollyKnown,
+  types,
   type Diagnostic,
   type ObjectValue,
   type ResourceDefinition,
@@ -19,19 +23,14 @@ import {
 } from '../core';
 import type { SvcContext } from '../context';
 import type { CachedList } from '../list-cache';
-import {
-  attribute,
-  canonicalIpOf,
-  checkIpAttribute,
-  collectionAttribute,
-  emptyStringDiagnostic,
-  requiredString,
-  stringAttribute,
-} from './attributes';
+import { ADDRESS_FIX, attribute, canonicalIpOf, emptyStringDiagnostic, mapAttribute, requiredString, stringAttribute } from './attributes';
 
 export const LIST_MODES = ['authoritative', 'additive'] as const;
 export type ListMode = (typeof LIST_MODES)[number];
 const DEFAULT_MODE: ListMode = 'authoritative';
+
+/** `entries` as the core holds it: address or CIDR as written -> description (null means ""). */
+export type EntryMap = ObjectValue;
 
 // ---- schema ------------------------------------------------------------------------------------
 
@@ -45,15 +44,10 @@ function listSchema(list: ListName): Schema {
     attributes: {
       entries: {
         description:
-          'The entries, as a set of `{ ip, description }`. Entries compare by canonical ip (`10.0.0.1/32` is `10.0.0.1`) and description.',
+          'The entries, as a map from IPv4/IPv6 address or CIDR range (without host bits) to its description (`""` for none). ' +
+          'Keys compare by canonical address (`10.0.0.1/32` is `10.0.0.1`), values as text.',
+        type: types.map(types.string),
         required: true,
-        nested: {
-          nesting: 'set',
-          attributes: {
-            ip: attribute.requiredString('IPv4/IPv6 address or CIDR range without host bits.'),
-            description: attribute.optionalString('Free text; unset means "".'),
-          },
-        },
       },
       mode: attribute.optionalComputedString(
         '`"authoritative"` (default): the resource owns the whole list; entries it does not declare are removed at apply and show as ' +
@@ -71,35 +65,42 @@ function listSchema(list: ListName): Schema {
 
 // ---- validate ----------------------------------------------------------------------------------
 
-function validateList(config: ObjectValue): Diagnostic[] {
+function validateEntries(entries: EntryMap): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const entries = collectionAttribute(config, 'entries');
-  if (Array.isArray(entries)) {
-    const seen = new Map<string, string>();
-    for (const element of entries) {
-      if (!isObjectValue(element)) continue;
-      const ip = stringAttribute(element, 'ip');
-      if (typeof ip !== 'string') continue;
-      const checked = checkIpAttribute(ip, ['entries'], 'entries.ip');
-      if ('diagnostic' in checked) {
-        diagnostics.push(checked.diagnostic);
-        continue;
-      }
-      const earlier = seen.get(checked.canonical);
-      if (earlier !== undefined) {
-        diagnostics.push(
-          errorDiagnostic(
-            'Duplicate address in entries',
-            `entries holds ${JSON.stringify(earlier)} and ${JSON.stringify(ip)}, which are the same address (${checked.canonical}). ` +
-              'Keep one of them.',
-            ['entries'],
-          ),
-        );
-        continue;
-      }
-      seen.set(checked.canonical, ip);
+  const seen = new Map<string, string>();
+  for (const key of Object.keys(entries)) {
+    const checked = checkAddress(key);
+    if (!checked.ok) {
+      diagnostics.push(
+        errorDiagnostic(
+          'Invalid IP address or CIDR in entries',
+          `entries key ${JSON.stringify(key)}: ${checked.error.reason}. ${ADDRESS_FIX}`,
+          ['entries', { key }],
+        ),
+      );
+      continue;
     }
+    const earlier = seen.get(checked.canonical);
+    if (earlier !== undefined) {
+      diagnostics.push(
+        errorDiagnostic(
+          'Duplicate address in entries',
+          `entries holds the keys ${JSON.stringify(earlier)} and ${JSON.stringify(key)}, which are the same address (${checked.canonical}). ` +
+            'Keep one of them.',
+          ['entries', { key }],
+        ),
+      );
+      continue;
+    }
+    seen.set(checked.canonical, key);
   }
+  return diagnostics;
+}
+
+function validateList(config: ObjectValue): Diagnostic[] {
+  const entries = mapAttribute(config, 'entries');
+  // A known map has known keys (only its values may be unknown), so every key is checked.
+  const diagnostics = entries === null || isUnknown(entries) ? [] : validateEntries(entries);
   const mode = stringAttribute(config, 'mode');
   if (typeof mode === 'string' && !(LIST_MODES as readonly string[]).includes(mode)) {
     diagnostics.push(
@@ -115,65 +116,62 @@ function validateList(config: ObjectValue): Diagnostic[] {
 
 // ---- entries -----------------------------------------------------------------------------------
 
-function isObjectValue(value: Value | undefined): value is ObjectValue {
-  return value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** null and "" are the same description. */
 function effectiveDescription(value: Value | undefined): string | typeof UNKNOWN {
   if (isUnknown(value ?? null)) return UNKNOWN;
   return typeof value === 'string' ? value : '';
 }
 
-/** Known declared entries by canonical ip (state or config). */
-function byCanonicalIp(entries: readonly Value[] | null): Map<string, ObjectValue> {
-  const indexed = new Map<string, ObjectValue>();
-  for (const element of entries ?? []) {
-    if (!isObjectValue(element)) continue;
-    const ip = stringAttribute(element, 'ip');
-    if (typeof ip === 'string') indexed.set(canonicalIpOf(ip, ['entries']), element);
-  }
+/** The entries by canonical address, each with its key as written and its description. */
+function byCanonicalIp(entries: EntryMap | null): Map<string, { key: string; description: Value }> {
+  const indexed = new Map<string, { key: string; description: Value }>();
+  for (const [key, description] of Object.entries(entries ?? {})) indexed.set(canonicalIpOf(key, ['entries', { key }]), { key, description });
   return indexed;
 }
 
 /**
- * The entries to plan (and, at apply, to store): the config's, except that an entry equal to a
- * prior one (same canonical ip and description) is the prior object, spelling included, so an
- * unchanged set plans exactly as stored.
+ * The entries to plan: the prior map when the config map holds the same entries (canonical
+ * address and description) spelled differently, else the config's. Terraform accepts a planned
+ * value equal to either, but not a mix of the two, so a partly respelled map plans the config.
  */
-export function planEntries(configured: readonly Value[], prior: readonly Value[] | null): Value[] {
+export function planEntries(configured: EntryMap, prior: EntryMap | null): EntryMap {
+  if (prior === null || !isWhollyKnown(configured)) return configured;
+  const configuredKeys = Object.keys(configured);
+  if (configuredKeys.length !== Object.keys(prior).length) return configured;
   const priorByIp = byCanonicalIp(prior);
-  return configured.map((element) => {
-    if (!isObjectValue(element) || !isWhollyKnown(element)) return element;
-    const canonical = canonicalIpOf(requiredString(element, 'ip'), ['entries']);
-    const match = priorByIp.get(canonical);
-    if (match !== undefined && effectiveDescription(match.description) === effectiveDescription(element.description)) {
-      priorByIp.delete(canonical);
-      return match;
-    }
-    return element;
+  const unchanged = configuredKeys.every((key) => {
+    const match = priorByIp.get(canonicalIpOf(key, ['entries', { key }]));
+    return match !== undefined && effectiveDescription(match.description) === effectiveDescription(configured[key]);
   });
+  return unchanged ? prior : configured;
 }
 
 /**
  * The service's entries as state: all of them (authoritative) or those the state declares
- * (additive), keeping the state's spelling and null descriptions where they still match.
+ * (additive), keeping the state's key spelling and null descriptions where they still match.
  */
-export function entriesFromService(current: CachedList, stateEntries: readonly Value[] | null, mode: ListMode): Value[] {
+export function entriesFromService(current: CachedList, stateEntries: EntryMap | null, mode: ListMode): EntryMap {
   const declared = byCanonicalIp(stateEntries);
-  const entries: Value[] = [];
-  // State order first (an unchanged list reads back as stored), then entries added elsewhere.
+  const entries: Array<[string, Value]> = [];
   for (const [canonical, stated] of declared) {
     const entry = current.byIp.get(canonical);
     if (entry === undefined) continue;
     const listed = entry.description ?? '';
-    entries.push({ ip: stated.ip, description: effectiveDescription(stated.description) === listed ? stated.description : listed });
+    entries.push([stated.key, effectiveDescription(stated.description) === listed ? stated.description : listed]);
   }
   if (mode === 'authoritative') {
     for (const [canonical, entry] of current.byIp) {
-      if (!declared.has(canonical)) entries.push({ ip: entry.ip, description: entry.description ?? '' });
+      if (!declared.has(canonical)) entries.push([canonical, entry.description ?? '']);
     }
   }
+  // fromEntries defines own properties, so no key can reach the prototype.
+  return Object.fromEntries(entries);
+}
+
+/** `entries` where it must be known (apply-time config, state); null only for a state without it. */
+function knownEntries(value: ObjectValue): EntryMap | null {
+  const entries = mapAttribute(value, 'entries');
+  if (isUnknown(entries)) throw new TypeError('attribute entries must be known here, got unknown');
   return entries;
 }
 
@@ -191,16 +189,17 @@ async function applyList(context: SvcContext, list: ListName, config: ObjectValu
   const configuredTenant = stringAttribute(config, 'tenant');
   const tenant = typeof configuredTenant === 'string' ? configuredTenant : context.defaultTenant();
   const mode = modeOf(config);
-  const entries = planEntries(collectionAttribute(config, 'entries') as readonly Value[], prior === null ? null : (collectionAttribute(prior, 'entries') as readonly Value[] | null));
+  const priorEntries = prior === null ? null : knownEntries(prior);
+  const entries = planEntries(knownEntries(config) ?? {}, priorEntries);
 
   const desired = new Map<string, string>();
-  for (const [canonical, element] of byCanonicalIp(entries)) desired.set(canonical, effectiveDescription(element.description) as string);
+  for (const [canonical, entry] of byCanonicalIp(entries)) desired.set(canonical, effectiveDescription(entry.description) as string);
   const current = (await context.lists.read(tenant, list)).byIp;
 
   const toAdd = [...desired]
     .filter(([ip, description]) => current.get(ip)?.description !== description)
     .map(([ip, description]) => ({ ip, description }));
-  const owned = mode === 'authoritative' ? [...current.keys()] : [...byCanonicalIp(prior === null ? null : (collectionAttribute(prior, 'entries') as readonly Value[] | null)).keys()];
+  const owned = mode === 'authoritative' ? [...current.keys()] : [...byCanonicalIp(priorEntries).keys()];
   const toDelete = owned.filter((ip) => !desired.has(ip) && current.has(ip));
 
   if (toAdd.length > 0 || toDelete.length > 0) {
@@ -226,12 +225,12 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
     async plan({ context, config, prior, proposed }) {
       const tenant = context.tenantForPlan(stringAttribute(config, 'tenant'));
       const mode = stringAttribute(config, 'mode');
-      const entries = collectionAttribute(config, 'entries');
-      const priorEntries = prior === null ? null : collectionAttribute(prior, 'entries');
+      const entries = mapAttribute(config, 'entries');
+      const priorEntries = prior === null ? null : mapAttribute(prior, 'entries');
       return {
         planned: {
           ...proposed,
-          entries: Array.isArray(entries) ? planEntries(entries, Array.isArray(priorEntries) ? priorEntries : null) : entries,
+          entries: entries === null || isUnknown(entries) ? entries : planEntries(entries, priorEntries === null || isUnknown(priorEntries) ? null : priorEntries),
           mode: mode === null ? DEFAULT_MODE : mode,
           tenant,
           id: typeof tenant === 'string' ? `${tenant}/${list}` : UNKNOWN,
@@ -246,7 +245,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       const tenant = requiredString(state, 'tenant');
       const mode = modeOf(state);
       const current = await context.lists.read(tenant, list);
-      return { ...state, mode, entries: entriesFromService(current, collectionAttribute(state, 'entries') as readonly Value[] | null, mode) };
+      return { ...state, mode, entries: entriesFromService(current, knownEntries(state), mode) };
     },
 
     update: ({ context, config, prior }) => applyList(context, list, config, prior),
@@ -256,7 +255,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       const owned =
         modeOf(prior) === 'authoritative'
           ? [...(await context.lists.read(tenant, list)).byIp.keys()]
-          : [...byCanonicalIp(collectionAttribute(prior, 'entries') as readonly Value[] | null).keys()];
+          : [...byCanonicalIp(knownEntries(prior)).keys()];
       if (owned.length === 0) return;
       context.progress(`svc_${list} (${tenant}): removing ${owned.length} entries`);
       await context.writeList(tenant, list, (client) =>
