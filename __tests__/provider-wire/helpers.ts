@@ -106,15 +106,15 @@ export function closeSession(session: http2.ClientHttp2Session): Promise<void> {
 }
 
 /**
- * Bundles the empty-provider fixture like the real provider is bundled: one executable file
- * named terraform-provider-svc with a node shebang. Returns its path.
+ * Bundles the empty-provider fixture (or another fixture entry) like the real provider is
+ * bundled: one executable file named terraform-provider-svc with a node shebang. Returns its path.
  */
-export function bundleEmptyProvider(directory: string): string {
+export function bundleEmptyProvider(directory: string, fixture = 'empty-provider.ts'): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require('esbuild') as typeof import('esbuild');
   const outfile = join(directory, 'terraform-provider-svc');
   esbuild.buildSync({
-    entryPoints: [join(__dirname, 'fixtures', 'empty-provider.ts')],
+    entryPoints: [join(__dirname, 'fixtures', fixture)],
     bundle: true,
     platform: 'node',
     target: 'node20',

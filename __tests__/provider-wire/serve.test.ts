@@ -253,6 +253,44 @@ describe('the bundled provider process', () => {
     }
   });
 
+  test("the provider's entry point imports the console guard before any other module", () => {
+    const source = readFileSync(join(__dirname, '../../src/provider/main.ts'), 'utf8');
+    const imports = [...source.matchAll(/^import .*?['"]([^'"]+)['"];$/gm)].map((match) => match[1]);
+    expect(imports[0]).toBe('./protocol/console-to-stderr');
+  });
+
+  /** Kills what a failed test left running (a passing test's process has exited by then). */
+  const afterStop: Array<() => void> = [];
+  afterEach(() => afterStop.splice(0).forEach((stop) => stop()));
+
+  test('console output from any module, while loading or serving, goes to stderr: stdout holds only the handshake line', async () => {
+    const noisy = bundleEmptyProvider(mkdtempSync(join(directory, 'noisy-bin-')), 'noisy-provider.ts');
+    const child = spawn(noisy, [], { env: processEnv(terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1' })), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let exitCode: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    void exited.then((code) => (exitCode = code));
+    afterStop.push(() => child.kill('SIGKILL'));
+    const line = await waitFor(() => {
+      if (exitCode !== undefined) throw new Error(`the provider exited with ${exitCode} before its handshake: ${stderr}`);
+      return stdout.includes('\n') ? stdout.slice(0, stdout.indexOf('\n') + 1) : undefined;
+    });
+    const match = HANDSHAKE_LINE.exec(line);
+    expect(match).not.toBeNull();
+    const session = connectGrpc(match![1]!);
+    expect((await grpcCall(session, '/tfplugin6.Provider/GetMetadata', Buffer.alloc(0))).grpcStatus).toBe(0);
+    expect((await grpcCall(session, '/plugin.GRPCController/Shutdown', Buffer.alloc(0))).grpcStatus).toBe(0);
+    expect(await exited).toBe(0);
+    session.destroy();
+    expect(stdout).toBe(line);
+    expect(stderr).toContain('noisy-dependency: loaded');
+    expect(stderr).toContain('noisy-dependency: info while loading');
+    expect(stderr).toContain('noisy-dependency: called');
+  });
+
   afterAll(() => {
     // every process removed its own socket directory
     expect(readdirSync(socketParent)).toEqual([]);

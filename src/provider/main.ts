@@ -4,6 +4,8 @@
  * Only the handshake line goes to stdout; every log line goes to stderr, where terraform files
  * it under TF_LOG.
  */
+// First, so that no module (ours or a dependency) can print to stdout, even while loading.
+import './protocol/console-to-stderr';
 import { createLogger, logLevelFromEnv } from './protocol/log';
 import { createProviderService } from './protocol/provider-service';
 import { serveProvider } from './protocol/serve';
