@@ -417,6 +417,14 @@ describe('hook errors become diagnostics', () => {
     ['a domain error: describeError', new FakeApiError('tenant acme has no thing a'), 'Not found in the API', /^update svc_thing: tenant acme has no thing a; check the name$/],
     ['any other error: internal, redacted', new Error('login with sk-test-0123456789 failed'), 'Internal error in the svc provider', /^update svc_thing failed: login with \[REDACTED\] failed\. .*please report it/],
     ['a thrown string', 'boom', 'Internal error in the svc provider', /boom/],
+    [
+      'DiagnosticsError quoting the key: redacted on the way out',
+      new DiagnosticsError([errorDiagnostic('Key sk-test-0123456789 refused', 'the API refused sk-test-0123456789')]),
+      'Key [REDACTED] refused',
+      /^the API refused \[REDACTED\]$/,
+    ],
+    ['a thrown null', null, 'Internal error in the svc provider', /^update svc_thing failed: null\. /],
+    ['a thrown plain object: its fields shown, redacted', { reason: 'quota', key: 'sk-test-0123456789' }, 'Internal error in the svc provider', /reason: 'quota', key: '\[REDACTED\]'/],
   ];
   test.each(cases)('%s', async (_name, error, summary, detail) => {
     const fake = await configured();

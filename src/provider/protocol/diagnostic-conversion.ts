@@ -3,6 +3,7 @@
  * attribute name -> attribute_name, a list index -> element_key_int, a map key ->
  * element_key_string.
  */
+import { redact } from '../../api/redaction';
 import type { AttributePath, Diagnostic, PathStep } from '../core/diagnostics';
 import * as messages from './messages';
 
@@ -25,11 +26,15 @@ export function fromProtocolPath(path: messages.AttributePath): AttributePath {
   });
 }
 
+/**
+ * Every diagnostic leaves the provider through here, so this is where registered secrets are
+ * scrubbed: a hook that quotes the API key in its own message cannot put it in terraform's output.
+ */
 export function toProtocolDiagnostic(diagnostic: Diagnostic): messages.Diagnostic {
   return {
     severity: diagnostic.severity === 'error' ? messages.DiagnosticSeverity.Error : messages.DiagnosticSeverity.Warning,
-    summary: diagnostic.summary,
-    detail: diagnostic.detail,
+    summary: redact(diagnostic.summary),
+    detail: redact(diagnostic.detail),
     attribute: diagnostic.path !== undefined && diagnostic.path.length > 0 ? toProtocolPath(diagnostic.path) : undefined,
   };
 }

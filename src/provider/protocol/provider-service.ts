@@ -5,6 +5,7 @@
  * hook failures travel as diagnostics; only bytes that do not decode (an internal fault)
  * throw, which the gRPC layer turns into an INTERNAL status.
  */
+import { inspect } from 'node:util';
 import { redact } from '../../api/redaction';
 import type { ProviderDefinition } from '../core/definition';
 import { DiagnosticsError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
@@ -76,9 +77,10 @@ export function createProviderService<Context>(
     if (error instanceof DiagnosticsError) return [...error.diagnostics];
     const described = definition.describeError?.(error, operation);
     if (described !== undefined) return [described];
-    const message = error instanceof Error ? error.message : String(error);
+    // A thrown non-Error (an object, null) is shown with its fields, not as "[object Object]".
+    const message = error instanceof Error ? error.message : typeof error === 'string' ? error : inspect(error, { breakLength: Infinity });
     const stack = error instanceof Error && error.stack !== undefined ? error.stack : message;
-    options.log?.(`[ERROR] svc: ${operation} failed: ${redact(stack)}`);
+    options.log?.(`[ERROR] svc: ${operation} failed: ${redact(stack).replace(/\r?\n/g, ' | ')}`);
     return [errorDiagnostic(INTERNAL_SUMMARY, `${operation} failed: ${redact(message)}. ${REPORT_IT}`)];
   }
 
@@ -374,7 +376,7 @@ export function createProviderService<Context>(
       if (close === undefined) return { error: '' };
       const outcome = await runHook('stop the provider', () => close.call(definition, configured?.context));
       if (outcome.ok) return { error: '' };
-      return { error: outcome.diagnostics.map((diagnostic) => `${diagnostic.summary}: ${diagnostic.detail}`).join('; ') };
+      return { error: redact(outcome.diagnostics.map((diagnostic) => `${diagnostic.summary}: ${diagnostic.detail}`).join('; ')) };
     },
   };
 }
