@@ -263,7 +263,7 @@ describe('the bundled provider process', () => {
   const afterStop: Array<() => void> = [];
   afterEach(() => afterStop.splice(0).forEach((stop) => stop()));
 
-  test('console output from any module, while loading or serving, goes to stderr: stdout holds only the handshake line', async () => {
+  test('console output from any module goes to stderr (stdout holds only the handshake line); an unhandled rejection is logged, redacted, and serving goes on', async () => {
     const noisy = bundleEmptyProvider(mkdtempSync(join(directory, 'noisy-bin-')), 'noisy-provider.ts');
     const child = spawn(noisy, [], { env: processEnv(terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1' })), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -282,8 +282,13 @@ describe('the bundled provider process', () => {
     expect(match).not.toBeNull();
     const session = connectGrpc(match![1]!);
     expect((await grpcCall(session, '/tfplugin6.Provider/GetMetadata', Buffer.alloc(0))).grpcStatus).toBe(0);
+    // The first call left a rejected promise unhandled: the provider logs it and keeps serving.
+    await waitFor(() => (stderr.includes('a background task failed') ? true : undefined));
+    expect((await grpcCall(session, '/tfplugin6.Provider/GetMetadata', Buffer.alloc(0))).grpcStatus).toBe(0);
     expect((await grpcCall(session, '/plugin.GRPCController/Shutdown', Buffer.alloc(0))).grpcStatus).toBe(0);
     expect(await exited).toBe(0);
+    expect(stderr).toContain('background refresh failed for key [REDACTED]');
+    expect(stderr).not.toContain('sk-noisy-0123456789');
     session.destroy();
     expect(stdout).toBe(line);
     expect(stderr).toContain('noisy-dependency: loaded');

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { generateCertificate } from './certificate';
 import { GrpcServer, type UnaryRoute } from './grpc-server';
 import { HandshakeRefusedError, handshakeLine, readPluginEnvironment } from './handshake';
@@ -26,8 +27,8 @@ export interface ServeOptions {
   /** @default process.exit */
   readonly exit?: (code: number) => void;
   /**
-   * Ignore SIGINT, shut down on SIGTERM or when the parent process goes away, and remove the
-   * socket directory on any exit.
+   * Ignore SIGINT, shut down on SIGTERM or when the parent process goes away, log unhandled
+   * promise rejections instead of dying, and remove the socket directory on any exit.
    * Off for servers run inside another program (tests). @default true
    */
   readonly handleSignals?: boolean;
@@ -121,6 +122,12 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
     process.on('SIGINT', () => logger.debug('ignoring SIGINT: terraform stops the provider through StopProvider'));
     process.on('SIGTERM', () => void shutdown(0));
     process.on('exit', removeSocketDirectory);
+    // A promise some hook left floating rejected. Node's default would kill the provider in the
+    // middle of terraform's run (losing track of objects it just created); log it and keep serving.
+    process.on('unhandledRejection', (reason: unknown) => {
+      const text = reason instanceof Error ? (reason.stack ?? reason.message) : inspect(reason, { breakLength: Infinity });
+      logger.error(`a background task failed (the provider keeps serving; please report it): ${text}`);
+    });
     // terraform gone without a Shutdown (killed, crashed): we were re-parented, so do not linger.
     const parentPid = process.ppid;
     setInterval(() => {
