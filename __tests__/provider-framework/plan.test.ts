@@ -95,6 +95,35 @@ describe('defaultPlan', () => {
   });
 });
 
+describe('defaultPlan on update: computed members of NEW nested elements become unknown', () => {
+  const member = { key: { description: 'key', type: types.string, required: true }, created: { description: 'created', type: types.number, computed: true } };
+  const nestedSchema: Schema = {
+    version: 0,
+    description: 'nestings',
+    attributes: {
+      single: { description: 'single', optional: true, nested: { nesting: 'single', attributes: member } },
+      list: { description: 'list', optional: true, nested: { nesting: 'list', attributes: member } },
+      set: { description: 'set', optional: true, nested: { nesting: 'set', attributes: member } },
+      map: { description: 'map', optional: true, nested: { nesting: 'map', attributes: member } },
+    },
+  };
+  const none: ObjectValue = { single: null, list: null, set: null, map: null };
+  const old: ObjectValue = { key: 'a', created: 1 };
+  const fresh: ObjectValue = { key: 'b', created: null };
+  const unknownFresh: ObjectValue = { key: 'b', created: UNKNOWN };
+  const cases: Array<[name: string, prior: ObjectValue, proposed: ObjectValue, planned: ObjectValue]> = [
+    ['single that did not exist', none, { ...none, single: fresh }, { ...none, single: unknownFresh }],
+    ['single that existed keeps its prior values', { ...none, single: old }, { ...none, single: old }, { ...none, single: old }],
+    ['list grown: only the new index', { ...none, list: [old] }, { ...none, list: [old, fresh] }, { ...none, list: [old, unknownFresh] }],
+    ['set: only the element with no equal prior one', { ...none, set: [old] }, { ...none, set: [fresh, old] }, { ...none, set: [unknownFresh, old] }],
+    ['map: only the new key', { ...none, map: { a: old } }, { ...none, map: { a: old, b: fresh } }, { ...none, map: { a: old, b: unknownFresh } }],
+    ['a collection that was null: all elements new', none, { ...none, list: [fresh] }, { ...none, list: [unknownFresh] }],
+  ];
+  test.each(cases)('%s', (_name, prior, proposed, planned) => {
+    expect(defaultPlan(nestedSchema, proposed, prior)).toEqual(planned);
+  });
+});
+
 describe('replacementPaths', () => {
   const prior = state({ id: 'x', tier: 'gold', rules: [{ zone: 'eu', label: 'l' }] });
   const cases: Array<[name: string, planned: ObjectValue, paths: Value[]]> = [

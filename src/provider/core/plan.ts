@@ -6,7 +6,7 @@
 import type { AttributePath, PathStep } from './diagnostics';
 import type { AttributeSchema, Schema } from './schema';
 import type { ValueType } from './types';
-import { valuesEqual } from './value-equality';
+import { canonicalKey, valuesEqual } from './value-equality';
 import { attributeType, findUnknownPath, isPlainObject, type ShapeProblem } from './value-shape';
 import { UNKNOWN, type ObjectValue, type Value } from './values';
 
@@ -15,11 +15,65 @@ type Attributes = Readonly<Record<string, AttributeSchema>>;
 /**
  * Terraform's proposed new state turned into the core's default plan. On create (no prior
  * state) every computed attribute the configuration leaves null becomes UNKNOWN, inside
- * nested attributes too; on update the proposal already carries the prior computed values.
+ * nested attributes too; on update the proposal already carries the prior computed values,
+ * except in nested elements that are new.
  */
 export function defaultPlan(schema: Schema, proposed: ObjectValue, prior: ObjectValue | null): ObjectValue {
-  if (prior !== null) return proposed;
-  return markComputedNullsUnknown(schema.attributes, proposed);
+  if (prior === null) return markComputedNullsUnknown(schema.attributes, proposed);
+  return markNewNestedElements(schema.attributes, proposed, prior);
+}
+
+/**
+ * On update, terraform's proposal fills a nested element's computed members from its prior
+ * counterpart (same list index, same map key, an equal set element, a single object that
+ * existed). An element without one (a list grown, a new map key or set element) comes from the
+ * config as it is, computed members null: like on create, those become UNKNOWN, or the value
+ * the API fills in at apply would contradict a planned null.
+ */
+function markNewNestedElements(attributes: Attributes, object: ObjectValue, prior: ObjectValue): ObjectValue {
+  let result: Record<string, Value> | undefined;
+  for (const [name, attribute] of Object.entries(attributes)) {
+    const value = object[name] ?? null;
+    if (attribute.nested === undefined || value === null || value === UNKNOWN) continue;
+    const nestedAttributes = attribute.nested.attributes;
+    const priorValue = prior[name] ?? null;
+    const planElement = (element: Value, priorElement: Value | undefined): Value => {
+      if (!isPlainObject(element)) return element;
+      if (priorElement === undefined || !isPlainObject(priorElement)) return markComputedNullsUnknown(nestedAttributes, element);
+      return markNewNestedElements(nestedAttributes, element, priorElement);
+    };
+    let planned: Value;
+    switch (attribute.nested.nesting) {
+      case 'single':
+        planned = planElement(value, isPlainObject(priorValue) ? priorValue : undefined);
+        break;
+      case 'list': {
+        const priorList = Array.isArray(priorValue) ? (priorValue as readonly Value[]) : [];
+        planned = (value as readonly Value[]).map((element, index) => planElement(element, priorList[index]));
+        break;
+      }
+      case 'map': {
+        const priorMap = isPlainObject(priorValue) ? priorValue : {};
+        const plannedMap: Record<string, Value> = {};
+        for (const [key, element] of Object.entries(value as ObjectValue)) {
+          plannedMap[key] = planElement(element, Object.prototype.hasOwnProperty.call(priorMap, key) ? priorMap[key] : undefined);
+        }
+        planned = plannedMap;
+        break;
+      }
+      case 'set': {
+        const elementType = (attributeType(attribute) as { readonly element: ValueType }).element;
+        const priorElements = new Map<string, Value>();
+        if (Array.isArray(priorValue)) {
+          for (const element of priorValue as readonly Value[]) priorElements.set(canonicalKey(elementType, element), element);
+        }
+        planned = (value as readonly Value[]).map((element) => planElement(element, priorElements.get(canonicalKey(elementType, element))));
+        break;
+      }
+    }
+    (result ??= { ...object })[name] = planned;
+  }
+  return result ?? object;
 }
 
 function markComputedNullsUnknown(attributes: Attributes, object: ObjectValue): ObjectValue {
