@@ -292,3 +292,40 @@ describe('large messages and concurrent calls', () => {
     expect(received).toBe(24 * MEGABYTE + 5);
   });
 });
+
+describe('close() while calls are in flight', () => {
+  test('a call already running gets its reply; close() settles after it', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const server = new GrpcServer({
+      logger,
+      routes: new Map<string, UnaryRoute>([
+        [
+          '/test.Slow/Wait',
+          {
+            handle: async () => {
+              started();
+              await released;
+              return Buffer.from('done');
+            },
+          },
+        ],
+      ]),
+    });
+    const socketPath = join(directory, 'closing.sock');
+    await server.listen(socketPath);
+    const session = connectGrpc(socketPath);
+    const reply = grpcCall(session, '/test.Slow/Wait', Buffer.alloc(0));
+    await running;
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    release();
+    expect((await reply).body.toString()).toBe('done');
+    await closing;
+    session.destroy();
+  });
+});
