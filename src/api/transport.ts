@@ -4,7 +4,7 @@
  * text. Network failures become TransportError with the failure's code and a redacted `cause`;
  * deciding what to do about any of it is the caller's business.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { TransportError, ValidationError } from './errors';
 import type { ApiArea } from './types';
 
@@ -46,6 +46,9 @@ export class HttpTransport {
       this.dispatcher = options.dispatcher;
       this.ownsDispatcher = false;
     } else {
+      // Loaded here, not at the top: the provider binary starts several times per terraform
+      // command and most starts never call the API; undici is most of its load time.
+      const { Pool } = require('undici') as typeof import('undici');
       this.dispatcher = new Pool(this.origin, {
         connections: options.maxConnections ?? 8,
         keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
