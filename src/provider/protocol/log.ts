@@ -19,11 +19,12 @@ export interface Logger {
 }
 
 /**
- * The level from SVC_LOG (ours) or TF_LOG (terraform's). Like terraform, a value that is not a
- * level name (TF_LOG=1, TF_LOG=JSON) means trace; unset means info.
+ * The level from SVC_LOG (ours), else TF_LOG_PROVIDER (terraform's level for provider logs, which
+ * terraform passes on to the plugin with the rest of its environment), else TF_LOG. Like
+ * terraform, a value that is not a level name (TF_LOG=1, TF_LOG=JSON) means trace; unset means info.
  */
 export function logLevelFromEnv(env: NodeJS.ProcessEnv): LogLevel {
-  const setting = (env.SVC_LOG || env.TF_LOG || '').trim().toLowerCase();
+  const setting = (env.SVC_LOG || env.TF_LOG_PROVIDER || env.TF_LOG || '').trim().toLowerCase();
   if (setting === '') return 'info';
   if (setting === 'warning') return 'warn';
   if (setting in LEVEL_ORDER) return setting as LogLevel;
