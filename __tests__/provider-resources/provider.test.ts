@@ -180,6 +180,16 @@ describe('errors as diagnostics', () => {
     expect(diagnostic!.detail).not.toContain('Check that base_url');
   });
 
+  test('a call cut short by StopProvider says terraform stopped it, without the client\'s advice to make a new ManagementClient', async () => {
+    const client = new ManagementClient({ baseUrl: world.emulator.url, apiKey: API_KEY, tenant: TENANT });
+    await client.close();
+    const failure = await failureOf(client.listEntries('whitelist'));
+    const diagnostic = describeSvcError(failure, 'create svc_whitelist_entry');
+    expect(diagnostic).toMatchObject({ summary: 'The svc provider was stopping' });
+    expect(diagnostic!.detail).toMatch(/^create svc_whitelist_entry: terraform stopped the provider during list_whitelist\..*next plan.*run the command again/s);
+    expect(diagnostic!.detail).not.toContain('ManagementClient');
+  });
+
   test('an invalid address and anything else', () => {
     expect(describeSvcError(new InvalidAddressError('10.0.0.1/40', 'prefix length 40 is above 32'), 'svc_blacklist_entry read')).toMatchObject({
       summary: 'Invalid IP address or CIDR',

@@ -218,7 +218,7 @@ const API_ERROR_ADVICE: Record<string, { summary: string; advice: string }> = {
   },
   client_closed: {
     summary: 'The svc provider was stopping',
-    advice: 'Terraform asked the provider to stop while this call ran; run the command again.',
+    advice: 'What was sent before that stays applied and the next plan shows what is left; run the command again.',
   },
 };
 
@@ -233,8 +233,11 @@ export function describeSvcError(error: unknown, operation: string): Diagnostic 
     // A 5xx is the service failing, not a base_url that points elsewhere (that answers 404, HTML, ...).
     const failing = error.code === 'unexpected_reply' && error.status !== undefined && error.status >= 500;
     const { summary, advice } = API_ERROR_ADVICE[failing ? 'service_failing' : error.code] ?? API_ERROR_ADVICE.service_error;
+    // A closed client means terraform stopped us (Ctrl-C); the client's own text ("create a new
+    // ManagementClient") is advice for library users, not for a terraform user.
+    const what = error.code === 'client_closed' ? `terraform stopped the provider during ${error.command ?? 'an API call'}.` : error.message;
     // The client scrubs its own messages; scrubbing again costs nothing and guards the boundary.
-    return errorDiagnostic(summary, secretRegistry.redact(`${operation}: ${error.message} ${advice}`));
+    return errorDiagnostic(summary, secretRegistry.redact(`${operation}: ${what} ${advice}`));
   }
   return undefined;
 }
