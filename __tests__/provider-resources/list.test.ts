@@ -6,12 +6,14 @@
  */
 import type { ListName } from '../../src/api';
 import { DiagnosticsError, UNKNOWN, type ObjectValue } from '../../src/provider/core';
-import { entriesFromService, planEntries } from '../../src/provider/resources/list';
+import type { SvcContext } from '../../src/provider/context';
+import { entriesFromService, planEntries, type ListMode } from '../../src/provider/resources/list';
 import {
   TENANT,
   create,
   duringClock,
   expectBlockEndIn,
+  fullObject,
   plan,
   plansNoChange,
   resourceNamed,
@@ -254,4 +256,57 @@ test('import by tenant only', async () => {
   const context = await world.configure();
   await expect(resource.import!({ context, id: 'acme/blacklist' })).rejects.toBeInstanceOf(DiagnosticsError);
   await expect(resource.import!({ context, id: '' })).rejects.toBeInstanceOf(DiagnosticsError);
+});
+
+describe('a bulk apply that fails part-way: the 2nd chunk refused after its retries', () => {
+  const resource = resourceNamed('svc_whitelist');
+  const kept = entries(['192.0.2.1', 'kept']);
+  const many = Object.fromEntries(Array.from({ length: 2500 }, (_, index) => [`10.1.${Math.floor(index / 256)}.${index % 256}`, 'bulk']));
+
+  /** From the moment the first chunk of `command` has landed, the service answers every call with 503. */
+  function refuseAfterFirstChunk(context: SvcContext, command: string): void {
+    const progress = context.progress.bind(context);
+    context.progress = (message: string) => {
+      progress(message);
+      if (message.includes(`${command} chunk 1/`)) world.emulator.setFaults({ rate: 1, kinds: ['503'] });
+    };
+  }
+
+  // Terraform keeps the prior state when an update fails (nothing at all when a create fails);
+  // what landed must then show in the next refresh or be skipped by the next apply's difference.
+  test.each<ListMode>(['authoritative', 'additive'])('%s update: the next refresh, plan and apply converge, sending only what did not land', async (mode) => {
+    const prior = await create(resource, await world.configure(), { entries: kept, mode });
+    const failing = await world.configure();
+    refuseAfterFirstChunk(failing, 'bulk_new_whitelist');
+    const config = fullObject(resource.schema, { entries: { ...kept, ...many }, mode });
+    const { planned } = await plan(resource, failing, { entries: { ...kept, ...many }, mode }, prior);
+    await expect(resource.update({ context: failing, config, prior, planned })).rejects.toThrow(/503|unavailable/i);
+    world.emulator.setFaults(undefined);
+    expect((await world.api.listEntries('whitelist')).length).toBe(1 + 1000);
+
+    const next = await world.configure();
+    const refreshed = (await resource.read({ context: next, state: prior }))!;
+    // Authoritative reads the whole list, so the landed entries are in state already; additive
+    // owns only what its state declares, so they come back through the plan.
+    expect(Object.keys(refreshed.entries as ObjectValue).length).toBe(mode === 'authoritative' ? 1001 : 1);
+    expect(await plansNoChange(resource, next, refreshed, { entries: { ...kept, ...many }, mode })).toBe(false);
+    world.emulator.resetStats();
+    const converged = await update(resource, next, refreshed, { entries: { ...kept, ...many }, mode });
+    expect(world.emulator.stats().byCommand.bulk_new_whitelist).toBe(2);
+    expect((await world.api.listEntries('whitelist')).length).toBe(2501);
+    const last = await world.configure();
+    expect(await plansNoChange(resource, last, (await resource.read({ context: last, state: converged }))!, { entries: { ...kept, ...many }, mode })).toBe(true);
+  });
+
+  test('create: terraform stores nothing; the next apply creates again and sends only what did not land', async () => {
+    const failing = await world.configure();
+    refuseAfterFirstChunk(failing, 'bulk_new_whitelist');
+    const { planned, config } = await plan(resource, failing, { entries: many });
+    await expect(resource.create({ context: failing, config, planned })).rejects.toThrow(/503|unavailable/i);
+    world.emulator.setFaults(undefined);
+    world.emulator.resetStats();
+    await create(resource, await world.configure(), { entries: many });
+    expect(world.emulator.stats().byCommand.bulk_new_whitelist).toBe(2);
+    expect((await world.api.listEntries('whitelist')).length).toBe(2500);
+  });
 });
