@@ -5,7 +5,7 @@
  * entries, bulk chunks with progress, blocklist expiry as drift, import and destroy.
  */
 import type { ListName } from '../../src/api';
-import { DiagnosticsError, UNKNOWN, type ObjectValue } from '../../src/provider/core';
+import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
 import type { SvcContext } from '../../src/provider/context';
 import { entriesFromService, planEntries, type ListMode } from '../../src/provider/resources/list';
 import {
@@ -308,5 +308,57 @@ describe('a bulk apply that fails part-way: the 2nd chunk refused after its retr
     await create(resource, await world.configure(), { entries: many });
     expect(world.emulator.stats().byCommand.bulk_new_whitelist).toBe(2);
     expect((await world.api.listEntries('whitelist')).length).toBe(2500);
+  });
+});
+
+describe('authoritative apply would remove entries the plan cannot show: the plan warns and names them', () => {
+  const resource = resourceNamed('svc_blacklist');
+  const foreign = Array.from({ length: 7 }, (_, index) => `203.0.113.${index + 1}`);
+
+  async function addForeign(): Promise<void> {
+    await world.api.bulkAddEntries('blacklist', foreign.map((ip) => ({ ip, description: 'risk-based' })));
+  }
+
+  test('create over a list holding other entries', async () => {
+    await addForeign();
+    await world.api.addEntry('blacklist', { ip: '192.0.2.1', description: 'ours' });
+    const { diagnostics } = await plan(resource, await world.configure(), { entries: entries(['192.0.2.1/32', 'ours']) });
+    expect(diagnostics).toEqual([
+      {
+        severity: 'warning',
+        summary: 'svc_blacklist will remove 7 entries this plan does not list',
+        detail: expect.stringMatching(
+          /^The blacklist of tenant "acme" holds 7 entries that entries does not declare \(203\.0\.113\.1, 203\.0\.113\.2, 203\.0\.113\.3, 203\.0\.113\.4, 203\.0\.113\.5, and 2 more\); with mode = "authoritative" apply removes them\. .*set mode = "additive".*import the list first \(ID "acme"\)/,
+        ),
+        path: ['mode'],
+      },
+    ]);
+  });
+
+  test.each<[string, Record<string, Value>]>([
+    ['additive create', { entries: entries(['192.0.2.1', null]), mode: 'additive' }],
+    ['an authoritative create declaring every entry (any spelling)', { entries: Object.fromEntries(foreign.map((ip) => [`${ip}/32`, 'x'])) }],
+  ])('no warning: %s', async (_name, values) => {
+    await addForeign();
+    expect((await plan(resource, await world.configure(), values)).diagnostics).toEqual([]);
+  });
+
+  test('an additive resource switched to authoritative warns about the entries its state never held', async () => {
+    const context = await world.configure();
+    const declared = entries(['192.0.2.1', 'ours'], ['192.0.2.2', 'ours too']);
+    const state = await create(resource, context, { entries: declared, mode: 'additive' });
+    for (let block = 0; block < 3; block += 1) world.emulator.riskBlock(TENANT, '198.51.100.9');
+    const fresh = await world.configure();
+    const read = (await resource.read({ context: fresh, state }))!;
+    // 192.0.2.2 leaves entries too, but that removal is in the plan already.
+    const switched = await plan(resource, fresh, { entries: entries(['192.0.2.1', 'ours']) }, read);
+    expect(switched.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'svc_blacklist will remove 1 entry this plan does not list' })]);
+    expect(switched.diagnostics[0].detail).toContain('(198.51.100.9)');
+    // Once authoritative, the refresh reads the whole list, so the plan itself shows such drift.
+    const owned = await update(resource, fresh, read, { entries: entries(['192.0.2.1', 'ours']) });
+    await addForeign();
+    const later = await world.configure();
+    const drifted = (await resource.read({ context: later, state: owned }))!;
+    expect((await plan(resource, later, { entries: entries(['192.0.2.1', 'ours']) }, drifted)).diagnostics).toEqual([]);
   });
 });

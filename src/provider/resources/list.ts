@@ -13,6 +13,7 @@ import {
   UNKNOWN,
   errorDiagnostic,
   isUnknown,
+  warningDiagnostic,
   isWhollyKnown,
   types,
   type Diagnostic,
@@ -213,6 +214,37 @@ async function applyList(context: SvcContext, list: ListName, config: ObjectValu
   return { entries, mode, tenant, id: `${tenant}/${list}` };
 }
 
+/** How many of the unseen addresses a warning names. */
+const UNSEEN_NAMED = 5;
+
+/**
+ * Authoritative apply removes every entry of the list that `entries` leaves out, but a plan shows
+ * only removals of keys the state holds. On create, and when an additive resource turns
+ * authoritative, the list may hold entries the state never saw: a warning names them, so the
+ * plan does not hide that apply deletes them (e.g. blocks risk-based blocking added).
+ */
+async function unseenRemovalsWarning(
+  context: SvcContext,
+  list: ListName,
+  tenant: string,
+  configured: EntryMap,
+  priorEntries: EntryMap | null,
+): Promise<Diagnostic[]> {
+  const shown = new Set([...byCanonicalIp(configured).keys(), ...byCanonicalIp(priorEntries).keys()]);
+  const unseen = [...(await context.lists.read(tenant, list)).byIp.keys()].filter((ip) => !shown.has(ip));
+  if (unseen.length === 0) return [];
+  const named = unseen.slice(0, UNSEEN_NAMED).join(', ') + (unseen.length > UNSEEN_NAMED ? `, and ${unseen.length - UNSEEN_NAMED} more` : '');
+  return [
+    warningDiagnostic(
+      `svc_${list} will remove ${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'} this plan does not list`,
+      `The ${list} of tenant ${JSON.stringify(tenant)} holds ${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'} that entries does not declare ` +
+        `(${named}); with mode = "authoritative" apply removes them. To keep them, add them to entries, set mode = "additive" ` +
+        `(the resource then owns only its declared entries), or import the list first (ID ${JSON.stringify(tenant)}) so the plan shows each removal.`,
+      ['mode'],
+    ),
+  ];
+}
+
 // ---- definition --------------------------------------------------------------------------------
 
 export function createListResource(list: ListName): ResourceDefinition<SvcContext> {
@@ -224,17 +256,25 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
 
     async plan({ context, config, prior, proposed }) {
       const tenant = context.tenantForPlan(stringAttribute(config, 'tenant'));
-      const mode = stringAttribute(config, 'mode');
+      const configuredMode = stringAttribute(config, 'mode');
+      const mode = configuredMode === null ? DEFAULT_MODE : configuredMode;
       const entries = mapAttribute(config, 'entries');
       const priorEntries = prior === null ? null : mapAttribute(prior, 'entries');
+      // Only create and a switch from additive can remove entries the state never held.
+      const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
+      const diagnostics =
+        mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && entries !== null && !isUnknown(entries) && !context.connectionUnknown
+          ? await unseenRemovalsWarning(context, list, tenant, entries, priorEntries === null || isUnknown(priorEntries) ? null : priorEntries)
+          : [];
       return {
         planned: {
           ...proposed,
           entries: entries === null || isUnknown(entries) ? entries : planEntries(entries, priorEntries === null || isUnknown(priorEntries) ? null : priorEntries),
-          mode: mode === null ? DEFAULT_MODE : mode,
+          mode,
           tenant,
           id: typeof tenant === 'string' ? `${tenant}/${list}` : UNKNOWN,
         },
+        diagnostics,
       };
     },
 
