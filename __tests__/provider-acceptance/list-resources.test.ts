@@ -243,6 +243,17 @@ describe('whole lists, additive: only the declared entries are owned', () => {
     expect(await allApiEntries(tenant, LISTS)).toEqual(sameForEveryList([...DECLARED_ON_API, ...foreignEntries], LISTS));
   });
 
+  it('a plan switching to authoritative (mode line deleted) warns about the foreign entries its apply would remove', async () => {
+    workspace.write(harness().providerBlock(tenant) + LISTS.map((list) => listBlock(list, { entries: DECLARED })).join('\n'));
+    const plan = await workspace.planExpecting(2);
+    for (const list of LISTS) {
+      expect(plan.text).toContain(`Warning: svc_${list} will remove 2 entries this plan does not list`);
+    }
+    expect(plan.text).toContain('(198.51.100.66, 198.51.100.67)');
+    workspace.write(harness().providerBlock(tenant) + LISTS.map((list) => listBlock(list, { entries: DECLARED, mode: 'additive' })).join('\n'));
+    await workspace.planExpecting(0);
+  });
+
   it('destroy removes the declared entries and keeps the foreign ones', async () => {
     await workspace.destroy();
     const foreignEntries = [FOREIGN, { ip: '198.51.100.67', description: 'added by hand' }];
