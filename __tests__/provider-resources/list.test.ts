@@ -362,3 +362,51 @@ describe('authoritative apply would remove entries the plan cannot show: the pla
     expect((await plan(resource, later, { entries: entries(['192.0.2.1', 'ours']) }, drifted)).diagnostics).toEqual([]);
   });
 });
+
+describe('unknown values at plan, a list emptied elsewhere', () => {
+  const resource = resourceNamed('svc_blacklist');
+  const prior: ObjectValue = { entries: entries(['10.0.0.1', 'a']), mode: 'authoritative', tenant: TENANT, id: `${TENANT}/blacklist` };
+
+  test.each<[string, Record<string, Value>, ObjectValue | null, Partial<ObjectValue>]>([
+    ['a wholly unknown map on create', { entries: UNKNOWN }, null, { entries: UNKNOWN, mode: 'authoritative', tenant: TENANT }],
+    ['a map with an unknown value plans the config', { entries: { '10.0.0.1/32': UNKNOWN } }, prior, { entries: { '10.0.0.1/32': UNKNOWN } }],
+    ['an unknown mode stays unknown', { entries: entries(['10.0.0.1', 'a']), mode: UNKNOWN }, prior, { entries: prior.entries, mode: UNKNOWN }],
+    ['an unknown tenant makes the id unknown', { entries: {}, tenant: UNKNOWN }, null, { tenant: UNKNOWN, id: UNKNOWN }],
+  ])('%s: no API call, no diagnostic', async (_name, values, priorState, expected) => {
+    await world.api.addEntry('blacklist', { ip: '203.0.113.1', description: 'foreign' });
+    const context = await world.configure();
+    world.emulator.resetStats();
+    const outcome = await plan(resource, context, values, priorState);
+    expect(outcome.planned).toMatchObject(expected);
+    expect(outcome.diagnostics).toEqual([]);
+    expect(world.emulator.stats().byCommand).toEqual({});
+  });
+
+  test.each<ListMode>(['authoritative', 'additive'])('%s: refresh reads an emptied list as {}, apply re-adds, and destroy of an emptied list succeeds', async (mode) => {
+    const declared = entries(['192.0.2.1', 'ours'], ['192.0.2.2/32', null]);
+    const state = await create(resource, await world.configure(), { entries: declared, mode });
+    await world.api.bulkDeleteEntries('blacklist', ['192.0.2.1', '192.0.2.2']);
+    const fresh = await world.configure();
+    const read = (await resource.read({ context: fresh, state }))!;
+    expect(read.entries).toEqual({});
+    const readded = await update(resource, fresh, read, { entries: declared, mode });
+    expect(await listed('blacklist')).toEqual([
+      { ip: '192.0.2.1', description: 'ours' },
+      { ip: '192.0.2.2', description: '' },
+    ]);
+    await world.api.bulkDeleteEntries('blacklist', ['192.0.2.1', '192.0.2.2']);
+    await resource.delete({ context: await world.configure(), prior: readded });
+    expect(await listed('blacklist')).toEqual([]);
+  });
+
+  test('additive: a declared description changed elsewhere reads as drift and apply sets it back', async () => {
+    const declared = entries(['192.0.2.1', 'ours']);
+    const state = await create(resource, await world.configure(), { entries: declared, mode: 'additive' });
+    await world.api.addEntry('blacklist', { ip: '192.0.2.1', description: 'edited in the console' });
+    const fresh = await world.configure();
+    const read = (await resource.read({ context: fresh, state }))!;
+    expect(read.entries).toEqual(entries(['192.0.2.1', 'edited in the console']));
+    await update(resource, fresh, read, { entries: declared, mode: 'additive' });
+    expect(await listed('blacklist')).toEqual([{ ip: '192.0.2.1', description: 'ours' }]);
+  });
+});

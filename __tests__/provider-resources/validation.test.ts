@@ -66,6 +66,7 @@ const listCases: Case[] = [
     values: { entries: { '2001:DB8::/32': 'a', '2001:db8:0::/32': 'b' } },
     expected: [{ path: ['entries', { key: '2001:db8:0::/32' }], detail: /"2001:DB8::\/32" and "2001:db8:0::\/32", which are the same address \(2001:db8::\/32\)/ }],
   },
+  { name: 'an empty key', values: { entries: { '': 'x' } }, expected: [{ path: ['entries', { key: '' }], detail: /entries key "": the value is empty\. Give an IPv4/ }] },
   { name: 'an unknown mode', values: { entries: {}, mode: 'exclusive' }, expected: [{ path: ['mode'], detail: /mode = "exclusive": use "authoritative".*or "additive"/ }] },
   { name: 'additive mode', values: { entries: {}, mode: 'additive' }, expected: [] },
   { name: 'an empty tenant', values: { entries: {}, tenant: '' }, expected: [{ path: ['tenant'], detail: /tenant = ""/ }] },
