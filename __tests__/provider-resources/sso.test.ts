@@ -64,7 +64,13 @@ describe('svc_tenant_sso', () => {
   test('an unknown tenant is an error naming it', async () => {
     const context = await world.configure();
     const { planned, config } = await plan(resource, context, { name: 'initech', enabled: false });
-    await expect(resource.create({ context, config, planned })).rejects.toThrow(/no tenant named "initech"/);
+    // Create names the tenant in a diagnostic of its own, not the client's NotFoundError (whose
+    // text ends in library advice: "check the name against listCustomers()").
+    const created = resource.create({ context, config, planned });
+    await expect(created).rejects.toBeInstanceOf(DiagnosticsError);
+    await expect(created).rejects.toMatchObject({
+      diagnostics: [expect.objectContaining({ summary: 'Unknown tenant "initech"', detail: expect.stringContaining(`it lists "${TENANT}"`), path: ['name'] })],
+    });
     const imported = resource.import!({ context, id: 'initech' });
     await expect(imported).rejects.toBeInstanceOf(DiagnosticsError);
     await expect(imported).rejects.toMatchObject({ diagnostics: [expect.objectContaining({ summary: 'Unknown tenant "initech"' })] });
@@ -153,5 +159,19 @@ describe('svc_channel_sso', () => {
     await expect(imported).rejects.toMatchObject({
       diagnostics: [expect.objectContaining({ summary: 'Unknown channel "mian"', detail: expect.stringContaining('"main", "partners"') })],
     });
+  });
+});
+
+describe('an unknown channel name at create', () => {
+  test('is a diagnostic on name that lists the channels, without the client\'s advice to call listChannels()', async () => {
+    const resource = resourceNamed('svc_channel_sso');
+    const context = await world.configure();
+    const { planned, config } = await plan(resource, context, { name: 'mian', enabled: false });
+    const created = resource.create({ context, config, planned });
+    await expect(created).rejects.toBeInstanceOf(DiagnosticsError);
+    await expect(created).rejects.toMatchObject({
+      diagnostics: [expect.objectContaining({ summary: 'Unknown channel "mian"', detail: expect.stringContaining('it lists "main"'), path: ['name'] })],
+    });
+    await expect(created).rejects.not.toThrow(/listChannels/);
   });
 });

@@ -59,7 +59,16 @@ function channelState(context: SvcContext, name: string, channel: Channel, store
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
   const name = requiredString(config, 'name');
-  await context.accountClient().setChannelSso(name, ssoFromConfig(config));
+  try {
+    await context.accountClient().setChannelSso(name, ssoFromConfig(config));
+  } catch (error) {
+    // The client finds the channel by listing and reports a missing one with advice for library
+    // users; a terraform user gets the diagnostic on `name` below instead.
+    if ((error as { code?: unknown }).code !== 'not_found') throw error;
+    const { channel: listed, names } = await findChannel(context, name);
+    if (listed === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', name, names, ['name'])]);
+    throw error;
+  }
   const { channel, names } = await findChannel(context, name);
   if (channel === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', name, names, ['name'])]);
   return channelState(context, name, channel);

@@ -48,7 +48,16 @@ function tenantState(name: string, tenant: Customer): ObjectValue {
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
   const name = requiredString(config, 'name');
-  await context.accountClient(name).setTenantSso(name, ssoFromConfig(config));
+  try {
+    await context.accountClient(name).setTenantSso(name, ssoFromConfig(config));
+  } catch (error) {
+    // The client finds the tenant by listing and reports a missing one with advice for library
+    // users; a terraform user gets the diagnostic on `name` below instead.
+    if ((error as { code?: unknown }).code !== 'not_found') throw error;
+    const { tenant: listed, names } = await findTenant(context, name);
+    if (listed === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', name, names, ['name'])]);
+    throw error;
+  }
   const { tenant, names } = await findTenant(context, name);
   if (tenant === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', name, names, ['name'])]);
   return tenantState(name, tenant);
