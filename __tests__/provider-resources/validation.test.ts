@@ -98,9 +98,9 @@ const ssoCases: Case[] = [
     expected: [{ path: ['saml_metadata_url'], detail: /must be an https:\/\/ URL/ }],
   },
   {
-    name: 'enabled without a URL',
+    name: 'enabled without a URL (says it is not set, not \'got ""\')',
     values: { name: 'main', enabled: true },
-    expected: [{ path: ['saml_metadata_url'], detail: /enabling SSO needs an https:\/\/ metadata URL/ }],
+    expected: [{ path: ['saml_metadata_url'], detail: /^saml_metadata_url is not set: enabled = true needs the identity provider's https:\/\/ metadata URL/ }],
   },
   { name: 'an empty name', values: { name: '', enabled: false }, expected: [{ path: ['name'], detail: /name = ""/ }] },
 ];

@@ -16,7 +16,8 @@ export function validateSso(config: ObjectValue, typeName: string): Diagnostic[]
   const required = boolAttribute(config, 'required');
   const url = stringAttribute(config, 'saml_metadata_url');
   const diagnostics: Diagnostic[] = [];
-  const check = (sso: SsoSettings, detail?: string) => {
+  /** `details`: wording of our own for an attribute, replacing the client's message. */
+  const check = (sso: SsoSettings, details: Readonly<Record<string, string>> = {}) => {
     try {
       assertSsoSettings(sso, typeName);
     } catch (error) {
@@ -24,18 +25,20 @@ export function validateSso(config: ObjectValue, typeName: string): Diagnostic[]
       if (!(error instanceof ValidationError)) throw error;
       const attributeName = error.field.slice(typeName.length + 1);
       if (diagnostics.some((diagnostic) => diagnostic.path?.[0] === attributeName)) return;
-      diagnostics.push(errorDiagnostic(`Invalid SSO setting ${attributeName}`, detail ?? error.message, [attributeName]));
+      diagnostics.push(errorDiagnostic(`Invalid SSO setting ${attributeName}`, details[attributeName] ?? error.message, [attributeName]));
     }
   };
   // The metadata URL must be https whether or not SSO is enabled yet.
   if (typeof url === 'string') {
     check(
       { enabled: true, required: false, saml_metadata_url: url },
-      `saml_metadata_url = ${JSON.stringify(url)}: the identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).`,
+      { saml_metadata_url: `saml_metadata_url = ${JSON.stringify(url)}: the identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).` },
     );
   }
   if (typeof enabled === 'boolean' && required !== UNKNOWN && url !== UNKNOWN) {
-    check({ enabled, required: required ?? false, saml_metadata_url: url ?? '' });
+    // The client sees a left-out URL as "" and says 'got ""'; the user wrote nothing, so say that.
+    const unset = { saml_metadata_url: "saml_metadata_url is not set: enabled = true needs the identity provider's https:// metadata URL (e.g. https://idp.example.com/metadata)." };
+    check({ enabled, required: required ?? false, saml_metadata_url: url ?? '' }, url === null ? unset : {});
   } else if (typeof enabled === 'boolean' && required !== UNKNOWN) {
     check({ enabled, required: required ?? false, saml_metadata_url: KNOWN_GOOD_URL });
   }
