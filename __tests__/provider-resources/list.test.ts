@@ -7,7 +7,7 @@
 import type { ListName } from '../../src/api';
 import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
 import type { SvcContext } from '../../src/provider/context';
-import { entriesFromService, planEntries, type ListMode } from '../../src/provider/resources/list';
+import { entriesFromService, planEntries, respelledKeysAwaitingValues, type ListMode } from '../../src/provider/resources/list';
 import {
   TENANT,
   create,
@@ -369,7 +369,7 @@ describe('unknown values at plan, a list emptied elsewhere', () => {
 
   test.each<[string, Record<string, Value>, ObjectValue | null, Partial<ObjectValue>]>([
     ['a wholly unknown map on create', { entries: UNKNOWN }, null, { entries: UNKNOWN, mode: 'authoritative', tenant: TENANT }],
-    ['a map with an unknown value plans the config', { entries: { '10.0.0.1/32': UNKNOWN } }, prior, { entries: { '10.0.0.1/32': UNKNOWN } }],
+    ['a map with an unknown value plans the config', { entries: { '10.0.0.1': UNKNOWN } }, prior, { entries: { '10.0.0.1': UNKNOWN } }],
     ['an unknown mode stays unknown', { entries: entries(['10.0.0.1', 'a']), mode: UNKNOWN }, prior, { entries: prior.entries, mode: UNKNOWN }],
     ['an unknown tenant makes the id unknown', { entries: {}, tenant: UNKNOWN }, null, { tenant: UNKNOWN, id: UNKNOWN }],
   ])('%s: no API call, no diagnostic', async (_name, values, priorState, expected) => {
@@ -408,5 +408,41 @@ describe('unknown values at plan, a list emptied elsewhere', () => {
     expect(read.entries).toEqual(entries(['192.0.2.1', 'edited in the console']));
     await update(resource, fresh, read, { entries: declared, mode: 'additive' });
     expect(await listed('blacklist')).toEqual([{ ip: '192.0.2.1', description: 'ours' }]);
+  });
+});
+
+describe('keys spelled differently from the state while values are not known yet', () => {
+  // Terraform's final plan at apply must keep this plan's keys; planEntries returns the state's
+  // map once the values are known and equal, so the plan warns (terraform 1.11.4 reproduced it).
+  const state = entries(['10.0.0.1', 'a'], ['2001:db8::1', null]);
+
+  test.each<[string, ObjectValue, ObjectValue | null, Array<[string, string]>]>([
+    ['a respelled key with an unknown value', { '10.0.0.1/32': UNKNOWN, '2001:db8::1': '' }, state, [['10.0.0.1/32', '10.0.0.1']]],
+    ['two respelled keys, one value known and equal', { '10.0.0.1/32': 'a', '2001:DB8::1': UNKNOWN }, state, [['10.0.0.1/32', '10.0.0.1'], ['2001:DB8::1', '2001:db8::1']]],
+    ['the state spelling: no risk', { '10.0.0.1': UNKNOWN, '2001:db8::1': null }, state, []],
+    ['a known value that differs: the config is planned either way', { '10.0.0.1/32': UNKNOWN, '2001:db8::1': 'changed' }, state, []],
+    ['an added key: the config is planned either way', { '10.0.0.1/32': UNKNOWN, '2001:db8::1': null, '192.0.2.1': null }, state, []],
+    ['all values known: planned as usual', { '10.0.0.1/32': 'a', '2001:db8::1': null }, state, []],
+    ['create', { '10.0.0.1/32': UNKNOWN }, null, []],
+  ])('%s', (_name, configured, prior, expected) => {
+    expect(respelledKeysAwaitingValues(configured, prior)).toEqual(expected);
+  });
+
+  test('the plan warns on the first such key, naming both spellings and the fix', async () => {
+    const resource = resourceNamed('svc_whitelist');
+    const context = await world.configure();
+    const created = await create(resource, context, { entries: state });
+    const { diagnostics, planned } = await plan(resource, context, { entries: { '10.0.0.1/32': UNKNOWN, '2001:DB8::1': null } }, created);
+    expect(planned.entries).toEqual({ '10.0.0.1/32': UNKNOWN, '2001:DB8::1': null });
+    expect(diagnostics).toEqual([
+      {
+        severity: 'warning',
+        summary: 'entries keys spelled differently from the state while values are not known yet',
+        detail: expect.stringMatching(
+          /^entries key "10\.0\.0\.1\/32" is "10\.0\.0\.1" in the state \(and 1 more key spelled differently\)\. .*"Provider produced inconsistent final plan".*write the keys as the state does\.$/,
+        ),
+        path: ['entries', { key: '10.0.0.1/32' }],
+      },
+    ]);
   });
 });

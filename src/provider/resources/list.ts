@@ -148,6 +148,40 @@ export function planEntries(configured: EntryMap, prior: EntryMap | null): Entry
 }
 
 /**
+ * Keys the config spells differently from the state while some values are not known yet, when
+ * those values may still turn out to be the state's: planEntries then returns the state's map in
+ * terraform's final plan at apply, whose keys differ from this plan's, and terraform stops with
+ * "Provider produced inconsistent final plan". Pairs of [config key, state key].
+ */
+export function respelledKeysAwaitingValues(configured: EntryMap, prior: EntryMap | null): Array<[string, string]> {
+  if (prior === null || isWhollyKnown(configured) || Object.keys(configured).length !== Object.keys(prior).length) return [];
+  const priorByIp = byCanonicalIp(prior);
+  const respelled: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(configured)) {
+    const match = priorByIp.get(canonicalIpOf(key, ['entries', { key }]));
+    if (match === undefined) return [];
+    if (!isUnknown(value) && effectiveDescription(value) !== effectiveDescription(match.description)) return [];
+    if (match.key !== key) respelled.push([key, match.key]);
+  }
+  return respelled;
+}
+
+function respelledKeysWarning(respelled: ReadonlyArray<[string, string]>): Diagnostic[] {
+  if (respelled.length === 0) return [];
+  const [[configKey, stateKey]] = respelled;
+  const more = respelled.length > 1 ? ` (and ${respelled.length - 1} more key${respelled.length > 2 ? 's' : ''} spelled differently)` : '';
+  return [
+    warningDiagnostic(
+      'entries keys spelled differently from the state while values are not known yet',
+      `entries key ${JSON.stringify(configKey)} is ${JSON.stringify(stateKey)} in the state${more}. If the values not known yet turn out ` +
+        'to be the descriptions already in the state, terraform stops this apply with "Provider produced inconsistent final plan" ' +
+        '(nothing is sent; applying again succeeds). To avoid it, write the keys as the state does.',
+      ['entries', { key: configKey }],
+    ),
+  ];
+}
+
+/**
  * The service's entries as state: all of them (authoritative) or those the state declares
  * (additive), keeping the state's key spelling and null descriptions where they still match.
  */
@@ -259,17 +293,22 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       const configuredMode = stringAttribute(config, 'mode');
       const mode = configuredMode === null ? DEFAULT_MODE : configuredMode;
       const entries = mapAttribute(config, 'entries');
+      const configured = entries === null || isUnknown(entries) ? null : entries;
       const priorEntries = prior === null ? null : mapAttribute(prior, 'entries');
-      // Only create and a switch from additive can remove entries the state never held.
-      const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
-      const diagnostics =
-        mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && entries !== null && !isUnknown(entries) && !context.connectionUnknown
-          ? await unseenRemovalsWarning(context, list, tenant, entries, priorEntries === null || isUnknown(priorEntries) ? null : priorEntries)
-          : [];
+      const knownPriorEntries = priorEntries === null || isUnknown(priorEntries) ? null : priorEntries;
+      const diagnostics: Diagnostic[] = [];
+      if (configured !== null) {
+        diagnostics.push(...respelledKeysWarning(respelledKeysAwaitingValues(configured, knownPriorEntries)));
+        // Only create and a switch from additive can remove entries the state never held.
+        const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
+        if (mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
+          diagnostics.push(...(await unseenRemovalsWarning(context, list, tenant, configured, knownPriorEntries)));
+        }
+      }
       return {
         planned: {
           ...proposed,
-          entries: entries === null || isUnknown(entries) ? entries : planEntries(entries, priorEntries === null || isUnknown(priorEntries) ? null : priorEntries),
+          entries: configured === null ? entries : planEntries(configured, knownPriorEntries),
           mode,
           tenant,
           id: typeof tenant === 'string' ? `${tenant}/${list}` : UNKNOWN,
