@@ -16,7 +16,7 @@ import type { Workspace } from './support/workspace';
 
 jest.setTimeout(180_000);
 
-const TENANTS = { lists: 'lists', additive: 'additive', bulk: 'bulk', validation: 'list-validation' };
+const TENANTS = { lists: 'lists', additive: 'additive', bulk: 'bulk', validation: 'list-validation', respelled: 'respelled' };
 const harness = useAcceptanceHarness({ tenants: Object.values(TENANTS) });
 
 const LIST_NAMES: readonly ListName[] = ['blacklist', 'blocklist', 'whitelist'];
@@ -258,6 +258,36 @@ describe('whole lists, additive: only the declared entries are owned', () => {
     await workspace.destroy();
     const foreignEntries = [FOREIGN, { ip: '198.51.100.67', description: 'added by hand' }];
     expect(await allApiEntries(tenant, LISTS)).toEqual(sameForEveryList(foreignEntries, LISTS));
+  });
+});
+
+describe('a key spelled differently from the state, whose value is not known until apply', () => {
+  // The plan must carry the configuration's keys (its values are unknown); once they are known
+  // and equal to the state's, the provider plans the state's map, whose keys differ: terraform
+  // 1.11 rejects that final plan. The plan warns beforehand; a second apply converges.
+  it('plans with a warning, apply stops before sending anything, and applying again converges', async () => {
+    const tenant = TENANTS.respelled;
+    const workspace = harness().createWorkspace('respelled');
+    const listWithValue = (value: string, extra = '') =>
+      harness().providerBlock(tenant) + extra + `resource "svc_whitelist" "this" {\n  entries = { "10.0.0.1/32" = ${value} }\n}\n`;
+    workspace.write(harness().providerBlock(tenant) + listBlock('whitelist', { entries: [{ ip: '10.0.0.1', description: 'office' }] }));
+    await workspace.init();
+    await workspace.apply();
+    workspace.write(listWithValue(hclString('office')));
+    await workspace.planExpecting(0);
+
+    workspace.write(listWithValue('terraform_data.description.output', 'resource "terraform_data" "description" {\n  input = "office"\n}\n'));
+    const plan = await workspace.planExpecting(2);
+    expect(plan.text).toContain('Warning: entries keys spelled differently from the state while values are not known yet');
+    harness().emulator.emulator.resetStats();
+    const failed = await workspace.terraform(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('Provider produced inconsistent final plan');
+    expect(harness().emulator.emulator.stats().byCommand).not.toHaveProperty('bulk_new_whitelist');
+    await workspace.apply();
+    await workspace.planExpecting(0);
+    expect(workspace.stateAttributes(resourceAddress('whitelist')).entries).toEqual({ '10.0.0.1': 'office' });
+    expect(await apiEntries(tenant, 'whitelist')).toEqual([{ ip: '10.0.0.1', description: 'office' }]);
   });
 });
 
