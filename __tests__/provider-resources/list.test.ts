@@ -335,6 +335,20 @@ describe('authoritative apply would remove entries the plan cannot show: the pla
     ]);
   });
 
+  test('an authoritative create whose keys are not known yet warns that it may remove them all', async () => {
+    await addForeign();
+    const { diagnostics, planned } = await plan(resource, await world.configure(), { entries: UNKNOWN });
+    expect(planned.entries).toBe(UNKNOWN);
+    expect(diagnostics).toEqual([
+      {
+        severity: 'warning',
+        summary: 'svc_blacklist may remove up to 7 entries this plan does not list',
+        detail: expect.stringMatching(/^The blacklist of tenant "acme" holds 7 entries \(203\.0\.113\.1, .*, and 2 more\) and the keys of entries are not known yet; .*set mode = "additive"/),
+        path: ['mode'],
+      },
+    ]);
+  });
+
   test.each<[string, Record<string, Value>]>([
     ['additive create', { entries: entries(['192.0.2.1', null]), mode: 'additive' }],
     ['an authoritative create declaring every entry (any spelling)', { entries: Object.fromEntries(foreign.map((ip) => [`${ip}/32`, 'x'])) }],
@@ -368,7 +382,7 @@ describe('unknown values at plan, a list emptied elsewhere', () => {
   const prior: ObjectValue = { entries: entries(['10.0.0.1', 'a']), mode: 'authoritative', tenant: TENANT, id: `${TENANT}/blacklist` };
 
   test.each<[string, Record<string, Value>, ObjectValue | null, Partial<ObjectValue>]>([
-    ['a wholly unknown map on create', { entries: UNKNOWN }, null, { entries: UNKNOWN, mode: 'authoritative', tenant: TENANT }],
+    ['a wholly unknown map on an additive create', { entries: UNKNOWN, mode: 'additive' }, null, { entries: UNKNOWN, mode: 'additive', tenant: TENANT }],
     ['a map with an unknown value plans the config', { entries: { '10.0.0.1': UNKNOWN } }, prior, { entries: { '10.0.0.1': UNKNOWN } }],
     ['an unknown mode stays unknown', { entries: entries(['10.0.0.1', 'a']), mode: UNKNOWN }, prior, { entries: prior.entries, mode: UNKNOWN }],
     ['an unknown tenant makes the id unknown', { entries: {}, tenant: UNKNOWN }, null, { tenant: UNKNOWN, id: UNKNOWN }],

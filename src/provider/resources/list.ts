@@ -256,26 +256,37 @@ const UNSEEN_NAMED = 5;
  * only removals of keys the state holds. On create, and when an additive resource turns
  * authoritative, the list may hold entries the state never saw: a warning names them, so the
  * plan does not hide that apply deletes them (e.g. blocks risk-based blocking added).
+ * `configured` is null while the keys of `entries` are not known yet.
  */
 async function unseenRemovalsWarning(
   context: SvcContext,
   list: ListName,
   tenant: string,
-  configured: EntryMap,
+  configured: EntryMap | null,
   priorEntries: EntryMap | null,
 ): Promise<Diagnostic[]> {
   const shown = new Set([...byCanonicalIp(configured).keys(), ...byCanonicalIp(priorEntries).keys()]);
   const unseen = [...(await context.lists.read(tenant, list)).byIp.keys()].filter((ip) => !shown.has(ip));
   if (unseen.length === 0) return [];
+  const count = `${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'}`;
   const named = unseen.slice(0, UNSEEN_NAMED).join(', ') + (unseen.length > UNSEEN_NAMED ? `, and ${unseen.length - UNSEEN_NAMED} more` : '');
+  const fix =
+    'To keep them, add them to entries, set mode = "additive" (the resource then owns only its declared entries), ' +
+    `or import the list first (ID ${JSON.stringify(tenant)}) so the plan shows each removal.`;
   return [
-    warningDiagnostic(
-      `svc_${list} will remove ${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'} this plan does not list`,
-      `The ${list} of tenant ${JSON.stringify(tenant)} holds ${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'} that entries does not declare ` +
-        `(${named}); with mode = "authoritative" apply removes them. To keep them, add them to entries, set mode = "additive" ` +
-        `(the resource then owns only its declared entries), or import the list first (ID ${JSON.stringify(tenant)}) so the plan shows each removal.`,
-      ['mode'],
-    ),
+    configured === null
+      ? warningDiagnostic(
+          `svc_${list} may remove up to ${count} this plan does not list`,
+          `The ${list} of tenant ${JSON.stringify(tenant)} holds ${count} (${named}) and the keys of entries are not known yet; ` +
+            `with mode = "authoritative" apply removes each one entries does not declare. ${fix}`,
+          ['mode'],
+        )
+      : warningDiagnostic(
+          `svc_${list} will remove ${count} this plan does not list`,
+          `The ${list} of tenant ${JSON.stringify(tenant)} holds ${count} that entries does not declare (${named}); ` +
+            `with mode = "authoritative" apply removes them. ${fix}`,
+          ['mode'],
+        ),
   ];
 }
 
@@ -296,14 +307,11 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       const configured = entries === null || isUnknown(entries) ? null : entries;
       const priorEntries = prior === null ? null : mapAttribute(prior, 'entries');
       const knownPriorEntries = priorEntries === null || isUnknown(priorEntries) ? null : priorEntries;
-      const diagnostics: Diagnostic[] = [];
-      if (configured !== null) {
-        diagnostics.push(...respelledKeysWarning(respelledKeysAwaitingValues(configured, knownPriorEntries)));
-        // Only create and a switch from additive can remove entries the state never held.
-        const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
-        if (mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
-          diagnostics.push(...(await unseenRemovalsWarning(context, list, tenant, configured, knownPriorEntries)));
-        }
+      const diagnostics = configured === null ? [] : respelledKeysWarning(respelledKeysAwaitingValues(configured, knownPriorEntries));
+      // Only create and a switch from additive can remove entries the state never held.
+      const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
+      if (entries !== null && mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
+        diagnostics.push(...(await unseenRemovalsWarning(context, list, tenant, configured, knownPriorEntries)));
       }
       return {
         planned: {
