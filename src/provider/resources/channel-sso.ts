@@ -5,10 +5,10 @@
  * turns SSO off.
  */
 import type { Channel } from '../../api';
-import { DiagnosticsError, UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
+import { UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { serviceProviderUrls, ssoAttributes, ssoFromConfig, unknownNameDiagnostic, validateSso } from './sso';
+import { requireNamed, serviceProviderUrls, ssoAttributes, ssoFromConfig, validateSso } from './sso';
 import { SSO_SETTING_ATTRIBUTES } from './tenant-sso';
 
 const TYPE_NAME = 'svc_channel_sso';
@@ -41,11 +41,6 @@ const schema: Schema = {
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-async function findChannel(context: SvcContext, name: string): Promise<{ channel: Channel | undefined; names: string[] }> {
-  const channels = await context.accountClient().listChannels();
-  return { channel: channels.find((candidate) => candidate.name === name), names: channels.map((candidate) => candidate.name) };
-}
-
 /** `stored`: the state being refreshed, whose sp_* URLs stand while sso_base is not known (null on import). */
 function channelState(context: SvcContext, name: string, channel: Channel, stored: ObjectValue | null = null): ObjectValue {
   const ssoBase = context.ssoBase();
@@ -65,12 +60,10 @@ async function applySso(context: SvcContext, config: ObjectValue): Promise<Objec
     // The client finds the channel by listing and reports a missing one with advice for library
     // users; a terraform user gets the diagnostic on `name` below instead.
     if ((error as { code?: unknown }).code !== 'not_found') throw error;
-    const { channel: listed, names } = await findChannel(context, name);
-    if (listed === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', name, names, ['name'])]);
+    requireNamed('channel', await context.accountClient().listChannels(), name, ['name']);
     throw error;
   }
-  const { channel, names } = await findChannel(context, name);
-  if (channel === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', name, names, ['name'])]);
+  const channel = requireNamed('channel', await context.accountClient().listChannels(), name, ['name']);
   return channelState(context, name, channel);
 }
 
@@ -107,7 +100,7 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
   async read({ context, state }) {
     if (context.connectionUnknown) return state;
     const name = requiredString(state, 'name');
-    const { channel } = await findChannel(context, name);
+    const channel = (await context.accountClient().listChannels()).find((candidate) => candidate.name === name);
     return channel === undefined ? null : channelState(context, name, channel, state);
   },
 
@@ -124,8 +117,7 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
   },
 
   async import({ context, id }) {
-    const { channel, names } = await findChannel(context, id);
-    if (channel === undefined) throw new DiagnosticsError([unknownNameDiagnostic('channel', id, names)]);
+    const channel = requireNamed('channel', await context.accountClient().listChannels(), id);
     return channelState(context, id, channel);
   },
 };

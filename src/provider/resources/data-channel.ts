@@ -1,9 +1,9 @@
 /** `svc_channel` data source: one channel, its SSO settings and its SAML service-provider URLs. */
-import { DiagnosticsError, type DataSourceDefinition, type Schema } from '../core';
+import { type DataSourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, emptyStringDiagnostic, requiredString } from './attributes';
 import { SERVICE_PROVIDER_ATTRIBUTES } from './channel-sso';
-import { serviceProviderUrls, ssoAttributes, unknownNameDiagnostic } from './sso';
+import { requireNamed, serviceProviderUrls, ssoAttributes } from './sso';
 
 // ---- schema ------------------------------------------------------------------------------------
 
@@ -35,11 +35,7 @@ export const channelDataSource: DataSourceDefinition<SvcContext> = {
 
   async read({ context, config }) {
     const name = requiredString(config, 'name');
-    const channels = await context.accountClient().listChannels();
-    const channel = channels.find((candidate) => candidate.name === name);
-    if (channel === undefined) {
-      throw new DiagnosticsError([unknownNameDiagnostic('channel', name, channels.map((candidate) => candidate.name), ['name'])]);
-    }
+    const channel = requireNamed('channel', await context.accountClient().listChannels(), name, ['name']);
     const sso = ssoAttributes(channel.sso);
     return {
       ...config,

@@ -1,8 +1,8 @@
 /** `svc_tenant` data source: one tenant (customer) and its SSO settings. */
-import { DiagnosticsError, type DataSourceDefinition, type Schema } from '../core';
+import { type DataSourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, emptyStringDiagnostic, stringAttribute } from './attributes';
-import { ssoAttributes, unknownNameDiagnostic } from './sso';
+import { requireNamed, ssoAttributes } from './sso';
 
 // ---- schema ------------------------------------------------------------------------------------
 
@@ -36,11 +36,7 @@ export const tenantDataSource: DataSourceDefinition<SvcContext> = {
   async read({ context, config }) {
     const configured = stringAttribute(config, 'name');
     const name = typeof configured === 'string' ? configured : context.defaultTenant();
-    const tenants = await context.accountClient(name).listCustomers();
-    const tenant = tenants.find((candidate) => candidate.name === name);
-    if (tenant === undefined) {
-      throw new DiagnosticsError([unknownNameDiagnostic('tenant', name, tenants.map((candidate) => candidate.name), ['name'])]);
-    }
+    const tenant = requireNamed('tenant', await context.accountClient(name).listCustomers(), name, ['name']);
     const sso = ssoAttributes(tenant.sso);
     return {
       ...config,

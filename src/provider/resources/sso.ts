@@ -4,7 +4,7 @@
  * `sso` object and back, and the SAML service-provider URLs of a channel.
  */
 import { ValidationError, assertSsoSettings, type SsoSettings } from '../../api';
-import { UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
+import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
 import { boolAttribute, stringAttribute } from './attributes';
 
 /** Stands in for a metadata URL that is not known yet, so the other rules can still be checked. */
@@ -82,8 +82,23 @@ export function serviceProviderUrls(
   };
 }
 
+/**
+ * The tenant or channel called `name` among those the service listed; otherwise an error naming
+ * it, and the ones that exist, on `path`.
+ */
+export function requireNamed<T extends { readonly name: string }>(
+  kind: 'tenant' | 'channel',
+  listed: readonly T[],
+  name: string,
+  path?: readonly string[],
+): T {
+  const found = listed.find((candidate) => candidate.name === name);
+  if (found !== undefined) return found;
+  throw new DiagnosticsError([unknownNameDiagnostic(kind, name, listed.map((candidate) => candidate.name), path)]);
+}
+
 /** An error naming the tenant or channel that does not exist, and the ones that do. */
-export function unknownNameDiagnostic(
+function unknownNameDiagnostic(
   kind: 'tenant' | 'channel',
   name: string,
   known: readonly string[],

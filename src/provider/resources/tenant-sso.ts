@@ -4,10 +4,10 @@
  * SSO off (`sso = null`).
  */
 import type { Customer } from '../../api';
-import { DiagnosticsError, UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
+import { UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { ssoAttributes, ssoFromConfig, unknownNameDiagnostic, validateSso } from './sso';
+import { requireNamed, ssoAttributes, ssoFromConfig, validateSso } from './sso';
 
 const TYPE_NAME = 'svc_tenant_sso';
 
@@ -37,11 +37,6 @@ const schema: Schema = {
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-async function findTenant(context: SvcContext, name: string): Promise<{ tenant: Customer | undefined; names: string[] }> {
-  const tenants = await context.accountClient(name).listCustomers();
-  return { tenant: tenants.find((candidate) => candidate.name === name), names: tenants.map((candidate) => candidate.name) };
-}
-
 function tenantState(name: string, tenant: Customer): ObjectValue {
   return { name, ...ssoAttributes(tenant.sso), id: name, uuid: tenant.uuid };
 }
@@ -54,12 +49,10 @@ async function applySso(context: SvcContext, config: ObjectValue): Promise<Objec
     // The client finds the tenant by listing and reports a missing one with advice for library
     // users; a terraform user gets the diagnostic on `name` below instead.
     if ((error as { code?: unknown }).code !== 'not_found') throw error;
-    const { tenant: listed, names } = await findTenant(context, name);
-    if (listed === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', name, names, ['name'])]);
+    requireNamed('tenant', await context.accountClient(name).listCustomers(), name, ['name']);
     throw error;
   }
-  const { tenant, names } = await findTenant(context, name);
-  if (tenant === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', name, names, ['name'])]);
+  const tenant = requireNamed('tenant', await context.accountClient(name).listCustomers(), name, ['name']);
   return tenantState(name, tenant);
 }
 
@@ -94,7 +87,7 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
   async read({ context, state }) {
     if (context.connectionUnknown) return state;
     const name = requiredString(state, 'name');
-    const { tenant } = await findTenant(context, name);
+    const tenant = (await context.accountClient(name).listCustomers()).find((candidate) => candidate.name === name);
     return tenant === undefined ? null : tenantState(name, tenant);
   },
 
@@ -111,8 +104,7 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
   },
 
   async import({ context, id }) {
-    const { tenant, names } = await findTenant(context, id);
-    if (tenant === undefined) throw new DiagnosticsError([unknownNameDiagnostic('tenant', id, names)]);
+    const tenant = requireNamed('tenant', await context.accountClient(id).listCustomers(), id);
     return tenantState(id, tenant);
   },
 };
