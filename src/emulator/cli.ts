@@ -25,7 +25,8 @@ export const FLAGS = [
     help:
       'inject faults into /svc_api requests, e.g.\n' +
       'rate=0.2,kinds=429+500+503+reset,latency=20,retry-after=0,seed=7\n' +
-      'or JSON {"rate":0.2,"kinds":["429"],"latencyMs":20,"retryAfterSeconds":0,"seed":7}',
+      'or JSON {"rate":0.2,"kinds":["429"],"latencyMs":20,"retryAfterSeconds":0,"seed":7};\n' +
+      'kind reset-after (opt-in) runs the command, then resets: the change lands, the reply is lost',
   },
   { name: '--state-file', value: '<file>', help: 'keep state (lists, audit log, sessions, clock) in this file, written atomically after every change' },
   { name: '--start-time', value: '<epoch-seconds>', help: 'start the emulator clock at this time (default: now, or the clock saved in --state-file)' },

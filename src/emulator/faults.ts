@@ -1,13 +1,17 @@
 /**
  * Fault injection for `/svc_api` requests: a share of them answered with 429 (Retry-After),
- * 500, 503 or a reset connection, plus added latency. Faults are decided before a command
- * runs, so a faulted request never changes state; a client that retries lands each change
- * once. With a seed the choice is a deterministic pseudo-random sequence.
+ * 500, 503 or a reset connection, plus added latency. Those faults happen before a command
+ * runs, so they never change state; a client that retries lands each change once. The opt-in
+ * kind `reset-after` runs the command first and then resets the connection: the change landed,
+ * its reply is lost, and a retrying client sends it again. With a seed the choice is a
+ * deterministic pseudo-random sequence.
  */
 import { EmulatorConfigError, describeValue } from './errors';
 
-export const FAULT_KINDS = ['429', '500', '503', 'reset'] as const;
+export const FAULT_KINDS = ['429', '500', '503', 'reset', 'reset-after'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+/** The kinds used when none are named: the ones that never change state (reset-after is opt-in). */
+export const DEFAULT_FAULT_KINDS: readonly FaultKind[] = ['429', '500', '503', 'reset'];
 
 export interface FaultSettings {
   rate: number;
@@ -28,7 +32,7 @@ export interface ActiveFaultSettings {
 
 export const NO_FAULTS: ActiveFaultSettings = {
   rate: 0,
-  kinds: [...FAULT_KINDS],
+  kinds: [...DEFAULT_FAULT_KINDS],
   retryAfterSeconds: 1,
   latencyMs: 0,
   seed: null,
@@ -59,7 +63,7 @@ export function normaliseFaultSettings(input: unknown): ActiveFaultSettings {
   if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
     throw new EmulatorConfigError(`faults rate must be a number from 0 to 1 (a share of requests), got ${describeValue(rate)}`);
   }
-  let kinds = [...FAULT_KINDS] as FaultKind[];
+  let kinds = [...DEFAULT_FAULT_KINDS];
   if (record.kinds !== undefined) {
     if (!Array.isArray(record.kinds) || record.kinds.length === 0) {
       throw new EmulatorConfigError(`faults kinds must be a non-empty list of ${FAULT_KINDS.join(', ')}, got ${describeValue(record.kinds)}`);

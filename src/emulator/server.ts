@@ -40,6 +40,11 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
   /** Added: false keeps request lines out of `log` (errors and events still go there). Default true. */
   logRequests?: boolean;
+  /**
+   * Added, for tests only: receives each session token as it is issued, so a test can search
+   * logs and files for the tokens a client was given. The emulator itself keeps only hashes.
+   */
+  onTokenIssued?: (token: string) => void;
 }
 
 export interface RunningEmulator {
@@ -70,7 +75,8 @@ function checkOptions(options: EmulatorOptions): void {
   }
 }
 
-function sendFault(response: http.ServerResponse, socket: Socket, kind: FaultKind, retryAfterSeconds: number): void {
+/** Faults answered instead of running the command (every kind but reset-after). */
+function sendFault(response: http.ServerResponse, socket: Socket, kind: Exclude<FaultKind, 'reset-after'>, retryAfterSeconds: number): void {
   switch (kind) {
     case '429':
       sendJson(response, 429, { message: 'Too Many Requests (injected fault)' }, { 'Retry-After': String(retryAfterSeconds) });
@@ -94,7 +100,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   checkOptions(options);
   const log = options.log ?? (() => undefined);
   const clock = new EmulatorClock(options.startTime);
-  const tokens = new TokenStore(options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
+  const tokens = new TokenStore(options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS, options.onTokenIssued);
   const stats = new StatsCounter();
   const faults = new FaultInjector(options.faults);
   const stateFile = options.stateFile;
@@ -151,7 +157,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const active = faults.current();
       if (active.latencyMs > 0) await delay(active.latencyMs, undefined, { signal: shutdown.signal });
       const fault = faults.pick();
-      if (fault) {
+      if (fault !== undefined && fault !== 'reset-after') {
         stats.fault(fault);
         sendFault(response, request.socket, fault, active.retryAfterSeconds);
         finish(fault, 'injected-fault');
@@ -162,6 +168,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         { store, tokens, clock, stats },
       );
       if (outcome.changed) save();
+      if (fault === 'reset-after') {
+        // The command ran and its change is saved; only the reply is lost, as in a real outage.
+        stats.fault(fault);
+        request.socket.resetAndDestroy();
+        finish(fault, `${(outcome.command ?? '-').slice(0, 64)} injected-fault-after-command`);
+        return;
+      }
       sendJson(response, 200, outcome.reply);
       finish(200, `${(outcome.command ?? '-').slice(0, 64)} ${'Error' in outcome.reply ? 'Error' : 'Ok'}`);
       return;

@@ -1,11 +1,12 @@
 /** Request counters for tests and the demo (`GET /_emulator/stats`). */
-import { FAULT_KINDS, type FaultKind } from './faults';
+import { DEFAULT_FAULT_KINDS, type FaultKind } from './faults';
 
 export interface EmulatorStats {
   /** `/svc_api` requests received, faulted ones included. */
   requests: number;
   /** Per `command` field, successful and failed alike; faulted requests are not counted. */
   byCommand: Record<string, number>;
+  /** Per kind; the default kinds always appear, the opt-in `reset-after` once it happened. */
   faults: Record<string, number>;
   /** Successful logins (tokens issued). */
   logins: number;
@@ -18,7 +19,7 @@ export class StatsCounter {
     return {
       requests: 0,
       byCommand: {},
-      faults: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])),
+      faults: Object.fromEntries(DEFAULT_FAULT_KINDS.map((kind) => [kind, 0])),
       logins: 0,
     };
   }
@@ -32,7 +33,7 @@ export class StatsCounter {
   }
 
   fault(kind: FaultKind): void {
-    this.current.faults[kind] += 1;
+    this.current.faults[kind] = (this.current.faults[kind] ?? 0) + 1;
   }
 
   login(): void {

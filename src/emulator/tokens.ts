@@ -20,13 +20,18 @@ const EXPIRED_TOKEN_MEMORY_SECONDS = 24 * 60 * 60;
 export class TokenStore {
   private readonly byHash = new Map<string, StoredToken>();
 
-  constructor(readonly ttlSeconds: number) {}
+  /** `onIssue` (tests only) sees each new token; nothing here keeps it. */
+  constructor(
+    readonly ttlSeconds: number,
+    private readonly onIssue?: (token: string) => void,
+  ) {}
 
   issue(email: string, now: number): string {
     this.forgetOldTokens(now);
     const token = randomBytes(24).toString('base64url');
     const tokenHash = hashSecret(token);
     this.byHash.set(tokenHash, { tokenHash, email, issuedAt: now });
+    this.onIssue?.(token);
     return token;
   }
 
