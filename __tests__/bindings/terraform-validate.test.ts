@@ -172,5 +172,3 @@ describe('a stack using every binding', () => {
     expect(result).toEqual({ code: 1, output: expect.stringContaining(named) });
   });
 });
-  });
-});
