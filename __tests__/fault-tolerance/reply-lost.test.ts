@@ -112,3 +112,42 @@ describe('the client converges when the reply to a landed write is lost', () => 
     expect((await client.listEntries(LIST)).map(({ ip, description }) => ({ ip, description }))).toEqual(expected);
   });
 });
+
+describe('a fresh token that expires while the client backs off from another fault', () => {
+  test('is renewed again instead of failing the call as "refused right after a fresh login"', async () => {
+    const ttl = 60;
+    await emulator.close();
+    let step: 'idle' | 'fault-after-login' | 'expire-after-fault' = 'idle';
+    emulator = await startTestEmulator({
+      tokenTtlSeconds: ttl,
+      // Log lines come in the same turn as the reply is sent, before the client's next attempt.
+      log: (line) => {
+        if (step === 'fault-after-login' && line.includes(' login Ok')) {
+          step = 'expire-after-fault';
+          emulator.setFaults({ rate: 1, kinds: ['503'] });
+        } else if (step === 'expire-after-fault' && line.includes('injected-fault')) {
+          step = 'idle';
+          emulator.setFaults(undefined);
+          emulator.advanceClock(ttl);
+        }
+      },
+    });
+    const client = newClient();
+    try {
+      await client.login();
+      // The token expires; the add is refused, logs in again, meets a 503, and while it backs
+      // off the fresh token expires too: a token error that is not "right after" the login.
+      emulator.advanceClock(ttl);
+      step = 'fault-after-login';
+      await client.addEntry('blacklist', { ip: '192.0.2.9', description: 'after two renewals' });
+      expect(client.stats()).toMatchObject({ logins: 3, reauthentications: 2, retries: 1 });
+      expect(byIpOf(await client.listEntries('blacklist'))).toEqual({ '192.0.2.9': 'after two renewals' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+function byIpOf(entries: ReadonlyArray<{ ip: string; description?: string }>): Record<string, string> {
+  return Object.fromEntries(entries.map((entry) => [entry.ip, entry.description ?? '']));
+}

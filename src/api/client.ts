@@ -459,7 +459,12 @@ export class ManagementClient {
         await this.session.renew(token ?? '');
         continue;
       }
-      if (failure.outcome.kind !== 'service-error') earlierAttemptMayHaveLanded = true;
+      if (failure.outcome.kind !== 'service-error') {
+        earlierAttemptMayHaveLanded = true;
+        // A token refused after this backoff may simply have expired meanwhile (tokens can live
+        // shorter than a backoff), so it earns a fresh login; attempts still bound the loop.
+        reauthenticated = false;
+      }
       this.counters.retries += 1;
       this.log({ type: 'retry', command: spec.command, attempt, delayMs: decision.delayMs, reason: decision.reason });
       await this.waitBeforeRetry(decision.delayMs, spec.command);

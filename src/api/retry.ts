@@ -44,7 +44,7 @@ export interface RetryInput {
   /** Ms since the first attempt started. */
   readonly elapsedMs: number;
   readonly outcome: AttemptOutcome;
-  /** Whether this call already logged in again once after a token error. */
+  /** Whether this call logged in again after a token error, with no other failure since. */
   readonly reauthenticated: boolean;
   /** Wall clock in epoch ms, only to read a Retry-After given as an HTTP date. */
   readonly nowMs: number;
