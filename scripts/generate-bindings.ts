@@ -244,7 +244,8 @@ function docComment(indent: string, paragraphs: ReadonlyArray<string | undefined
   for (const paragraph of paragraphs) {
     if (paragraph === undefined || paragraph.trim() === '') continue;
     if (lines.length > 0) lines.push('');
-    const words = paragraph.replace(/\*\//g, '*\\/').split(/\s+/).filter((word) => word !== '');
+    // A `code span` is never split across lines.
+    const words = paragraph.replace(/\*\//g, '*\\/').match(/`[^`]*`\S*|\S+/g) ?? [];
     let line = '';
     for (const word of words) {
       if (line !== '' && indent.length + 3 + line.length + 1 + word.length > DOC_WIDTH) {
@@ -498,11 +499,20 @@ function packageVersion(): string {
   return typeof manifest.version === 'string' ? manifest.version : '';
 }
 
+/** What the generator reads of a provider definition (createSvcProvider() by default; tests pass others). */
+export interface ProviderSchemas {
+  readonly schema: Schema;
+  readonly resources: ReadonlyArray<{ readonly typeName: string; readonly schema: Schema }>;
+  readonly dataSources: ReadonlyArray<{ readonly typeName: string; readonly schema: Schema }>;
+}
+
 /** Every generated file: path relative to the repository root -> content; sorted by path. */
-export function renderBindings(version: string = packageVersion()): Record<string, string> {
-  const versionConstraint = versionConstraintOf(version);
+export function renderBindings(
+  version: string = packageVersion(),
   // An empty env: the schemas do not depend on it, and the generator must not read the caller's SVC_* settings.
-  const provider = createSvcProvider({ env: {} });
+  provider: ProviderSchemas = createSvcProvider({ env: {} }),
+): Record<string, string> {
+  const versionConstraint = versionConstraintOf(version);
   const files: Record<string, string> = { 'provider.ts': renderProvider(provider.schema, versionConstraint) };
   const specs = [
     ...provider.resources.map((resource) => specOf('resource', resource.typeName, resource.schema)),

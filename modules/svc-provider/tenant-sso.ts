@@ -24,8 +24,8 @@ export interface TenantSsoConfig extends cdktf.TerraformMetaArguments {
   readonly enabled: boolean | cdktf.IResolvable;
 
   /**
-   * Whether users must sign in through the identity provider (default false). Needs `enabled =
-   * true`.
+   * Whether users must sign in through the identity provider (default false). Needs
+   * `enabled = true`.
    *
    * Optional; computed by the provider when unset.
    */
@@ -110,8 +110,8 @@ export class TenantSso extends cdktf.TerraformResource {
   }
 
   /**
-   * Whether users must sign in through the identity provider (default false). Needs `enabled =
-   * true`.
+   * Whether users must sign in through the identity provider (default false). Needs
+   * `enabled = true`.
    *
    * Attribute `required`. Optional; computed by the provider when unset.
    */
