@@ -1,0 +1,278 @@
+/**
+ * The `securityPolicy` section of the app's configuration file (svc.config.json):
+ *
+ *   "securityPolicy": {
+ *     "baseUrl": "https://svc.example.com", "tenant": "acme-corp", "ssoBase": "https://sso.example.com",
+ *     "blacklist": { "files": ["policy/blacklist.yaml"] },
+ *     "whitelist": { "resources": "whole-list", "mode": "additive", "files": ["policy/whitelist.yaml"] },
+ *     "tenantSso": { "name": "acme-corp", "enabled": false },
+ *     "channelSso": [{ "name": "main", "enabled": true, "samlMetadataUrl": "https://idp.example.com/metadata" }],
+ *     "allowControlPlaneEgress": { "natGatewayIds": ["nat-0123456789abcdef0"] }
+ *   }
+ *
+ * Errors name the file, the field path (`securityPolicy.blacklist.files[0]`) and the value.
+ * Entry-file paths are resolved against the config file's directory. No secret is ever read
+ * from this file: a key that looks like one is refused, pointing at SVC_API_KEY.
+ */
+import * as path from 'node:path';
+import { checkAddress } from '../../src/address';
+import { addressProblem, POLICY_LIST_NAMES, type PolicyEntry, type PolicyListName } from './entries';
+import { SecurityPolicyConfigError } from './errors';
+import {
+  POLICY_LIST_MODES,
+  POLICY_LIST_RESOURCES,
+  ssoSettingsProblem,
+  type PolicyListMode,
+  type PolicyListProps,
+  type PolicyListResources,
+  type SecurityPolicyProps,
+  type SsoSettings,
+} from './props';
+
+/** The config key of the section, and the prefix of every field path in its errors. */
+export const SECURITY_POLICY_CONFIG_KEY = 'securityPolicy';
+
+export interface ControlPlaneEgressConfig {
+  /** NAT gateways whose public IPs go on the whitelist (`nat-...`). */
+  readonly natGatewayIds?: readonly string[];
+  /** Also every NAT gateway of this VPC (`vpc-...`), found at plan time. */
+  readonly vpcId?: string;
+  /** @default 'control plane egress (NAT gateway <id>)' */
+  readonly description?: string;
+}
+
+export interface SecurityPolicyConfig {
+  /** The management API's base URL; unset: env SVC_BASE_URL. */
+  readonly baseUrl?: string;
+  /** The tenant; unset: env SVC_TENANT. */
+  readonly tenant?: string;
+  /** https base of the channels' SAML service-provider URLs; unset: env SVC_SSO_BASE. */
+  readonly ssoBase?: string;
+  readonly blacklist?: PolicyListProps;
+  readonly blocklist?: PolicyListProps;
+  readonly whitelist?: PolicyListProps;
+  readonly tenantSso?: SsoSettings;
+  readonly channelSso?: readonly SsoSettings[];
+  readonly allowControlPlaneEgress?: ControlPlaneEgressConfig;
+}
+
+const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress'];
+const LIST_FIELDS = ['resources', 'mode', 'entries', 'files'];
+const ENTRY_FIELDS = ['ip', 'description'];
+const SSO_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'];
+const EGRESS_FIELDS = ['natGatewayIds', 'vpcId', 'description'];
+
+/** Keys that name a credential in any spelling (apiKey, api_key, API-KEY, secret, password, token). */
+const SECRET_KEY = /api[-_]?key|secret|passw(or)?d|token|credential/i;
+const NAT_GATEWAY_ID = /^nat-[0-9a-f]{8}([0-9a-f]{9})?$/;
+const VPC_ID = /^vpc-[0-9a-f]{8}([0-9a-f]{9})?$/;
+
+type Fail = (field: string, message: string) => SecurityPolicyConfigError;
+
+/** Refuses a secret-looking key at any depth, before anything else: the value is never shown. */
+function rejectSecrets(value: unknown, field: string, fail: Fail): void {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => rejectSecrets(item, `${field}[${index}]`, fail));
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (SECRET_KEY.test(key)) {
+      throw fail(
+        `${field}.${key}`,
+        'secrets never go in this file (it is committed and shown in errors); remove the key and give the API key ' +
+          'through env SVC_API_KEY or the sensitive variable api_key (export TF_VAR_api_key=...) in the shell that plans',
+      );
+    }
+    rejectSecrets(inner, `${field}.${key}`, fail);
+  }
+}
+
+function expectObject(value: unknown, field: string, fields: readonly string[], fail: Fail, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw fail(field, `expected ${what}, got ${JSON.stringify(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!fields.includes(key)) throw fail(`${field}.${key}`, `unknown field; expected one of ${fields.join(', ')}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function optionalString(value: unknown, field: string, fail: Fail, hint: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw fail(field, `expected a non-empty string (${hint}), got ${JSON.stringify(value)}; or leave it out`);
+  return value;
+}
+
+function optionalUrl(value: unknown, field: string, fail: Fail, protocols: readonly string[], example: string): string | undefined {
+  const text = optionalString(value, field, fail, `a URL such as ${example}`);
+  if (text === undefined) return undefined;
+  if (!URL.canParse(text) || !protocols.includes(new URL(text).protocol)) {
+    throw fail(field, `${JSON.stringify(text)} is not an ${protocols.map((protocol) => protocol.replace(':', '')).join(' or ')} URL; give one such as ${example}`);
+  }
+  return text;
+}
+
+function optionalBoolean(value: unknown, field: string, fail: Fail): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw fail(field, `expected true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function oneOf<T extends string>(value: unknown, field: string, fail: Fail, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value as T)) {
+    throw fail(field, `expected one of ${allowed.map((item) => JSON.stringify(item)).join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function parseList(value: unknown, field: string, fail: Fail, configDir: string): PolicyListProps {
+  const list = expectObject(value, field, LIST_FIELDS, fail, '{ resources?, mode?, entries?, files? }');
+  const resources = oneOf<PolicyListResources>(list.resources, `${field}.resources`, fail, POLICY_LIST_RESOURCES);
+  const mode = oneOf<PolicyListMode>(list.mode, `${field}.mode`, fail, POLICY_LIST_MODES);
+  if (mode !== undefined && resources !== 'whole-list') {
+    throw fail(`${field}.mode`, `${JSON.stringify(mode)} applies to whole-list resources only; add "resources": "whole-list" or remove mode (a per-entry resource owns its one entry)`);
+  }
+  let entries: PolicyEntry[] | undefined;
+  if (list.entries !== undefined) {
+    if (!Array.isArray(list.entries)) throw fail(`${field}.entries`, `expected a list of { ip, description? }, got ${JSON.stringify(list.entries)}`);
+    entries = list.entries.map((item: unknown, index: number) => {
+      const entryField = `${field}.entries[${index}]`;
+      const entry = expectObject(item, entryField, ENTRY_FIELDS, fail, '{ ip, description? }');
+      if (typeof entry.ip !== 'string') throw fail(`${entryField}.ip`, `expected a string (an IPv4/IPv6 address or CIDR range), got ${JSON.stringify(entry.ip)}`);
+      const checked = checkAddress(entry.ip);
+      if (!checked.ok) throw fail(`${entryField}.ip`, `${JSON.stringify(entry.ip)} ${addressProblem(checked.error.reason)}`);
+      if (entry.description !== undefined && typeof entry.description !== 'string') {
+        throw fail(`${entryField}.description`, `expected a string, got ${JSON.stringify(entry.description)}`);
+      }
+      return { ip: entry.ip, ...(entry.description === undefined ? {} : { description: entry.description }) };
+    });
+  }
+  let files: string[] | undefined;
+  if (list.files !== undefined) {
+    if (!Array.isArray(list.files)) throw fail(`${field}.files`, `expected a list of entry-file paths, got ${JSON.stringify(list.files)}`);
+    files = list.files.map((item: unknown, index: number) => {
+      if (typeof item !== 'string' || item === '') {
+        throw fail(`${field}.files[${index}]`, `expected a path (relative to the config file's directory) of a .yaml, .yml or .json file, got ${JSON.stringify(item)}`);
+      }
+      return path.resolve(configDir, item);
+    });
+  }
+  return {
+    ...(resources === undefined ? {} : { resources }),
+    ...(mode === undefined ? {} : { mode }),
+    ...(entries === undefined ? {} : { entries }),
+    ...(files === undefined ? {} : { files }),
+  };
+}
+
+function parseSso(value: unknown, field: string, fail: Fail): SsoSettings {
+  const sso = expectObject(value, field, SSO_FIELDS, fail, '{ name, enabled, required?, samlMetadataUrl? }');
+  const name = optionalString(sso.name, `${field}.name`, fail, 'the tenant or channel name');
+  if (name === undefined) throw fail(`${field}.name`, 'is missing; give the tenant or channel name');
+  const enabled = optionalBoolean(sso.enabled, `${field}.enabled`, fail);
+  if (enabled === undefined) throw fail(`${field}.enabled`, 'is missing; give true or false');
+  const required = optionalBoolean(sso.required, `${field}.required`, fail);
+  const samlMetadataUrl = optionalString(sso.samlMetadataUrl, `${field}.samlMetadataUrl`, fail, 'the identity provider\'s https metadata URL');
+  const settings: SsoSettings = {
+    name,
+    enabled,
+    ...(required === undefined ? {} : { required }),
+    ...(samlMetadataUrl === undefined ? {} : { samlMetadataUrl }),
+  };
+  const problem = ssoSettingsProblem(settings, () => false);
+  if (problem !== undefined) throw fail(`${field}.${problem.field}`, `${JSON.stringify(problem.value) ?? '(not set)'}: ${problem.message}`);
+  return settings;
+}
+
+function parseEgress(value: unknown, field: string, fail: Fail): ControlPlaneEgressConfig {
+  const egress = expectObject(value, field, EGRESS_FIELDS, fail, '{ natGatewayIds?, vpcId?, description? }');
+  let natGatewayIds: string[] | undefined;
+  if (egress.natGatewayIds !== undefined) {
+    if (!Array.isArray(egress.natGatewayIds)) throw fail(`${field}.natGatewayIds`, `expected a list of NAT gateway ids (nat-...), got ${JSON.stringify(egress.natGatewayIds)}`);
+    natGatewayIds = egress.natGatewayIds.map((id: unknown, index: number) => {
+      if (typeof id !== 'string' || !NAT_GATEWAY_ID.test(id)) {
+        throw fail(`${field}.natGatewayIds[${index}]`, `${JSON.stringify(id)} is not a NAT gateway id; give one such as nat-0123456789abcdef0 (aws ec2 describe-nat-gateways)`);
+      }
+      return id;
+    });
+  }
+  const vpcId = optionalString(egress.vpcId, `${field}.vpcId`, fail, 'a VPC id such as vpc-0123456789abcdef0');
+  if (vpcId !== undefined && !VPC_ID.test(vpcId)) throw fail(`${field}.vpcId`, `${JSON.stringify(vpcId)} is not a VPC id; give one such as vpc-0123456789abcdef0`);
+  if ((natGatewayIds ?? []).length === 0 && vpcId === undefined) {
+    throw fail(field, 'names no NAT gateway; give natGatewayIds (["nat-..."]) or vpcId, or remove allowControlPlaneEgress');
+  }
+  const description = optionalString(egress.description, `${field}.description`, fail, 'the whitelist entries\' description');
+  return {
+    ...(natGatewayIds === undefined ? {} : { natGatewayIds }),
+    ...(vpcId === undefined ? {} : { vpcId }),
+    ...(description === undefined ? {} : { description }),
+  };
+}
+
+/**
+ * Parses the `securityPolicy` section (`raw`, already JSON-parsed) of the config file `file`.
+ * Checks shapes, types and literal addresses; entry files are read later, by SecurityPolicy.
+ */
+export function parseSecurityPolicyConfig(file: string, raw: unknown): SecurityPolicyConfig {
+  const fail: Fail = (field, message) => new SecurityPolicyConfigError(file, field, message);
+  const root = SECURITY_POLICY_CONFIG_KEY;
+  rejectSecrets(raw, root, fail);
+  const section = expectObject(raw, root, SECTION_FIELDS, fail, 'an object (see help: the securityPolicy section)');
+  const configDir = path.dirname(path.resolve(file));
+
+  const lists: Partial<Record<PolicyListName, PolicyListProps>> = {};
+  for (const list of POLICY_LIST_NAMES) {
+    if (section[list] !== undefined) lists[list] = parseList(section[list], `${root}.${list}`, fail, configDir);
+  }
+  let channelSso: SsoSettings[] | undefined;
+  if (section.channelSso !== undefined) {
+    if (!Array.isArray(section.channelSso)) throw fail(`${root}.channelSso`, `expected a list of { name, enabled, ... }, got ${JSON.stringify(section.channelSso)}`);
+    channelSso = section.channelSso.map((item: unknown, index: number) => parseSso(item, `${root}.channelSso[${index}]`, fail));
+    const seen = new Map<string, number>();
+    channelSso.forEach((sso, index) => {
+      const earlier = seen.get(sso.name);
+      if (earlier !== undefined) throw fail(`${root}.channelSso[${index}].name`, `${JSON.stringify(sso.name)} is also channelSso[${earlier}]; keep one setting per channel`);
+      seen.set(sso.name, index);
+    });
+  }
+  const baseUrl = optionalUrl(section.baseUrl, `${root}.baseUrl`, fail, ['http:', 'https:'], 'https://svc.example.com');
+  const tenant = optionalString(section.tenant, `${root}.tenant`, fail, 'the tenant (customer) name');
+  const ssoBase = optionalUrl(section.ssoBase, `${root}.ssoBase`, fail, ['https:'], 'https://sso.example.com');
+  const tenantSso = section.tenantSso === undefined ? undefined : parseSso(section.tenantSso, `${root}.tenantSso`, fail);
+  const egress = section.allowControlPlaneEgress === undefined ? undefined : parseEgress(section.allowControlPlaneEgress, `${root}.allowControlPlaneEgress`, fail);
+  return {
+    ...(baseUrl === undefined ? {} : { baseUrl }),
+    ...(tenant === undefined ? {} : { tenant }),
+    ...(ssoBase === undefined ? {} : { ssoBase }),
+    ...lists,
+    ...(tenantSso === undefined ? {} : { tenantSso }),
+    ...(channelSso === undefined ? {} : { channelSso }),
+    ...(egress === undefined ? {} : { allowControlPlaneEgress: egress }),
+  };
+}
+
+/**
+ * The SecurityPolicy props of a parsed section (without provider: the caller creates the
+ * SvcProvider from baseUrl/tenant/ssoBase, see svcProviderSettings). The tenant stays the
+ * provider's, so resources carry no tenant of their own.
+ */
+export function securityPolicyPropsFromConfig(config: SecurityPolicyConfig): SecurityPolicyProps {
+  return {
+    ...(config.blacklist === undefined ? {} : { blacklist: config.blacklist }),
+    ...(config.blocklist === undefined ? {} : { blocklist: config.blocklist }),
+    ...(config.whitelist === undefined ? {} : { whitelist: config.whitelist }),
+    ...(config.tenantSso === undefined ? {} : { tenantSso: config.tenantSso }),
+    ...(config.channelSso === undefined ? {} : { channelSso: config.channelSso }),
+  };
+}
+
+/** The SvcProvider settings of a parsed section; the API key is never among them (SVC_API_KEY or TF_VAR_api_key). */
+export function svcProviderSettings(config: SecurityPolicyConfig): { baseUrl?: string; tenant?: string; ssoBase?: string } {
+  return {
+    ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+    ...(config.tenant === undefined ? {} : { tenant: config.tenant }),
+    ...(config.ssoBase === undefined ? {} : { ssoBase: config.ssoBase }),
+  };
+}

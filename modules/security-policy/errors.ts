@@ -1,0 +1,115 @@
+/**
+ * The errors SecurityPolicy, its entry-file loader and its config parser raise. Each names
+ * where (file:line, construct path or config field), what (the field and the value) and how to
+ * fix it, so a user reading a failed `cdktf synth` does not have to open this code. Callers
+ * branch on `code`, never on the message text.
+ */
+
+/** A place an entry came from, for messages: `policy/blacklist.yaml:7` or `security-policy: blacklist.entries[2]`. */
+export interface EntrySource {
+  /** The entry file as shown to the user (relative to the working directory when inside it). */
+  readonly file?: string;
+  /** 1-based line of the entry in `file`. */
+  readonly line?: number;
+  /** Where the entry sits, e.g. `entries[2]`, `blacklist.entries[0]` or `control-plane-egress[1]`. */
+  readonly field: string;
+  /** Construct path, for entries that come from props or addEntries rather than a file. */
+  readonly constructPath?: string;
+}
+
+/** `policy/blacklist.yaml:7: entries[2]` or `stack/security-policy: blacklist.entries[2]`. */
+export function describeSource(source: EntrySource): string {
+  if (source.file !== undefined) {
+    const where = source.line === undefined ? source.file : `${source.file}:${source.line}`;
+    return `${where}: ${source.field}`;
+  }
+  return source.constructPath === undefined ? source.field : `${source.constructPath}: ${source.field}`;
+}
+
+export type PolicyFileErrorCode =
+  /** An entry of a file is wrong: its ip (not an address, host bits set, empty, missing), a wrong type, an unknown field. */
+  | 'invalid_policy_entry'
+  /** Two entries of one list have the same canonical address; at least the later one is in a file. */
+  | 'duplicate_policy_entry'
+  /** The file cannot be read, is not valid YAML/JSON, has an unknown extension or the wrong top-level shape. */
+  | 'invalid_policy_file';
+
+/** The `field` of a problem with the whole file (unreadable, bad syntax); left out of the message. */
+export const FILE_FIELD = '(file)';
+
+/** A problem in an entry file (JSON or YAML), naming file and line. */
+export class PolicyFileError extends Error {
+  readonly code: PolicyFileErrorCode;
+  readonly file: string;
+  readonly line: number | undefined;
+  /** The field path inside the file, e.g. `entries[2].ip`, or `(file)` for the whole file. */
+  readonly field: string;
+  /** The value found (never anything but the entry's own text). */
+  readonly value: unknown;
+
+  constructor(details: {
+    code: PolicyFileErrorCode;
+    file: string;
+    line?: number;
+    field: string;
+    value?: unknown;
+    message: string;
+  }) {
+    const where = details.line === undefined ? details.file : `${details.file}:${details.line}`;
+    super(details.field === FILE_FIELD ? `${where}: ${details.message}` : `${where}: ${details.field}: ${details.message}`);
+    this.name = 'PolicyFileError';
+    this.code = details.code;
+    this.file = details.file;
+    this.line = details.line;
+    this.field = details.field;
+    this.value = details.value;
+  }
+}
+
+export type SecurityPolicyPropErrorCode =
+  | 'invalid_security_policy_prop'
+  /** Two entries of one list have the same canonical address, neither later one from a file. */
+  | 'duplicate_policy_entry'
+  /** Two entries map to the same terraform resource name (only possible for rare IPv6 spellings). */
+  | 'policy_resource_name_clash';
+
+/** A wrong SecurityPolicy prop or addEntries argument, naming the construct path, the prop and the value. */
+export class SecurityPolicyPropError extends Error {
+  readonly code: SecurityPolicyPropErrorCode;
+  readonly constructPath: string;
+  /** The prop path, e.g. `blacklist.mode` or `whitelist.entries[3].ip`. */
+  readonly prop: string;
+  readonly value: unknown;
+
+  constructor(details: {
+    code?: SecurityPolicyPropErrorCode;
+    constructPath: string;
+    prop: string;
+    value: unknown;
+    message: string;
+  }) {
+    super(`${details.constructPath}: ${details.prop} = ${JSON.stringify(details.value)}: ${details.message}`);
+    this.name = 'SecurityPolicyPropError';
+    this.code = details.code ?? 'invalid_security_policy_prop';
+    this.constructPath = details.constructPath;
+    this.prop = details.prop;
+    this.value = details.value;
+  }
+}
+
+/**
+ * A problem in the `securityPolicy` section of the app's configuration file. The same shape
+ * and code as the app's AppConfigError (file, field, `invalid_config`), so the app reports
+ * both alike; a sibling rather than an import, so this module does not depend on the app.
+ */
+export class SecurityPolicyConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${file}: ${field}: ${message}`);
+    this.name = 'SecurityPolicyConfigError';
+  }
+}

@@ -1,0 +1,14 @@
+/** The SecurityPolicy construct, its entry files, its config section and the wiring helpers. */
+export * from './errors';
+export * from './props';
+export {
+  POLICY_LIST_NAMES,
+  entryResourceName,
+  type AddedPolicyEntry,
+  type CheckedEntry,
+  type PolicyEntry,
+  type PolicyListName,
+} from './entries';
+export { loadPolicyEntryFile } from './entry-files';
+export { SecurityPolicy, type ChannelServiceProvider, type PolicyEntryResource, type PolicyWholeListResource } from './security-policy';
+export * from './config';

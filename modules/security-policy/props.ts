@@ -1,0 +1,66 @@
+/** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
+import type { TerraformProvider } from 'cdktf';
+import type { PolicyEntry } from './entries';
+
+/** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */
+export type PolicyListResources = 'per-entry' | 'whole-list';
+export const POLICY_LIST_RESOURCES: readonly PolicyListResources[] = ['per-entry', 'whole-list'];
+
+/** Whole-list only: `authoritative` owns every entry of the list, `additive` only the declared ones. */
+export type PolicyListMode = 'authoritative' | 'additive';
+export const POLICY_LIST_MODES: readonly PolicyListMode[] = ['authoritative', 'additive'];
+
+export interface PolicyListProps {
+  /** @default 'per-entry' */
+  readonly resources?: PolicyListResources;
+  /** Whole-list only (a per-entry list with a mode is an error). @default the provider's, 'authoritative' */
+  readonly mode?: PolicyListMode;
+  /** Entries written inline. */
+  readonly entries?: readonly PolicyEntry[];
+  /** JSON or YAML entry files (relative paths: to the working directory). */
+  readonly files?: readonly string[];
+}
+
+export interface SsoSettings {
+  /** The tenant's or channel's name; it must exist on the service. */
+  readonly name: string;
+  readonly enabled: boolean;
+  /** Users must sign in through SSO; needs enabled. @default false */
+  readonly required?: boolean;
+  /** The identity provider's SAML metadata URL, https; needed when enabled. */
+  readonly samlMetadataUrl?: string;
+}
+
+export interface SecurityPolicyProps {
+  /** The svc provider (SvcProvider from modules/svc-provider/provider). @default the stack's default svc provider */
+  readonly provider?: TerraformProvider;
+  /** The tenant whose lists these are. @default the provider's tenant */
+  readonly tenant?: string;
+  readonly blacklist?: PolicyListProps;
+  readonly blocklist?: PolicyListProps;
+  readonly whitelist?: PolicyListProps;
+  readonly tenantSso?: SsoSettings;
+  readonly channelSso?: readonly SsoSettings[];
+  /**
+   * Prefix of every Terraform resource name this policy declares, for a second SecurityPolicy
+   * in one stack (e.g. `globex_` gives `globex_blacklist_203_0_113_9`). Changing it renames,
+   * so destroys and re-creates, every resource. @default ''
+   */
+  readonly namePrefix?: string;
+}
+
+/** What is wrong with SSO settings, as field (relative to the settings object) and message; skips tokens. */
+export function ssoSettingsProblem(settings: SsoSettings, isToken: (value: unknown) => boolean): { field: string; value: unknown; message: string } | undefined {
+  if (!isToken(settings.name) && settings.name === '') return { field: 'name', value: settings.name, message: 'is empty; give the tenant or channel name' };
+  if (settings.required === true && settings.enabled === false) {
+    return { field: 'required', value: true, message: 'needs enabled = true (users cannot be required to use SSO that is off); set enabled to true or leave required out' };
+  }
+  const url = settings.samlMetadataUrl;
+  if (url !== undefined && !isToken(url) && !(URL.canParse(url) && new URL(url).protocol === 'https:')) {
+    return { field: 'samlMetadataUrl', value: url, message: 'is not an https:// URL; give the identity provider\'s metadata URL, e.g. https://idp.example.com/metadata' };
+  }
+  if (settings.enabled === true && url === undefined) {
+    return { field: 'samlMetadataUrl', value: undefined, message: 'is not set, and enabled SSO needs it; give the identity provider\'s metadata URL (https) or set enabled to false' };
+  }
+  return undefined;
+}

@@ -1,0 +1,313 @@
+/**
+ * SecurityPolicy: the svc lists (blacklist, blocklist, whitelist) and SSO settings of one
+ * tenant, declared from inline entries and entry files, with per-entry or whole-list resources
+ * as the user asks.
+ *
+ * Terraform names are a public contract (in cdktf a name is the resource address: renaming one
+ * destroys and re-creates that resource), so each is set explicitly rather than left to cdktf's
+ * path-and-hash names:
+ *
+ *   svc_blacklist_entry.blacklist_203_0_113_9        per-entry, named from the canonical address
+ *   svc_blacklist_entry.blacklist_198_51_100_0_24    (`.`, `:` and `/` written as `_`)
+ *   svc_whitelist_entry.whitelist_<source>_<n>       per-entry with a token ip (addEntries)
+ *   svc_blacklist.blacklist                          whole-list
+ *   svc_tenant_sso.tenant                            tenant SSO
+ *   svc_channel_sso.channel_main                     channel SSO, named from the channel
+ *
+ * every one preceded by `namePrefix` when given.
+ */
+import { Construct } from 'constructs';
+import { TerraformStack, Token, type TerraformResource } from 'cdktf';
+import { Blacklist } from '../svc-provider/blacklist';
+import { BlacklistEntry } from '../svc-provider/blacklist-entry';
+import { Blocklist } from '../svc-provider/blocklist';
+import { BlocklistEntry } from '../svc-provider/blocklist-entry';
+import { ChannelSso } from '../svc-provider/channel-sso';
+import { TenantSso } from '../svc-provider/tenant-sso';
+import { Whitelist } from '../svc-provider/whitelist';
+import { WhitelistEntry } from '../svc-provider/whitelist-entry';
+import {
+  POLICY_LIST_NAMES,
+  checkPropEntry,
+  duplicateEntryError,
+  entryResourceName,
+  nameFragment,
+  type AddedPolicyEntry,
+  type CheckedEntry,
+  type PolicyListName,
+} from './entries';
+import { loadPolicyEntryFile } from './entry-files';
+import { SecurityPolicyPropError } from './errors';
+import {
+  POLICY_LIST_MODES,
+  POLICY_LIST_RESOURCES,
+  ssoSettingsProblem,
+  type PolicyListMode,
+  type PolicyListProps,
+  type PolicyListResources,
+  type SecurityPolicyProps,
+  type SsoSettings,
+} from './props';
+
+export type PolicyEntryResource = BlacklistEntry | BlocklistEntry | WhitelistEntry;
+export type PolicyWholeListResource = Blacklist | Blocklist | Whitelist;
+
+const ENTRY_CLASSES = { blacklist: BlacklistEntry, blocklist: BlocklistEntry, whitelist: WhitelistEntry } as const;
+const WHOLE_LIST_CLASSES = { blacklist: Blacklist, blocklist: Blocklist, whitelist: Whitelist } as const;
+
+/** The SAML service-provider side of a channel, as tokens of its svc_channel_sso (null without the provider's sso_base). */
+export interface ChannelServiceProvider {
+  readonly entityId: string;
+  readonly acsUrl: string;
+  readonly metadataUrl: string;
+}
+
+interface ListState {
+  readonly resources: PolicyListResources;
+  readonly mode: PolicyListMode | undefined;
+  readonly entries: CheckedEntry[];
+  readonly byCanonical: Map<string, CheckedEntry>;
+  readonly entryResources: Map<string, PolicyEntryResource>;
+  /** Token entries added so far per source, for `<source>_<n>` names. */
+  readonly tokenCounts: Map<string, number>;
+  wholeList: PolicyWholeListResource | undefined;
+}
+
+/** Resource addresses declared by SecurityPolicies per stack, so two policies cannot take the same name. */
+const addressesByStack = new WeakMap<TerraformStack, Map<string, string>>();
+
+export class SecurityPolicy extends Construct {
+  readonly tenantSso: TenantSso | undefined;
+  /** svc_channel_sso resources by channel name. */
+  readonly channelSso: ReadonlyMap<string, ChannelSso>;
+  private readonly props: SecurityPolicyProps;
+  private readonly namePrefix: string;
+  private readonly lists = new Map<PolicyListName, ListState>();
+
+  constructor(scope: Construct, id: string, props: SecurityPolicyProps = {}) {
+    super(scope, id);
+    this.props = props;
+    this.namePrefix = props.namePrefix ?? '';
+    if (!Token.isUnresolved(this.namePrefix) && this.namePrefix !== '' && !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(this.namePrefix)) {
+      throw this.propError('namePrefix', this.namePrefix, 'must start with a letter or _ and hold only letters, digits, _ and - (it begins Terraform resource names); e.g. globex_');
+    }
+    if (props.tenant !== undefined && !Token.isUnresolved(props.tenant) && props.tenant === '') {
+      throw this.propError('tenant', props.tenant, 'is empty; give the tenant (customer) name, or leave tenant out to use the provider\'s');
+    }
+
+    for (const list of POLICY_LIST_NAMES) {
+      const listProps = props[list];
+      if (listProps !== undefined) this.declareList(list, listProps);
+    }
+
+    if (props.tenantSso !== undefined) {
+      this.checkSso('tenantSso', props.tenantSso);
+      this.tenantSso = new TenantSso(this, 'tenant-sso', this.ssoConfig(props.tenantSso));
+      this.claimName(this.tenantSso, `${this.namePrefix}tenant`);
+    } else {
+      this.tenantSso = undefined;
+    }
+
+    const channels = new Map<string, ChannelSso>();
+    (props.channelSso ?? []).forEach((settings, index) => {
+      this.checkSso(`channelSso[${index}]`, settings);
+      if (channels.has(settings.name)) {
+        throw this.propError(`channelSso[${index}].name`, settings.name, 'is named twice in channelSso; keep one setting per channel');
+      }
+      const resource = new ChannelSso(this, `channel-sso-${settings.name}`, this.ssoConfig(settings));
+      this.claimName(resource, `${this.namePrefix}channel_${nameFragment(settings.name)}`);
+      channels.set(settings.name, resource);
+    });
+    this.channelSso = channels;
+  }
+
+  /**
+   * Adds entries to a list, e.g. from wiring (the control plane's egress IPs). A literal ip is
+   * checked and de-duplicated like any entry; a token ip (a data source's attribute) is checked
+   * by the provider once known. On a whole-list resource the entries go into its `entries` map
+   * (a separate per-entry resource would be removed by an authoritative whole list); on a
+   * per-entry list (the default for a list without props) each becomes a resource.
+   * `source` names the caller in messages and in token entries' resource names.
+   */
+  addEntries(list: PolicyListName, entries: readonly AddedPolicyEntry[], source = 'added'): void {
+    if (!POLICY_LIST_NAMES.includes(list)) throw this.propError('addEntries(list)', list, `expected one of ${POLICY_LIST_NAMES.join(', ')}`);
+    const state = this.lists.get(list) ?? this.declareList(list, {});
+    entries.forEach((entry, index) => {
+      const checked = checkPropEntry(entry, { constructPath: this.node.path, field: `${source}[${index}]` });
+      this.addChecked(list, state, checked, () => entry.name ?? this.nextTokenName(state, source));
+    });
+    if (state.wholeList !== undefined) state.wholeList.entries = this.entriesMap(state);
+  }
+
+  /** The SAML service-provider URLs of a channel declared in channelSso, for an identity-provider resource or an output. */
+  channelServiceProvider(name: string): ChannelServiceProvider {
+    const resource = this.channelSso.get(name);
+    if (resource === undefined) {
+      const known = [...this.channelSso.keys()];
+      throw this.propError('channelServiceProvider(name)', name, `is not in channelSso (${known.length === 0 ? 'none declared' : known.map((item) => JSON.stringify(item)).join(', ')}); declare the channel's SSO first`);
+    }
+    return { entityId: resource.spEntityId, acsUrl: resource.spAcsUrl, metadataUrl: resource.spMetadataUrl };
+  }
+
+  /** The checked entries of a list, in the order declared (inline, files, added). */
+  entries(list: PolicyListName): readonly CheckedEntry[] {
+    return this.lists.get(list)?.entries ?? [];
+  }
+
+  /** The per-entry resources of a list by Terraform name (empty for a whole-list list). */
+  entryResources(list: PolicyListName): ReadonlyMap<string, PolicyEntryResource> {
+    return this.lists.get(list)?.entryResources ?? new Map();
+  }
+
+  /** The whole-list resource of a list, when it has one. */
+  wholeListResource(list: PolicyListName): PolicyWholeListResource | undefined {
+    return this.lists.get(list)?.wholeList;
+  }
+
+  /** How a list is declared: 'per-entry', 'whole-list', or undefined when it is not. */
+  listResources(list: PolicyListName): PolicyListResources | undefined {
+    return this.lists.get(list)?.resources;
+  }
+
+  private declareList(list: PolicyListName, listProps: PolicyListProps): ListState {
+    const resources = listProps.resources ?? 'per-entry';
+    if (!POLICY_LIST_RESOURCES.includes(resources)) {
+      throw this.propError(`${list}.resources`, resources, `expected ${POLICY_LIST_RESOURCES.map((item) => JSON.stringify(item)).join(' or ')}`);
+    }
+    const mode = listProps.mode;
+    if (mode !== undefined && !Token.isUnresolved(mode)) {
+      if (!POLICY_LIST_MODES.includes(mode)) throw this.propError(`${list}.mode`, mode, `expected ${POLICY_LIST_MODES.map((item) => JSON.stringify(item)).join(' or ')}`);
+      if (resources !== 'whole-list') {
+        throw this.propError(`${list}.mode`, mode, 'applies to whole-list resources only; add resources: \'whole-list\' or remove mode (a per-entry resource owns its one entry)');
+      }
+    }
+    const state: ListState = {
+      resources,
+      mode,
+      entries: [],
+      byCanonical: new Map(),
+      entryResources: new Map(),
+      tokenCounts: new Map(),
+      wholeList: undefined,
+    };
+    this.lists.set(list, state);
+
+    (listProps.entries ?? []).forEach((entry, index) => {
+      const checked = checkPropEntry(entry, { constructPath: this.node.path, field: `${list}.entries[${index}]` });
+      this.addChecked(list, state, checked, () => this.nextTokenName(state, 'entries'));
+    });
+    for (const file of listProps.files ?? []) {
+      for (const checked of loadPolicyEntryFile(file)) this.addChecked(list, state, checked, () => 'file');
+    }
+
+    if (resources === 'whole-list') {
+      const WholeList = WHOLE_LIST_CLASSES[list];
+      state.wholeList = new WholeList(this, list, {
+        entries: this.entriesMap(state),
+        ...(mode === undefined ? {} : { mode }),
+        ...this.commonConfig(),
+      });
+      this.claimName(state.wholeList, `${this.namePrefix}${list}`);
+    }
+    return state;
+  }
+
+  /** Records an entry (duplicates refused) and, on a per-entry list, declares its resource. */
+  private addChecked(list: PolicyListName, state: ListState, entry: CheckedEntry, tokenName: () => string): void {
+    if (entry.canonical !== undefined) {
+      const earlier = state.byCanonical.get(entry.canonical);
+      if (earlier !== undefined) throw duplicateEntryError(list, earlier, entry);
+      state.byCanonical.set(entry.canonical, entry);
+    }
+    state.entries.push(entry);
+    if (state.resources !== 'per-entry') return;
+
+    const name =
+      entry.canonical !== undefined
+        ? entryResourceName(list, entry.canonical, this.namePrefix)
+        : `${this.namePrefix}${list}_${nameFragment(tokenName())}`;
+    const clash = state.entryResources.get(name);
+    if (clash !== undefined) {
+      throw new SecurityPolicyPropError({
+        code: 'policy_resource_name_clash',
+        constructPath: this.node.path,
+        prop: `${entry.source.field}.ip`,
+        value: entry.ip,
+        message: `would be named ${name}, which another entry of the ${list} already has (${clash.ipInput}); give a token entry its own name, or use resources: 'whole-list' for this list`,
+      });
+    }
+    const Entry = ENTRY_CLASSES[list];
+    const resource = new Entry(this, name, {
+      // The canonical spelling, so a respelled file line (10.0.0.1/32) changes nothing.
+      ip: entry.canonical ?? entry.ip,
+      ...(entry.description === undefined ? {} : { description: entry.description }),
+      ...this.commonConfig(),
+    });
+    this.claimName(resource, name);
+    state.entryResources.set(name, resource);
+  }
+
+  /** The whole-list `entries` map: canonical address (or token) to description. */
+  private entriesMap(state: ListState): { [ip: string]: string } {
+    const map: { [ip: string]: string } = {};
+    for (const entry of state.entries) map[entry.canonical ?? entry.ip] = entry.description ?? '';
+    return map;
+  }
+
+  private nextTokenName(state: ListState, source: string): string {
+    const count = state.tokenCounts.get(source) ?? 0;
+    state.tokenCounts.set(source, count + 1);
+    return `${source}_${count}`;
+  }
+
+  private commonConfig(): { provider?: SecurityPolicyProps['provider']; tenant?: string } {
+    return {
+      ...(this.props.provider === undefined ? {} : { provider: this.props.provider }),
+      ...(this.props.tenant === undefined ? {} : { tenant: this.props.tenant }),
+    };
+  }
+
+  private ssoConfig(settings: SsoSettings) {
+    return {
+      name: settings.name,
+      enabled: settings.enabled,
+      ...(settings.required === undefined ? {} : { required: settings.required }),
+      ...(settings.samlMetadataUrl === undefined ? {} : { samlMetadataUrl: settings.samlMetadataUrl }),
+      ...(this.props.provider === undefined ? {} : { provider: this.props.provider }),
+    };
+  }
+
+  private checkSso(prop: string, settings: SsoSettings): void {
+    if (typeof settings !== 'object' || settings === null) throw this.propError(prop, settings, 'expected { name, enabled, required?, samlMetadataUrl? }');
+    if (typeof settings.name !== 'string') throw this.propError(`${prop}.name`, settings.name, 'expected the tenant or channel name');
+    const problem = ssoSettingsProblem(settings, (value) => Token.isUnresolved(value));
+    if (problem !== undefined) throw this.propError(`${prop}.${problem.field}`, problem.value, problem.message);
+  }
+
+  /** Sets the Terraform name and refuses one another SecurityPolicy of this stack already declared. */
+  private claimName(resource: TerraformResource, name: string): void {
+    resource.overrideLogicalId(name);
+    const stack = TerraformStack.of(this);
+    let claimed = addressesByStack.get(stack);
+    if (claimed === undefined) {
+      claimed = new Map();
+      addressesByStack.set(stack, claimed);
+    }
+    const address = `${resource.terraformResourceType}.${name}`;
+    const owner = claimed.get(address);
+    if (owner !== undefined && owner !== this.node.path) {
+      throw new SecurityPolicyPropError({
+        code: 'policy_resource_name_clash',
+        constructPath: this.node.path,
+        prop: 'namePrefix',
+        value: this.namePrefix,
+        message: `${address} is already declared by ${owner} in this stack; give each SecurityPolicy of one stack its own namePrefix (e.g. 'globex_')`,
+      });
+    }
+    claimed.set(address, this.node.path);
+  }
+
+  private propError(prop: string, value: unknown, message: string): SecurityPolicyPropError {
+    return new SecurityPolicyPropError({ constructPath: this.node.path, prop, value, message });
+  }
+}
