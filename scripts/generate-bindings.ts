@@ -270,7 +270,7 @@ function attributeNotes(binding: AttributeBinding): string {
   else if (schema.optional === true) notes.push('Optional.');
   else notes.push('Computed (read-only): known after apply or read.');
   if (schema.requiresReplace === true) notes.push('Forces replacement.');
-  if (schema.sensitive === true) notes.push('Sensitive: terraform hides it in plan output. Do not give it a literal value in code; pass a token (an environment-backed variable) or leave it unset and use the environment.');
+  if (schema.sensitive === true) notes.push('Sensitive: terraform hides it in plan output. Never give it a literal value in code: pass the value of a sensitive TerraformVariable, or leave it unset and use the environment variable named above.');
   return notes.join(' ');
 }
 
@@ -470,7 +470,11 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
     const type = binding === null ? 'string' : binding.inputType;
     const fieldName = binding === null ? '_alias' : field(binding);
     lines.push('');
-    if (binding !== null) lines.push(...docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`]));
+    lines.push(
+      ...(binding === null
+        ? docComment('  ', ['Alias of this provider configuration (`svc.<alias>`); unset for the default configuration.'])
+        : docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`])),
+    );
     lines.push(`  get ${name}(): ${type} | undefined {`);
     lines.push(`    return this.${fieldName};`);
     lines.push('  }');

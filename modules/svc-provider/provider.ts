@@ -21,8 +21,9 @@ export interface SvcProviderConfig {
    * API key of a management-API user. Prefer env `SVC_API_KEY` (or an ephemeral variable); never
    * written to state.
    *
-   * Optional. Sensitive: terraform hides it in plan output. Do not give it a literal value in code;
-   * pass a token (an environment-backed variable) or leave it unset and use the environment.
+   * Optional. Sensitive: terraform hides it in plan output. Never give it a literal value in code:
+   * pass the value of a sensitive TerraformVariable, or leave it unset and use the environment
+   * variable named above.
    */
   readonly apiKey?: string;
 
@@ -116,9 +117,9 @@ export class SvcProvider extends cdktf.TerraformProvider {
    * API key of a management-API user. Prefer env `SVC_API_KEY` (or an ephemeral variable); never
    * written to state.
    *
-   * Attribute `api_key`. Optional. Sensitive: terraform hides it in plan output. Do not give it a
-   * literal value in code; pass a token (an environment-backed variable) or leave it unset and use
-   * the environment.
+   * Attribute `api_key`. Optional. Sensitive: terraform hides it in plan output. Never give it a
+   * literal value in code: pass the value of a sensitive TerraformVariable, or leave it unset and
+   * use the environment variable named above.
    */
   get apiKey(): string | undefined {
     return this._apiKey;
@@ -182,6 +183,7 @@ export class SvcProvider extends cdktf.TerraformProvider {
     this._requestTimeoutSeconds = value;
   }
 
+  /** Alias of this provider configuration (`svc.<alias>`); unset for the default configuration. */
   get alias(): string | undefined {
     return this._alias;
   }
