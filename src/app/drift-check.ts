@@ -1,0 +1,175 @@
+/**
+ * The drift check behind `npm run drift` (scripts/drift-check.ts): for each synthesized stack,
+ * `terraform init` and `terraform plan -detailed-exitcode` in the stack's working directory,
+ * then `terraform show -json` of the saved plan for what drifted. Exit code as terraform's:
+ * 0 nothing to do, 2 drift or pending changes, 1 a stack could not be planned.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
+import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, type ProviderMirror, type SynthesizedStack } from './provider-mirror';
+
+export type StackStatus = 'clean' | 'drift' | 'error' | 'skipped';
+
+export interface StackCheck {
+  readonly name: string;
+  readonly status: StackStatus;
+  /** For clean and drift. */
+  readonly changes?: PlanChanges;
+  /** For error and skipped: the step and terraform's first error line. */
+  readonly error?: string;
+}
+
+export interface DriftCheckOptions {
+  /** The synthesized app (absolute or relative to the working directory). */
+  readonly outdir: string;
+  /** Stack names to check; empty: every stack. */
+  readonly stacks?: readonly string[];
+  /** A stack terraform cannot plan (no credentials, no network) is reported as skipped, not as an error. */
+  readonly skipUnreachable?: boolean;
+  /** The environment terraform runs with (credentials, SVC_*, TF_VAR_*). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The svc provider's build, for stacks that use it (called only then). */
+  readonly mirror: () => ProviderMirror;
+  /** Progress and report lines. @default nothing */
+  readonly log?: (line: string) => void;
+}
+
+export interface DriftCheckResult {
+  readonly stacks: readonly StackCheck[];
+  /** 0 clean, 2 drift, 1 error (or every stack skipped). */
+  readonly exitCode: 0 | 1 | 2;
+}
+
+export class DriftCheckError extends Error {
+  readonly code = 'drift_check_usage';
+  constructor(message: string) {
+    super(message);
+    this.name = 'DriftCheckError';
+  }
+}
+
+interface CommandResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function terraform(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('terraform', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.once('error', (error) => reject(new DriftCheckError(`terraform could not be started (is it on PATH?): ${error.message}`)));
+    child.once('close', (code, signal) =>
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      }),
+    );
+  });
+}
+
+/** terraform's first `Error: ...` line (its diagnostics are boxed with │), else its last line. */
+export function firstErrorLine(result: CommandResult): string {
+  const lines = `${result.stderr}\n${result.stdout}`.split('\n').map((line) => line.replace(/^[\s│╷╵]+/, '').trimEnd());
+  const error = lines.find((line) => line.startsWith('Error: '));
+  if (error !== undefined) return error;
+  const last = lines.filter((line) => line !== '').pop();
+  return last === undefined ? `exit code ${result.code}, no output` : `${last} (exit code ${result.code})`;
+}
+
+/** Picks the stacks named (all when none), failing on a name the app does not have. */
+export function selectStacks(available: readonly SynthesizedStack[], names: readonly string[] = []): SynthesizedStack[] {
+  if (names.length === 0) return [...available];
+  const unknown = names.filter((name) => !available.some((stack) => stack.name === name));
+  if (unknown.length > 0) {
+    throw new DriftCheckError(`no stack named ${unknown.map((name) => JSON.stringify(name)).join(', ')}; the app has ${available.map((stack) => stack.name).join(', ')}`);
+  }
+  return available.filter((stack) => names.includes(stack.name));
+}
+
+async function checkStack(stack: SynthesizedStack, env: NodeJS.ProcessEnv, log: (line: string) => void, prefix: string): Promise<StackCheck> {
+  const fail = (step: string, result: CommandResult): StackCheck => ({ name: stack.name, status: 'error', error: `terraform ${step}: ${firstErrorLine(result)}` });
+  log(`${prefix} terraform init`);
+  const init = await terraform(['init', '-input=false', '-no-color'], stack.workingDirectory, env);
+  if (init.code !== 0) return fail('init', init);
+
+  // The saved plan may hold sensitive values: a private directory, removed afterwards.
+  const planDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-drift-'));
+  try {
+    const planFile = path.join(planDir, 'plan');
+    log(`${prefix} terraform plan -detailed-exitcode`);
+    const plan = await terraform(['plan', '-detailed-exitcode', '-input=false', '-lock=false', '-no-color', `-out=${planFile}`], stack.workingDirectory, env);
+    if (plan.code !== 0 && plan.code !== 2) return fail('plan', plan);
+    const show = await terraform(['show', '-json', '-no-color', planFile], stack.workingDirectory, env);
+    if (show.code !== 0) return fail('show', show);
+    const changes = planChanges(JSON.parse(show.stdout) as JsonPlan);
+    return { name: stack.name, status: plan.code === 2 ? 'drift' : 'clean', changes };
+  } finally {
+    fs.rmSync(planDir, { recursive: true, force: true });
+  }
+}
+
+export function driftExitCode(stacks: readonly StackCheck[]): 0 | 1 | 2 {
+  if (stacks.some((stack) => stack.status === 'error')) return 1;
+  if (stacks.every((stack) => stack.status === 'skipped')) return 1;
+  return stacks.some((stack) => stack.status === 'drift') ? 2 : 0;
+}
+
+function describe(check: StackCheck): string {
+  switch (check.status) {
+    case 'clean':
+      return 'no drift, nothing to change';
+    case 'drift': {
+      const changes = check.changes!;
+      const planned = changes.changes.length + changes.outputs.length;
+      const what = changes.drift.length > 0 ? 'DRIFT' : 'PENDING CHANGES';
+      return `${what}: ${changes.drift.length} changed outside terraform, ${planned} planned change${planned === 1 ? '' : 's'}`;
+    }
+    case 'error':
+      return `ERROR (cannot be planned): ${check.error}`;
+    case 'skipped':
+      return `skipped (cannot be planned): ${check.error}`;
+  }
+}
+
+/** Plans the stacks one after another, logging progress and a report for each. */
+export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCheckResult> {
+  const log = options.log ?? (() => undefined);
+  const outdir = path.resolve(options.outdir);
+  const stacks = selectStacks(synthesizedStacks(outdir), options.stacks);
+  let built: ProviderMirror | undefined;
+  const mirror = () => (built ??= options.mirror());
+  prepareSynthesizedStacks(outdir, mirror);
+  const results: StackCheck[] = [];
+  for (const [index, stack] of stacks.entries()) {
+    const prefix = `[${index + 1}/${stacks.length}] ${stack.name}:`;
+    const usesSvc = svcRequirement(JSON.parse(fs.readFileSync(stack.file, 'utf8'))) !== null;
+    const env: NodeJS.ProcessEnv = {
+      ...(options.env ?? process.env),
+      CHECKPOINT_DISABLE: '1',
+      TF_IN_AUTOMATION: '1',
+      TF_INPUT: '0',
+      // Stacks with the svc provider install it from its mirror; the others keep the user's CLI config.
+      ...(usesSvc ? { TF_CLI_CONFIG_FILE: mirror().cliConfigFile } : {}),
+    };
+    let check = await checkStack(stack, env, log, prefix);
+    if (check.status === 'error' && options.skipUnreachable) check = { ...check, status: 'skipped' };
+    results.push(check);
+    log(`${prefix} ${describe(check)}`);
+    if (check.changes !== undefined) formatPlanChanges(check.changes, '    ').forEach((line) => log(line));
+  }
+  const exitCode = driftExitCode(results);
+  const counts = (status: StackStatus) => results.filter((check) => check.status === status).length;
+  log(
+    `drift check: ${results.length} stack${results.length === 1 ? '' : 's'}: ${counts('clean')} clean, ${counts('drift')} drifted, ` +
+      `${counts('error')} failed, ${counts('skipped')} skipped; exit ${exitCode}`,
+  );
+  return { stacks: results, exitCode };
+}

@@ -1,0 +1,215 @@
+/**
+ * How `cdktf deploy` (and diff, destroy, the drift check, the demo) find the svc provider with no
+ * CLI config written by hand. cdktf runs terraform in `<outdir>/stacks/<stack>/`, so after synth
+ * the app prepares every stack that requires svc-prevent/svc:
+ *
+ *   terraform.d/plugins -> <build>/mirror   terraform's implied local mirror (used when the CLI
+ *                                           config has no provider_installation block)
+ *   .terraform.lock.hcl                     the svc entry set to the build's checksum, so a
+ *                                           rebuilt provider (same version, new bytes) passes
+ *                                           the next `terraform init`, and cdktf never runs
+ *                                           `terraform providers lock`, which asks the public
+ *                                           registry (where svc-prevent/svc does not exist)
+ *
+ * The build is `npm run build`'s output (dist/, or SVC_PROVIDER_BUILD_DIR), rebuilt when missing
+ * or older than the sources. With TF_CLI_CONFIG_FILE=<build>/terraform.rc (the npm scripts set
+ * it) terraform reads the same mirror explicitly.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXECUTABLE_NAME, PROVIDER_SOURCE, buildProvider, currentPlatform, packageVersion } from '../../scripts/build-provider';
+
+const REPOSITORY = path.resolve(__dirname, '..', '..');
+export const DEFAULT_PROVIDER_BUILD_DIR = path.join(REPOSITORY, 'dist');
+/** Names another build directory (tests use their own, so they never touch dist/). */
+export const PROVIDER_BUILD_DIR_ENV = 'SVC_PROVIDER_BUILD_DIR';
+/** What the bundle is made of (src/provider/main.ts and its imports); a newer file means a stale build. */
+const PROVIDER_SOURCES = ['provider', 'api', 'address.ts'].map((name) => path.join(REPOSITORY, 'src', name));
+const LOCK_FILE = '.terraform.lock.hcl';
+const IMPLIED_MIRROR = path.join('terraform.d', 'plugins');
+
+export interface ProviderMirror {
+  /** The build directory (bundle, mirror/, terraform.rc). */
+  readonly buildDir: string;
+  /** The filesystem mirror root. */
+  readonly mirrorDir: string;
+  /** terraform.rc that installs svc-prevent/svc from mirrorDir and the rest from their registries. */
+  readonly cliConfigFile: string;
+  readonly version: string;
+  /** `h1:` checksum of this platform's package, as terraform records it in the lock file. */
+  readonly hash: string;
+  /** True when this call (re)built the provider. */
+  readonly built: boolean;
+}
+
+export class ProviderMirrorError extends Error {
+  readonly code = 'provider_mirror';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderMirrorError';
+  }
+}
+
+export function providerBuildDir(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env[PROVIDER_BUILD_DIR_ENV];
+  return configured === undefined || configured === '' ? DEFAULT_PROVIDER_BUILD_DIR : path.resolve(configured);
+}
+
+function packageDirectory(mirrorDir: string, version: string): string {
+  return path.join(mirrorDir, ...PROVIDER_SOURCE.split('/'), version, currentPlatform());
+}
+
+function newestModification(file: string): number {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (stat === undefined) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...fs.readdirSync(file).map((name) => newestModification(path.join(file, name))));
+}
+
+/**
+ * terraform's `h1:` package checksum (Go's dirhash Hash1): SHA-256 over the sorted lines
+ * "<sha256 hex of the file>  <relative path>\n" of every file in the package directory.
+ */
+export function packageHash(directory: string): string {
+  const files: string[] = [];
+  const visit = (relative: string) => {
+    for (const entry of fs.readdirSync(path.join(directory, relative), { withFileTypes: true })) {
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) visit(child);
+      else files.push(child);
+    }
+  };
+  visit('');
+  const summary = createHash('sha256');
+  for (const file of files.sort()) {
+    const digest = createHash('sha256').update(fs.readFileSync(path.join(directory, file))).digest('hex');
+    summary.update(`${digest}  ${file}\n`);
+  }
+  return `h1:${summary.digest('base64')}`;
+}
+
+export interface EnsureProviderOptions {
+  /** @default providerBuildDir() */
+  readonly buildDir?: string;
+  /** Progress lines (e.g. to stderr). @default nothing */
+  readonly log?: (line: string) => void;
+}
+
+/** The provider's mirror in the build directory, built first when missing or older than src/. */
+export function ensureProviderBuilt(options: EnsureProviderOptions = {}): ProviderMirror {
+  const buildDir = options.buildDir ?? providerBuildDir();
+  const version = packageVersion();
+  const mirrorDir = path.join(buildDir, 'mirror');
+  const cliConfigFile = path.join(buildDir, 'terraform.rc');
+  const executable = path.join(packageDirectory(mirrorDir, version), `${EXECUTABLE_NAME}_v${version}`);
+  const present = fs.existsSync(executable) && fs.existsSync(cliConfigFile);
+  const stale = !present || fs.statSync(executable).mtimeMs < Math.max(...PROVIDER_SOURCES.map(newestModification));
+  if (stale) {
+    options.log?.(`svc provider: ${present ? 'sources changed since the last build' : 'not built yet'}; building into ${buildDir}`);
+    buildProvider({ outDir: buildDir });
+  }
+  return { buildDir, mirrorDir, cliConfigFile, version, hash: packageHash(packageDirectory(mirrorDir, version)), built: stale };
+}
+
+/** The svc entry of a lock file, as terraform writes it. */
+function lockBlock(mirror: ProviderMirror, constraint: string | undefined): string {
+  return [
+    `provider "${PROVIDER_SOURCE}" {`,
+    `  version     = "${mirror.version}"`,
+    ...(constraint === undefined ? [] : [`  constraints = "${constraint}"`]),
+    '  hashes = [',
+    `    "${mirror.hash}",`,
+    '  ]',
+    '}',
+    '',
+  ].join('\n');
+}
+
+const LOCK_HEADER = '# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n';
+const SVC_LOCK_BLOCK = new RegExp(`^provider "${PROVIDER_SOURCE.replace(/[./]/g, (character) => `\\${character}`)}" \\{\\n[\\s\\S]*?^\\}\\n?`, 'm');
+
+/**
+ * Sets the svc entry of `<stackDir>/.terraform.lock.hcl` to this build (other providers' entries
+ * stay as they are). Returns whether the file changed.
+ */
+export function lockSvcProvider(stackDir: string, mirror: ProviderMirror, constraint: string | undefined): boolean {
+  const file = path.join(stackDir, LOCK_FILE);
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const block = lockBlock(mirror, constraint);
+  const existing = SVC_LOCK_BLOCK.exec(current)?.[0];
+  if (existing !== undefined && existing.trimEnd() === block.trimEnd()) return false;
+  const next =
+    existing !== undefined
+      ? current.replace(SVC_LOCK_BLOCK, block)
+      : `${current === '' ? LOCK_HEADER : current.trimEnd() + '\n'}\n${block}`;
+  fs.writeFileSync(file, next);
+  return true;
+}
+
+/** `<stackDir>/terraform.d/plugins` -> the mirror (replacing a link to another build). */
+export function linkImpliedMirror(stackDir: string, mirrorDir: string): void {
+  const link = path.join(stackDir, IMPLIED_MIRROR);
+  const existing = fs.lstatSync(link, { throwIfNoEntry: false });
+  if (existing?.isSymbolicLink()) {
+    if (fs.readlinkSync(link) === mirrorDir) return;
+    fs.unlinkSync(link);
+  } else if (existing !== undefined) {
+    throw new ProviderMirrorError(`${link} exists and is not a link to the svc provider's mirror; remove it (the app links it to ${mirrorDir})`);
+  }
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.symlinkSync(mirrorDir, link, 'dir');
+}
+
+/** The version constraint a synthesized stack puts on svc-prevent/svc, or null when it does not use it. */
+export function svcRequirement(stackJson: unknown): { constraint: string | undefined } | null {
+  const required = (stackJson as { terraform?: { required_providers?: Record<string, { source?: string; version?: string }> } }).terraform?.required_providers ?? {};
+  for (const requirement of Object.values(required)) {
+    const source = requirement.source ?? '';
+    if (source === PROVIDER_SOURCE || `registry.terraform.io/${source}` === PROVIDER_SOURCE) return { constraint: requirement.version };
+  }
+  return null;
+}
+
+export interface SynthesizedStack {
+  readonly name: string;
+  /** Absolute: where cdktf runs terraform for this stack. */
+  readonly workingDirectory: string;
+  /** Absolute path of cdk.tf.json. */
+  readonly file: string;
+}
+
+/** The stacks of a synthesized app, from `<outdir>/manifest.json`. */
+export function synthesizedStacks(outdir: string): SynthesizedStack[] {
+  const manifestFile = path.join(outdir, 'manifest.json');
+  if (!fs.existsSync(manifestFile)) {
+    throw new ProviderMirrorError(`${manifestFile} does not exist; synthesize first (npx cdktf synth --output ${outdir})`);
+  }
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as {
+    stacks: Record<string, { name: string; workingDirectory: string; synthesizedStackPath: string }>;
+  };
+  return Object.values(manifest.stacks).map((stack) => ({
+    name: stack.name,
+    workingDirectory: path.resolve(outdir, stack.workingDirectory),
+    file: path.resolve(outdir, stack.synthesizedStackPath),
+  }));
+}
+
+/**
+ * Prepares every synthesized stack that requires svc-prevent/svc (implied mirror link and lock
+ * entry). `mirror` is called only when one does, so AWS-only apps never build the provider.
+ * Returns the names of the prepared stacks.
+ */
+export function prepareSynthesizedStacks(outdir: string, mirror: () => ProviderMirror): string[] {
+  const prepared: string[] = [];
+  let resolved: ProviderMirror | undefined;
+  for (const stack of synthesizedStacks(outdir)) {
+    const requirement = svcRequirement(JSON.parse(fs.readFileSync(stack.file, 'utf8')));
+    if (requirement === null) continue;
+    resolved ??= mirror();
+    linkImpliedMirror(stack.workingDirectory, resolved.mirrorDir);
+    lockSvcProvider(stack.workingDirectory, resolved, requirement.constraint);
+    prepared.push(stack.name);
+  }
+  return prepared;
+}
