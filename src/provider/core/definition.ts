@@ -5,7 +5,8 @@
  *
  * A hook reports user problems by returning diagnostics or throwing DiagnosticsError. Any other
  * thrown error goes through ProviderDefinition.describeError (e.g. API errors become
- * diagnostics); what that does not describe is reported as an internal error.
+ * diagnostics); what that does not describe is reported as an internal error. An update that
+ * fails part-way throws PartialApplyError to have terraform record the state it left.
  */
 import type { AttributePath, Diagnostic } from './diagnostics';
 import type { Schema } from './schema';

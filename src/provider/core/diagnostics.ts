@@ -1,3 +1,5 @@
+import type { ObjectValue } from './values';
+
 /**
  * User-facing problems. Every problem a user can fix travels as a Diagnostic (never as a gRPC
  * error): a one-line summary, a detail that says what was received and how to fix it, and the
@@ -33,5 +35,22 @@ export class DiagnosticsError extends Error {
   constructor(readonly diagnostics: readonly Diagnostic[]) {
     super(diagnostics.map((diagnostic) => diagnostic.summary).join('; '));
     this.name = 'DiagnosticsError';
+  }
+}
+
+/**
+ * Thrown by an update hook that failed part-way (e.g. a bulk write whose later calls failed):
+ * `cause` is reported as any hook failure would be, and terraform records `state` instead of
+ * the prior state, so what may have landed is tracked and the next refresh corrects it. Only
+ * updates use it: terraform would store a failed create's state as tainted and replace it.
+ */
+export class PartialApplyError extends Error {
+  readonly code = 'partial_apply';
+  constructor(
+    readonly cause: unknown,
+    readonly state: ObjectValue,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'PartialApplyError';
   }
 }

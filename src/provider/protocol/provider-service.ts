@@ -8,7 +8,7 @@
 import { inspect } from 'node:util';
 import { redact } from '../../api/redaction';
 import type { ProviderDefinition } from '../core/definition';
-import { DiagnosticsError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
+import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { defaultPlan, findAppliedInconsistency, replacementPaths } from '../core/plan';
 import type { Schema } from '../core/schema';
 import type { ValueType } from '../core/types';
@@ -35,8 +35,10 @@ const EMPTY = Buffer.alloc(0);
 const INTERNAL_SUMMARY = 'Internal error in the svc provider';
 const REPORT_IT = 'This is a bug in the svc provider; please report it (with the TF_LOG=debug output if you can).';
 
-/** A hook's result, or the diagnostics its failure became. */
-type HookOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly diagnostics: Diagnostic[] };
+/** A hook's result, or the diagnostics its failure became (and the state it left, when it said so). */
+type HookOutcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly diagnostics: Diagnostic[]; readonly partialState?: ObjectValue };
 
 interface Typed<Definition> {
   readonly definition: Definition;
@@ -69,6 +71,9 @@ export function createProviderService<Context>(
     try {
       return { ok: true, value: await hook() };
     } catch (error) {
+      if (error instanceof PartialApplyError) {
+        return { ok: false, diagnostics: diagnosticsForError(error.cause, operation), partialState: error.state };
+      }
       return { ok: false, diagnostics: diagnosticsForError(error, operation) };
     }
   }
@@ -301,7 +306,15 @@ export function createProviderService<Context>(
           ? resourceDefinition.create({ context, config: appliedConfig, planned })
           : resourceDefinition.update({ context, config: appliedConfig, prior, planned }),
       );
-      if (!outcome.ok) return stateOnFailure(outcome.diagnostics);
+      if (!outcome.ok) {
+        // An update that failed part-way may name the state it left; a state that does not fit
+        // the schema is reported as well, and the prior state kept.
+        const partial = action === 'update' ? outcome.partialState : undefined;
+        if (partial === undefined) return stateOnFailure(outcome.diagnostics);
+        const problem = badReturnedValue(operation, type, partial, false);
+        if (problem !== undefined) return stateOnFailure([...outcome.diagnostics, problem]);
+        return { newState: { msgpack: encodeValue(type, partial) }, private: request.plannedPrivate, diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      }
       const applied = outcome.value;
       const problem = badReturnedValue(operation, type, applied, false);
       if (problem !== undefined) return stateOnFailure([problem]);

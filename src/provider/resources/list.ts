@@ -10,6 +10,7 @@ import { checkAddress } from '../../address';
 import type { BulkProgress, ListName } from '../../api';
 import {
   DiagnosticsError,
+  PartialApplyError,
   UNKNOWN,
   errorDiagnostic,
   isUnknown,
@@ -237,15 +238,31 @@ async function applyList(context: SvcContext, list: ListName, config: ObjectValu
   const owned = mode === 'authoritative' ? [...current.keys()] : [...byCanonicalIp(priorEntries).keys()];
   const toDelete = owned.filter((ip) => !desired.has(ip) && current.has(ip));
 
+  const applied = { entries, mode, tenant, id: `${tenant}/${list}` };
   if (toAdd.length > 0 || toDelete.length > 0) {
     context.progress(`svc_${list} (${tenant}): ${toAdd.length} to add or update, ${toDelete.length} to remove`);
-    await context.writeList(tenant, list, async (client) => {
-      const onProgress = (progress: BulkProgress) => context.progress(describeProgress(list, progress));
-      if (toAdd.length > 0) await client.bulkAddEntries(list, toAdd, { onProgress });
-      if (toDelete.length > 0) await client.bulkDeleteEntries(list, toDelete, { onProgress });
-    });
+    try {
+      await context.writeList(tenant, list, async (client) => {
+        const onProgress = (progress: BulkProgress) => context.progress(describeProgress(list, progress));
+        if (toAdd.length > 0) await client.bulkAddEntries(list, toAdd, { onProgress });
+        if (toDelete.length > 0) await client.bulkDeleteEntries(list, toDelete, { onProgress });
+      });
+    } catch (error) {
+      // Deliberate: an update that failed part-way records every entry that may exist now, so
+      // an additive list keeps owning the chunks that landed (else a config reverted before the
+      // next apply would leave them behind). The next refresh drops those that did not land.
+      if (prior === null) throw error;
+      throw new PartialApplyError(error, { ...applied, entries: mayExistAfterFailure(entries, priorEntries) });
+    }
   }
-  return { entries, mode, tenant, id: `${tenant}/${list}` };
+  return applied;
+}
+
+/** The planned entries, plus the prior ones (by canonical address) whose removal may not have happened. */
+function mayExistAfterFailure(planned: EntryMap, prior: EntryMap | null): EntryMap {
+  const plannedIps = byCanonicalIp(planned);
+  const kept = Object.entries(prior ?? {}).filter(([key]) => !plannedIps.has(canonicalIpOf(key, ['entries', { key }])));
+  return { ...Object.fromEntries(kept), ...planned };
 }
 
 /** How many of the unseen addresses a warning names. */
