@@ -4,13 +4,24 @@
  *
  *   control-plane      the self-hosted control plane (ControlPlane construct)
  *   deployment-policy  the least-privilege policy that may deploy it (DeploymentPolicy)
+ *   security-policy    lists and SSO of the svc service (SecurityPolicy), when the file has a
+ *                      securityPolicy section
+ *
+ * After synth, stacks that use the svc provider are prepared so terraform finds it
+ * (src/app/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
  */
-import { App, TerraformStack } from 'cdktf';
+import { App, TerraformStack, TerraformVariable } from 'cdktf';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import type { Construct } from 'constructs';
 import { ControlPlane, controlPlanePropsFromParameters } from './modules/control-plane';
 import { DeploymentPolicy } from './modules/deployment-policy';
+import { SecurityPolicy } from './modules/security-policy/security-policy';
+import { securityPolicyPropsFromConfig, svcProviderSettings, type SecurityPolicyConfig } from './modules/security-policy/config';
+import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './src/app/config';
+import { ensureProviderBuilt, prepareSynthesizedStacks } from './src/app/provider-mirror';
+
+export const STACK_NAMES = { controlPlane: 'control-plane', deploymentPolicy: 'deployment-policy', securityPolicy: 'security-policy' } as const;
 
 class ControlPlaneStack extends TerraformStack {
   readonly controlPlane: ControlPlane;
@@ -43,14 +54,47 @@ class DeploymentPolicyStack extends TerraformStack {
   }
 }
 
+class SecurityPolicyStack extends TerraformStack {
+  readonly policy: SecurityPolicy;
+  constructor(scope: Construct, id: string, section: SecurityPolicyConfig) {
+    super(scope, id);
+    // Null unless TF_VAR_api_key is set; then the provider reads SVC_API_KEY. Ephemeral (an
+    // override: cdktf 0.21 has no such option), so terraform keeps it out of plan and state.
+    const apiKey = new TerraformVariable(this, 'api_key', {
+      type: 'string',
+      sensitive: true,
+      nullable: true,
+      description: 'API key of the svc management API. Set TF_VAR_api_key, or leave it unset and export SVC_API_KEY. Never stored in plan or state.',
+    });
+    apiKey.overrideLogicalId('api_key');
+    apiKey.addOverride('default', null);
+    apiKey.addOverride('ephemeral', true);
+    const provider = new SvcProvider(this, 'svc', { ...svcProviderSettings(section), apiKey: apiKey.stringValue });
+    this.policy = new SecurityPolicy(this, 'security-policy', { provider, ...securityPolicyPropsFromConfig(section) });
+  }
+}
+
 export function buildApp(app: App, configFile: string): App {
   const config = loadAppConfig(configFile);
-  new ControlPlaneStack(app, 'control-plane', config);
-  new DeploymentPolicyStack(app, 'deployment-policy', config, config.controlPlane.HostedZoneId ?? '');
+  new ControlPlaneStack(app, STACK_NAMES.controlPlane, config);
+  new DeploymentPolicyStack(app, STACK_NAMES.deploymentPolicy, config, config.controlPlane.HostedZoneId ?? '');
+  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config.securityPolicy);
   return app;
 }
 
+/**
+ * Synthesizes the app into `outdir` and prepares the stacks that use the svc provider (building
+ * it into dist/, or SVC_PROVIDER_BUILD_DIR, when missing or stale). Returns those stacks' names.
+ */
+export function synthesizeApp(outdir: string, configFile: string, log: (line: string) => void = () => undefined): string[] {
+  const app = buildApp(new App({ outdir }), configFile);
+  app.synth();
+  return prepareSynthesizedStacks(app.outdir, () => ensureProviderBuilt({ log }));
+}
+
 if (require.main === module) {
+  // cdktf passes the output directory in CDKTF_OUTDIR.
   const app = buildApp(new App(), process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE);
   app.synth();
+  prepareSynthesizedStacks(app.outdir, () => ensureProviderBuilt({ log: (line) => process.stderr.write(`${line}\n`) }));
 }

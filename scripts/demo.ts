@@ -1,21 +1,46 @@
 /**
- * The README's main job, offline: starts the management-API emulator (the real `svc-emulator`
- * executable, on a free loopback port) and walks the client through the service's rules, step
- * by step. A later stage replaces the middle with a terraform plan/apply of the security policy.
+ * `npm run demo`, the README's main command, offline: the security policy of the shipped
+ * svc.config.json goes through the real cdktf CLI and terraform into the management-API
+ * emulator, drifts out of band, is repaired and destroyed; the control-plane stack is
+ * synthesized and summarised (it needs AWS to deploy). Everything runs in a temporary cdktf
+ * project (its own cdktf.out and state), so the user's cdktf.out and state files are untouched.
  */
 import { randomBytes } from 'node:crypto';
-import { ManagementApiError, ManagementClient, type ListName } from '../src/api';
-import { startEmulatorProcess } from '../src/emulator/child-process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ManagementClient, type ListName } from '../src/api';
+import { CdktfCommandError, createCdktfProject, isolatedEnvironment, runCdktf } from '../src/app/cdktf-project';
+import { parseAppConfig } from '../src/app/config';
+import { runDriftCheck } from '../src/app/drift-check';
+import { ensureProviderBuilt, type ProviderMirror } from '../src/app/provider-mirror';
+import { startEmulatorProcess, type EmulatorProcess } from '../src/emulator/child-process';
 
-const USAGE = `Usage: npm run demo [-- --help]
+const REPOSITORY = path.resolve(__dirname, '..');
+const SHIPPED_CONFIG = path.join(REPOSITORY, 'svc.config.json');
+const STACK = 'security-policy';
+const LISTS: readonly ListName[] = ['blacklist', 'blocklist', 'whitelist'];
 
-Starts svc-emulator on a free port of 127.0.0.1 and runs the management-API client against it:
-list entries in all three lists, a bulk add of 2,500 entries in chunks, blocklist expiry and
-risk-based promotion on a moved clock, SSO for the tenant and a channel, a client-side
-validation error, the audit log, and a clean-up. Nothing leaves this machine.`;
+const USAGE = `Usage: npm run demo [-- --keep] [-- --help]
 
-const TENANT = 'acme';
-const CHANNEL = 'main';
+Offline, on this machine only:
+  1. builds the svc Terraform provider into dist/ when it is missing or older than its sources
+  2. starts svc-emulator (the management API) on a free port of 127.0.0.1
+  3. writes a demo configuration (the shipped svc.config.json, its securityPolicy pointed at the
+     emulator) and a scratch cdktf project in a temporary directory
+  4. deploys the security-policy stack through cdktf: cdktf deploy security-policy --auto-approve
+     (entries in all three lists, a whole-list whitelist, tenant and channel SSO)
+  5. shows what the API holds and its audit log
+  6. changes the policy out of band through the API (removes an entry, flips channel SSO)
+  7. runs the drift check (npm run drift): plan -detailed-exitcode reports the drift, exit 2
+  8. repairs it with cdktf deploy, checks again (exit 0), and destroys the stack
+  9. summarises the control-plane stack the same cdktf run synthesized (deploying it needs AWS)
+The API key travels as TF_VAR_api_key and is never printed. Your cdktf.out and state files
+are not touched; the scratch project is removed at the end.
+
+Options:
+  --keep      keep the scratch project (cdktf.out, state) and print where it is
+  --help, -h  show this help`;
 
 let stepNumber = 0;
 function step(title: string): void {
@@ -26,114 +51,193 @@ function detail(line: string): void {
   console.log(`    ${line}`);
 }
 
-async function admin(url: string, route: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}/_emulator/${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`admin route ${route} answered HTTP ${response.status}`);
-  return (await response.json()) as Record<string, unknown>;
+/** cdktf's output lines worth showing: what terraform did to each resource and its summary. */
+const CDKTF_LINES_SHOWN = /(Creation|Modifications|Destruction) complete|Apply complete!|Destroy complete!|^\s*Plan: |No changes\./;
+
+class DemoError extends Error {}
+
+interface DemoContext {
+  readonly mirror: ProviderMirror;
+  readonly projectDir: string;
+  readonly outdir: string;
+  /** What cdktf and terraform run with: no inherited TF_*, SVC_* or CDKTF_* settings. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly client: ManagementClient;
+  readonly emulator: EmulatorProcess;
+  readonly tenant: string;
 }
 
-async function showList(client: ManagementClient, list: ListName): Promise<void> {
-  const entries = await client.listEntries(list);
-  detail(`${list}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`);
-  for (const entry of entries.slice(0, 5)) {
-    const expires = entry.expires ? `, block ends ${new Date(entry.expires * 1000).toISOString()}` : '';
-    detail(`  ${entry.ip.padEnd(22)} ${entry.description}${expires}`);
+async function cdktf(context: DemoContext, args: readonly string[]): Promise<void> {
+  detail(`$ cdktf ${args.join(' ')}`);
+  const result = await runCdktf([...args, '--no-color'], {
+    cwd: context.projectDir,
+    env: context.env,
+    onLine: (line) => {
+      if (!CDKTF_LINES_SHOWN.test(line)) return;
+      // cdktf prefixes some lines with the stack name and names each resource's construct path.
+      const short = line.trim().replace(new RegExp(`^${STACK}\\s+`), '').replace(/ \([^()\s]+\/[^()\s]+\)(?=: )/, '');
+      detail(`  ${short}`);
+    },
+  });
+  if (result.code !== 0) throw new CdktfCommandError(result);
+}
+
+async function showPolicy(context: DemoContext): Promise<void> {
+  for (const list of LISTS) {
+    const entries = await context.client.listEntries(list);
+    detail(`${list}: ${entries.map((entry) => entry.ip).join(', ') || '(empty)'}`);
   }
-  if (entries.length > 5) detail(`  ... and ${entries.length - 5} more`);
+  const tenant = (await context.client.listCustomers()).find((customer) => customer.name === context.tenant);
+  const channels = await context.client.listChannels();
+  detail(`tenant ${context.tenant} sso: ${JSON.stringify(tenant?.sso ?? null)}`);
+  for (const channel of channels) detail(`channel ${channel.name} sso: ${JSON.stringify(channel.sso)}`);
 }
 
-async function run(): Promise<void> {
-  // A throwaway key: the emulator and the client know it, the output never shows it.
-  const apiKey = randomBytes(18).toString('base64url');
-
-  step('Start the management-API emulator');
-  const emulator = await startEmulatorProcess({
-    args: ['--tenant', TENANT, '--api-key', apiKey, '--quiet'],
-    onStderr: (text) => process.stderr.write(text),
+async function driftCheck(context: DemoContext, expected: 0 | 2): Promise<void> {
+  detail(`$ npm run drift -- --no-synth --output ${context.outdir} --stack ${STACK}`);
+  const result = await runDriftCheck({
+    outdir: context.outdir,
+    stacks: [STACK],
+    env: context.env,
+    mirror: () => context.mirror,
+    log: (line) => detail(`  ${line}`),
   });
-  detail(`svc-emulator listening on ${emulator.url} (tenant "${TENANT}", channel "${CHANNEL}")`);
-  const client = new ManagementClient({ baseUrl: emulator.url, apiKey, tenant: TENANT });
+  if (result.exitCode !== expected) {
+    throw new DemoError(`the drift check exited ${result.exitCode}, expected ${expected}${result.stacks[0]?.error ? `: ${result.stacks[0].error}` : ''}`);
+  }
+}
 
+/** The tenant of the shipped security policy (checked like the app checks it), to seed the emulator with. */
+function shippedTenant(): string {
+  const parsed = parseAppConfig(SHIPPED_CONFIG, JSON.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')));
+  if (parsed.securityPolicy === undefined) throw new DemoError(`${SHIPPED_CONFIG} has no securityPolicy section; the demo deploys it`);
+  if (parsed.securityPolicy.tenant === undefined) throw new DemoError(`${SHIPPED_CONFIG}: securityPolicy.tenant is not set; the demo seeds the emulator with it`);
+  return parsed.securityPolicy.tenant;
+}
+
+/** The shipped configuration with securityPolicy.baseUrl set to the emulator and entry files made absolute. */
+function writeDemoConfig(file: string, emulatorUrl: string): void {
+  const raw = JSON.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')) as Record<string, any>;
+  const policy = raw.securityPolicy as Record<string, any>;
+  for (const list of LISTS) {
+    if (Array.isArray(policy[list]?.files)) policy[list].files = policy[list].files.map((entryFile: string) => path.resolve(REPOSITORY, entryFile));
+  }
+  policy.baseUrl = emulatorUrl;
+  fs.writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
+}
+
+function summariseStack(file: string): void {
+  const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { resource?: Record<string, object>; data?: Record<string, object> };
+  const count = (blocks: Record<string, object> | undefined) =>
+    Object.entries(blocks ?? {})
+      .map(([type, instances]) => [type, Object.keys(instances).length] as const)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const resources = count(json.resource);
+  const data = count(json.data);
+  const total = (rows: ReadonlyArray<readonly [string, number]>) => rows.reduce((sum, [, n]) => sum + n, 0);
+  detail(`${file}: ${total(resources)} resources of ${resources.length} types, ${total(data)} data sources`);
+  for (const [type, n] of resources) detail(`  ${String(n).padStart(3)}  ${type}`);
+  detail(`  data sources: ${data.map(([type, n]) => `${type} (${n})`).join(', ') || 'none'}`);
+}
+
+async function run(keep: boolean): Promise<void> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-demo-'));
+  let emulator: EmulatorProcess | undefined;
+  let client: ManagementClient | undefined;
   try {
-    step('Add one entry to each list (login happens on first use and the token is reused)');
-    await client.addEntry('blacklist', { ip: '198.51.100.7', description: 'credential stuffing source' });
-    await client.addEntry('blocklist', { ip: '203.0.113.0/24', description: 'scanner range, 30-minute block' });
-    await client.addEntry('whitelist', { ip: '2001:DB8::10/128', description: 'office egress (IPv6)' });
-    for (const list of ['blacklist', 'blocklist', 'whitelist'] as const) await showList(client, list);
-    detail('2001:DB8::10/128 was stored in canonical form as 2001:db8::10');
+    step('Build the svc Terraform provider (only when dist/ is missing or older than its sources)');
+    const mirror = ensureProviderBuilt({ log: detail });
+    detail(`${mirror.built ? 'built' : 'up to date'}: svc-prevent/svc ${mirror.version} in ${mirror.mirrorDir} (${mirror.hash})`);
 
-    step('Bulk-add 2,500 blacklist entries (the API takes at most 1,000 per call)');
-    const bulk = Array.from({ length: 2500 }, (_, index) => ({
-      ip: `10.${Math.floor(index / 250)}.${index % 250}.1`,
-      description: `demo bulk entry ${index + 1}`,
-    }));
-    await client.bulkAddEntries('blacklist', bulk, {
-      onProgress: (progress) => detail(`chunk ${progress.chunk}/${progress.chunks}: ${progress.done}/${progress.total} entries`),
-    });
-    await showList(client, 'blacklist');
+    step('Start the management-API emulator');
+    // A throwaway key: the emulator and terraform know it, the output never shows it.
+    const apiKey = randomBytes(18).toString('base64url');
+    const configFile = path.join(workDir, 'svc.config.json');
+    const tenant = shippedTenant();
+    emulator = await startEmulatorProcess({ args: ['--tenant', tenant, '--api-key', apiKey, '--quiet'], onStderr: (text) => process.stderr.write(text) });
+    detail(`svc-emulator listening on ${emulator.url} (tenant "${tenant}", channel "main")`);
+    client = new ManagementClient({ baseUrl: emulator.url, apiKey, tenant });
 
-    step('Bad input is refused before anything is sent');
-    try {
-      await client.addEntry('blacklist', { ip: '10.0.0.1/24', description: 'host bits set' });
-      throw new Error('the client accepted a CIDR with host bits set');
-    } catch (error) {
-      if (!(error instanceof ManagementApiError)) throw error;
-      detail(`${error.code}: ${error.message}`);
-    }
+    step('Write the demo configuration and a scratch cdktf project');
+    writeDemoConfig(configFile, emulator.url);
+    const projectDir = path.join(workDir, 'project');
+    createCdktfProject(projectDir);
+    detail(`${configFile}: svc.config.json as shipped, securityPolicy.baseUrl = ${emulator.url}`);
+    detail(`${projectDir}: cdktf.json running main.ts; cdktf.out/ and the stacks' state go here`);
+    detail('the API key reaches terraform as TF_VAR_api_key (the stack\'s sensitive, ephemeral variable api_key)');
+    const context: DemoContext = {
+      mirror,
+      projectDir,
+      outdir: path.join(projectDir, 'cdktf.out'),
+      env: isolatedEnvironment({
+        SVC_CONFIG: configFile,
+        SVC_PROVIDER_BUILD_DIR: mirror.buildDir,
+        TF_VAR_api_key: apiKey,
+        TF_CLI_CONFIG_FILE: mirror.cliConfigFile,
+        CHECKPOINT_DISABLE: '1',
+        // Keeps the provider out of ~/.terraform.d/plugin-cache, which cdktf would use.
+        CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
+      }),
+      client,
+      emulator,
+      tenant,
+    };
 
-    step('Blocklist entries end 30 minutes after they were added (the emulator clock moves 31 minutes)');
-    await admin(emulator.url, 'clock', { advanceSeconds: 31 * 60 });
-    await showList(client, 'blocklist');
+    step(`Deploy the ${STACK} stack through cdktf (synth, terraform init, plan, apply)`);
+    await cdktf(context, ['deploy', STACK, '--auto-approve']);
 
-    step('Risk-based blocking: the third block of an address moves it to the blacklist');
-    for (let block = 1; block <= 3; block += 1) {
-      const outcome = await admin(emulator.url, 'risk-block', { tenant: TENANT, ip: '192.0.2.66' });
-      detail(`block ${block}: 192.0.2.66 is now on the ${outcome.list} (blocks: ${outcome.blocks})`);
-      await admin(emulator.url, 'clock', { advanceSeconds: 31 * 60 });
-    }
-    const whitelisted = await admin(emulator.url, 'risk-block', { tenant: TENANT, ip: '2001:db8::10' });
-    detail(`a whitelisted address is never blocked: 2001:db8::10 -> ${whitelisted.list}`);
-
-    step('Single sign-on for the tenant and the channel (list, copy without uuid, update)');
-    const metadataUrl = 'https://idp.example.com/app/svc/sso/saml/metadata';
-    detail(await client.setTenantSso(TENANT, { enabled: true, required: false, saml_metadata_url: metadataUrl }));
-    detail(await client.setChannelSso(CHANNEL, { enabled: true, required: true, saml_metadata_url: metadataUrl }));
-    const [tenant] = (await client.listCustomers()).filter((customer) => customer.name === TENANT);
-    detail(`tenant sso now: ${JSON.stringify(tenant?.sso)}`);
+    step('What the management API holds now');
+    await showPolicy(context);
 
     step('The audit log, newest first');
-    for (const event of await client.auditEvents(8)) {
+    for (const event of await client.auditEvents(12)) {
       detail(`${new Date(event.timestamp * 1000).toISOString()}  ${event.category}/${event.action}  ${event.description}`);
     }
 
-    step('Clean up: remove every entry and turn SSO off');
-    for (const list of ['blacklist', 'blocklist', 'whitelist'] as const) {
-      const ips = (await client.listEntries(list)).map((entry) => entry.ip);
-      await client.bulkDeleteEntries(list, ips);
-      detail(`${list}: removed ${ips.length}`);
-    }
-    await client.setTenantSso(TENANT, null);
-    await client.setChannelSso(CHANNEL, null);
-    const calls = client.stats();
-    detail(
-      `the client sent ${calls.requests} requests: ${calls.logins} logins (the moved clock outlived ` +
-        `the 30-minute token ${calls.reauthentications} times), ${calls.retries} retries`,
-    );
+    step('Change the policy out of band, through the API (as someone in the console would)');
+    const [removed] = (await client.listEntries('blacklist')).map((entry) => entry.ip).sort();
+    if (removed === undefined) throw new DemoError('the blacklist is empty after the deploy; the demo removes one of its entries');
+    await client.deleteEntry('blacklist', removed);
+    detail(`removed ${removed} from the blacklist`);
+    const [channel] = (await client.listChannels()).filter((candidate) => candidate.sso !== null);
+    if (channel === undefined || channel.sso === null) throw new DemoError('no channel has SSO settings after the deploy; the demo flips one');
+    await client.setChannelSso(channel.name, { ...channel.sso, enabled: !channel.sso.enabled });
+    detail(`channel ${channel.name}: SSO enabled ${channel.sso.enabled} -> ${!channel.sso.enabled}`);
+
+    step('The drift check: terraform plan -detailed-exitcode finds both changes (exit 2)');
+    await driftCheck(context, 2);
+
+    step('Repair: deploy again; terraform puts back what the configuration says');
+    await cdktf(context, ['deploy', STACK, '--auto-approve']);
+    await driftCheck(context, 0);
+
+    step('Clean up: destroy the stack');
+    await cdktf(context, ['destroy', STACK, '--auto-approve']);
+    const left = await Promise.all(LISTS.map(async (list) => (await client!.listEntries(list)).length));
+    detail(`the API holds ${LISTS.map((list, index) => `${left[index]} ${list} entries`).join(', ')}`);
+    if (left.some((count) => count > 0)) throw new DemoError('entries are left after cdktf destroy');
+
+    step('The control-plane stack (synthesized by the same cdktf run; deploying it needs AWS)');
+    summariseStack(path.join(context.outdir, 'stacks', 'control-plane', 'cdk.tf.json'));
+    detail('deploying it needs an AWS account, credentials and your own configuration:');
+    detail('  SVC_CONFIG=my.config.json npm run deploy -- control-plane   (help/control-plane.md)');
   } finally {
-    await client.close();
-    await emulator.stop();
+    await client?.close();
+    await emulator?.stop();
+    if (keep) console.log(`\nKept the scratch project: ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true });
   }
-  console.log('\nDone: every step ran against a real HTTP server on this machine.');
+  console.log('\nDone: the policy went through cdktf and terraform into a real HTTP server on this machine, drifted, was repaired and destroyed.');
 }
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
   console.log(USAGE);
+} else if (argv.some((argument) => argument !== '--keep')) {
+  console.error(`demo failed: unknown argument "${argv.find((argument) => argument !== '--keep')}"; run npm run demo -- --help`);
+  process.exitCode = 1;
 } else {
-  run().catch((error: unknown) => {
+  run(argv.includes('--keep')).catch((error: unknown) => {
     console.error(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
   });

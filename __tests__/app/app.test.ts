@@ -1,40 +1,82 @@
-/** main.ts: the shipped svc.config.json synthesizes both stacks; configuration errors name the field. */
-import { spawnSync } from 'node:child_process';
+/**
+ * main.ts: the shipped svc.config.json builds the three stacks with the expected resources;
+ * configuration errors name the file, the field and the value. (The real `cdktf synth` CLI runs
+ * in cdktf-end-to-end.test.ts.)
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { Testing } from 'cdktf';
+import { Testing, type TerraformStack } from 'cdktf';
 import { buildApp } from '../../main';
 import { AppConfigError, loadAppConfig, parseAppConfig } from '../../src/app/config';
 
 const root = path.join(__dirname, '..', '..');
 const shippedConfig = path.join(root, 'svc.config.json');
 
+interface StackJson {
+  provider?: Record<string, Array<Record<string, unknown>>>;
+  resource?: Record<string, Record<string, Record<string, unknown>>>;
+  data?: Record<string, Record<string, unknown>>;
+  variable?: Record<string, Record<string, unknown>>;
+  terraform?: { required_providers?: Record<string, { source: string; version?: string }> };
+}
+
+function synthStack(app: ReturnType<typeof buildApp>, name: string): StackJson {
+  const stack = app.node.findChild(name) as TerraformStack;
+  return JSON.parse(Testing.synth(stack)) as StackJson;
+}
+
+function resourceCounts(json: StackJson): Record<string, number> {
+  return Object.fromEntries(Object.entries(json.resource ?? {}).map(([type, instances]) => [type, Object.keys(instances).length]));
+}
+
+function withConfigFile<T>(config: unknown, use: (file: string) => T): T {
+  const directory = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
+  const file = path.join(directory, 'svc.config.json');
+  writeFileSync(file, JSON.stringify(config));
+  try {
+    return use(file);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 describe('the shipped configuration', () => {
-  test('builds the control-plane and deployment-policy stacks', () => {
-    const app = buildApp(Testing.app(), shippedConfig);
+  const app = buildApp(Testing.app(), shippedConfig);
+
+  test('builds the control-plane, deployment-policy and security-policy stacks', () => {
     const stackIds = app.node.children.map((child) => child.node.id).sort();
-    expect(stackIds).toEqual(['control-plane', 'deployment-policy']);
+    expect(stackIds).toEqual(['control-plane', 'deployment-policy', 'security-policy']);
   });
 
-  test('cdktf synth writes both stacks, with no API key in them', () => {
-    const output = mkdtempSync(path.join(tmpdir(), 'svc-synth-'));
-    try {
-      const result = spawnSync('npx', ['cdktf', 'synth', '--output', output], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, CHECKPOINT_DISABLE: '1', SVC_CONFIG: shippedConfig, TF_VAR_api_key: 'key-that-must-not-appear' },
-        timeout: 120_000,
-      });
-      expect(result.status).toBe(0);
-      for (const stack of ['control-plane', 'deployment-policy']) {
-        const json = readFileSync(path.join(output, 'stacks', stack, 'cdk.tf.json'), 'utf8');
-        expect(json).not.toContain('key-that-must-not-appear');
-        expect(JSON.parse(json).provider.aws[0].allowed_account_ids).toEqual(['123456789012']);
-      }
-    } finally {
-      rmSync(output, { recursive: true, force: true });
+  test('the AWS stacks are pinned to the configured account', () => {
+    for (const name of ['control-plane', 'deployment-policy']) {
+      expect(synthStack(app, name).provider?.aws[0].allowed_account_ids).toEqual(['123456789012']);
     }
+  });
+
+  test('security-policy declares the policy files\' entries, a whole-list whitelist and both SSO settings', () => {
+    const json = synthStack(app, 'security-policy');
+    expect(resourceCounts(json)).toEqual({
+      svc_blacklist_entry: 4,
+      svc_blocklist_entry: 3,
+      svc_whitelist: 1,
+      svc_tenant_sso: 1,
+      svc_channel_sso: 1,
+    });
+    expect(Object.keys(json.resource!.svc_blacklist_entry)).toContain('blacklist_203_0_113_9');
+    expect(json.resource!.svc_whitelist.whitelist).toMatchObject({ mode: 'additive', entries: { '192.0.2.0/28': 'office egress' } });
+    expect(json.resource!.svc_channel_sso.channel_main).toMatchObject({ name: 'main', enabled: true });
+    expect(json.resource!.svc_tenant_sso.tenant).toMatchObject({ name: 'acme-corp', enabled: false });
+    expect(json.terraform?.required_providers?.svc).toEqual({ source: 'svc-prevent/svc', version: '~> 0.1' });
+    // No AWS in this stack unless allowControlPlaneEgress is configured.
+    expect(json.provider?.aws).toBeUndefined();
+  });
+
+  test('the provider takes the API key from the null, sensitive, ephemeral variable api_key, and no base_url from the file', () => {
+    const json = synthStack(app, 'security-policy');
+    expect(json.provider?.svc).toEqual([{ api_key: '${var.api_key}', tenant: 'acme-corp', sso_base: 'https://sso.example.com' }]);
+    expect(json.variable?.api_key).toMatchObject({ type: 'string', sensitive: true, ephemeral: true, nullable: true, default: null });
   });
 });
 
@@ -49,12 +91,24 @@ describe('configuration errors name the file, the field and the value', () => {
     ['parameter not a string', (config) => (config.controlPlane.Subnets = ['subnet-1']), /controlPlane\.Subnets: expected a non-empty string/],
     ['sensorCidrs not a list', (config) => (config.sensorCidrs = '10.0.0.0/8'), /sensorCidrs: expected an array/],
     ['installationRole not boolean', (config) => (config.installationRole = 'yes'), /installationRole: expected true or false, got "yes"/],
+    ['securityPolicy not an object', (config) => (config.securityPolicy = ['blacklist']), /securityPolicy: expected an object/],
+    ['API key in securityPolicy', (config) => (config.securityPolicy.apiKey = 'k'), /securityPolicy\.apiKey: secrets never go in this file/],
+    ['unknown securityPolicy field', (config) => (config.securityPolicy.blacklists = {}), /securityPolicy\.blacklists: unknown field/],
+    ['bad inline entry', (config) => (config.securityPolicy.blocklist = { entries: [{ ip: '10.0.0.1/24' }] }), /securityPolicy\.blocklist\.entries\[0\]\.ip: "10\.0\.0\.1\/24"/],
+    ['baseUrl not a URL', (config) => (config.securityPolicy.baseUrl = 'svc.example.com'), /securityPolicy\.baseUrl: "svc\.example\.com" is not an http or https URL/],
+    ['SSO without enabled', (config) => (config.securityPolicy.tenantSso = { name: 'acme-corp' }), /securityPolicy\.tenantSso\.enabled: is missing/],
   ];
   test.each(cases)('%s', (_name, change, field) => {
     const config = structuredClone(valid);
     change(config);
-    expect(() => parseAppConfig('svc.config.json', config)).toThrow(AppConfigError);
     expect(() => parseAppConfig('svc.config.json', config)).toThrow(field);
+    expect(() => parseAppConfig('svc.config.json', config)).toThrow(/^svc\.config\.json: /);
+  });
+
+  test('errors of the top-level fields are AppConfigErrors with code invalid_config', () => {
+    const config = structuredClone(valid);
+    delete config.aws;
+    expect(() => parseAppConfig('svc.config.json', config)).toThrow(AppConfigError);
   });
 
   test('a missing file says how to point at one', () => {
@@ -73,15 +127,23 @@ describe('configuration errors name the file, the field and the value', () => {
   });
 
   test('a bad template parameter fails the build with the construct error', () => {
-    const directory = mkdtempSync(path.join(tmpdir(), 'svc-config-'));
-    const file = path.join(directory, 'svc.config.json');
     const config = structuredClone(valid);
     config.controlPlane.VPC = 'vpc_bad';
-    writeFileSync(file, JSON.stringify(config));
-    try {
-      expect(() => buildApp(Testing.app(), file)).toThrow(/vpc_bad/);
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
+    withConfigFile(config, (file) => expect(() => buildApp(Testing.app(), file)).toThrow(/vpc_bad/));
+  });
+
+  test('entry files are found relative to the config file, and a missing one is named', () => {
+    const config = structuredClone(valid);
+    config.securityPolicy.blacklist = { files: ['policy/missing.yaml'] };
+    withConfigFile(config, (file) => expect(() => buildApp(Testing.app(), file)).toThrow(path.join(path.dirname(file), 'policy', 'missing.yaml')));
+  });
+
+  test('without a securityPolicy section the app has no security-policy stack', () => {
+    const config = structuredClone(valid);
+    delete config.securityPolicy;
+    withConfigFile(config, (file) => {
+      const stackIds = buildApp(Testing.app(), file).node.children.map((child) => child.node.id).sort();
+      expect(stackIds).toEqual(['control-plane', 'deployment-policy']);
+    });
   });
 });

@@ -40,19 +40,31 @@ describe('README', () => {
 });
 
 describe('npm run demo', () => {
-  test('runs every step against the emulator and cleans up', () => {
+  test('deploys the shipped security policy through cdktf into the emulator, shows the drift, repairs it and cleans up', () => {
     const result = spawnSync('npm', ['run', '--silent', 'demo'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
     expect(result.stderr).not.toMatch(/demo failed/);
     expect(result.status).toBe(0);
     const output = result.stdout;
     expect(output).toMatch(/svc-emulator listening on http:\/\/127\.0\.0\.1:\d+/);
-    expect(output).toContain('chunk 3/3: 2500/2500 entries');
-    expect(output).toMatch(/validation_failed: .*10\.0\.0\.1\/24/);
-    expect(output).toMatch(/\[5\] Blocklist[\s\S]*blocklist: 0 entries/);
-    expect(output).toContain('block 3: 192.0.2.66 is now on the blacklist (blocks: 3)');
+    expect(output).toContain('$ cdktf deploy security-policy --auto-approve');
+    expect(output).toMatch(/Apply complete! Resources: 10 added, 0 changed, 0 destroyed\./);
+    expect(output).toMatch(/whitelist: 192\.0\.2\.0\/28, 198\.51\.100\.20, 2001:db8:cafe::1/);
     expect(output).toContain('Lists/new_entry');
-    expect(output).toMatch(/blacklist: removed 2502/);
+    // The out-of-band changes, as the drift check reports them.
+    expect(output).toMatch(/svc_blacklist_entry\.blacklist_\S+ {2}deleted outside terraform/);
+    expect(output).toMatch(/svc_channel_sso\.channel_main {2}changed outside terraform\n\s+enabled: true -> false/);
+    expect(output).toMatch(/drift check: 1 stack: 0 clean, 1 drifted, 0 failed, 0 skipped; exit 2/);
+    expect(output).toMatch(/Apply complete! Resources: 1 added, 1 changed, 0 destroyed\./);
+    expect(output).toMatch(/drift check: 1 stack: 1 clean, 0 drifted, 0 failed, 0 skipped; exit 0/);
+    expect(output).toMatch(/Destroy complete! Resources: 10 destroyed\./);
+    expect(output).toContain('the API holds 0 blacklist entries, 0 blocklist entries, 0 whitelist entries');
+    expect(output).toMatch(/control-plane\/cdk\.tf\.json: \d+ resources of \d+ types/);
+    expect(output).toMatch(/deploying it needs an AWS account/);
     expect(output).toContain('Done:');
+    // The throwaway API key travels as TF_VAR_api_key and is never printed; the scratch project is removed.
+    const scratch = /(\/\S*svc-demo-[^/\s]+)\/svc\.config\.json/.exec(output)?.[1];
+    expect(scratch).toBeDefined();
+    expect(existsSync(scratch!)).toBe(false);
   });
 
   test('--help describes it without starting anything', () => {
@@ -60,5 +72,11 @@ describe('npm run demo', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run demo/);
     expect(result.stdout).not.toContain('listening');
+  });
+
+  test('an unknown argument fails with the demo failed line', () => {
+    const result = spawnSync('npm', ['run', '--silent', 'demo', '--', '--fast'], { cwd: root, encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/demo failed: unknown argument "--fast"/);
   });
 });

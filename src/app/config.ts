@@ -1,9 +1,12 @@
 /**
  * The app's configuration file (`SVC_CONFIG`, default `svc.config.json`): which AWS account and
- * region, and the control plane's template parameters. Secrets never come from this file: the
- * API key reaches Terraform as the ephemeral variable `api_key` (TF_VAR_api_key).
+ * region, the control plane's template parameters, and the security policy (`securityPolicy`,
+ * parsed by modules/security-policy/config.ts). Secrets never come from this file: the API key
+ * reaches Terraform as the ephemeral variable `api_key` (TF_VAR_api_key), or the svc provider
+ * reads SVC_API_KEY.
  */
 import { readFileSync } from 'node:fs';
+import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../../modules/security-policy/config';
 
 export const DEFAULT_CONFIG_FILE = 'svc.config.json';
 
@@ -17,6 +20,8 @@ export interface AppConfig {
   readonly sensorCidrs?: string[];
   /** Also create the installation role with the deployment policy attached. @default false */
   readonly installationRole?: boolean;
+  /** The security-policy stack's lists and SSO settings; absent: the app has no such stack. */
+  readonly securityPolicy?: SecurityPolicyConfig;
 }
 
 /** A configuration problem, naming the file, the field and the value. */
@@ -47,7 +52,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, '(top level)', 'expected a JSON object');
   }
   const config = raw as Record<string, unknown>;
-  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole'];
+  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy'];
   for (const key of Object.keys(config)) {
     if (!known.includes(key)) throw new AppConfigError(file, key, `unknown field; expected one of ${known.join(', ')}`);
   }
@@ -79,6 +84,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     vpcCidr: config.vpcCidr === undefined ? undefined : expectString(file, 'vpcCidr', config.vpcCidr),
     sensorCidrs: config.sensorCidrs as string[] | undefined,
     installationRole: config.installationRole as boolean | undefined,
+    ...(config.securityPolicy === undefined ? {} : { securityPolicy: parseSecurityPolicyConfig(file, config.securityPolicy) }),
   };
 }
 

@@ -1,0 +1,128 @@
+/**
+ * `npm run drift`: plans every stack of the cdktf app (or the ones named) with
+ * `-detailed-exitcode` semantics and prints what drifted. For pipelines: exit 0 clean, 2 drift
+ * or pending changes, 1 a stack could not be planned. The logic is src/app/drift-check.ts.
+ */
+import * as path from 'node:path';
+import { synthesizeApp } from '../main';
+import { DEFAULT_CONFIG_FILE } from '../src/app/config';
+import { DriftCheckError, runDriftCheck } from '../src/app/drift-check';
+import { ensureProviderBuilt, ProviderMirrorError } from '../src/app/provider-mirror';
+
+const USAGE = `Usage: npm run drift -- [--stack <name>]... [--no-synth] [--output <dir>] [--skip-unreachable]
+
+Synthesizes the cdktf app (main.ts, configured by SVC_CONFIG, default ${DEFAULT_CONFIG_FILE}) into
+<dir>, then for each stack runs, in <dir>/stacks/<stack>:
+  terraform init -input=false
+  terraform plan -detailed-exitcode -input=false -lock=false -out=<temporary file>
+  terraform show -json <that file>
+and prints what changed outside terraform (resource address, how, the attributes) and what the
+plan would do. Sensitive values are never printed. Terraform gets this shell's environment
+(SVC_API_KEY or TF_VAR_api_key, AWS credentials); stacks using the svc provider install it from
+its build (dist/, built when missing or stale).
+
+Options:
+  --stack <name>      check this stack only; repeat for more (default: every stack)
+  --no-synth          use the app already synthesized in <dir> (e.g. by cdktf synth)
+  --output <dir>      the synthesized app (default cdktf.out, as cdktf)
+  --skip-unreachable  a stack terraform cannot plan (no credentials, no network) is reported as
+                      skipped and does not fail the check (default: it fails it, exit 1)
+  --help, -h          show this help
+
+Exit status: 0 no drift and nothing to change; 2 drift or pending changes in at least one
+stack; 1 a stack could not be planned (or every stack was skipped), or a usage error.`;
+
+export interface DriftCliArguments {
+  readonly help: boolean;
+  readonly stacks: string[];
+  readonly synth: boolean;
+  readonly output: string;
+  readonly skipUnreachable: boolean;
+}
+
+export function parseDriftArguments(argv: readonly string[]): DriftCliArguments {
+  const result: { -readonly [key in keyof DriftCliArguments]: DriftCliArguments[key] } = {
+    help: false,
+    stacks: [],
+    synth: true,
+    output: 'cdktf.out',
+    skipUnreachable: false,
+  };
+  const value = (flag: string, index: number): string => {
+    const next = argv[index + 1];
+    if (next === undefined || next.startsWith('--')) throw new DriftCheckError(`${flag} needs a value, e.g. ${flag === '--stack' ? '--stack security-policy' : '--output cdktf.out'}`);
+    return next;
+  };
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index];
+    if (argument === '--help' || argument === '-h') return { ...result, help: true };
+    if (argument === '--stack') {
+      result.stacks.push(value(argument, index));
+      index += 1;
+    } else if (argument.startsWith('--stack=')) {
+      result.stacks.push(argument.slice('--stack='.length));
+    } else if (argument === '--output') {
+      result.output = value(argument, index);
+      index += 1;
+    } else if (argument.startsWith('--output=')) {
+      result.output = argument.slice('--output='.length);
+    } else if (argument === '--no-synth') {
+      result.synth = false;
+    } else if (argument === '--skip-unreachable') {
+      result.skipUnreachable = true;
+    } else {
+      throw new DriftCheckError(`unknown argument "${argument}"; run with --help for the options`);
+    }
+  }
+  if (result.stacks.some((stack) => stack === '')) throw new DriftCheckError('--stack needs a stack name, e.g. --stack security-policy');
+  return result;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: DriftCliArguments;
+  try {
+    options = parseDriftArguments(argv);
+  } catch (error) {
+    if (!(error instanceof DriftCheckError)) throw error;
+    process.stderr.write(`drift check: ${error.message}\n`);
+    return 1;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const outdir = path.resolve(options.output);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  if (options.synth) {
+    const configFile = process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE;
+    log(`drift check: synthesizing the app from ${configFile} into ${outdir}`);
+    synthesizeApp(outdir, configFile, progress);
+  }
+  try {
+    const result = await runDriftCheck({
+      outdir,
+      stacks: options.stacks,
+      skipUnreachable: options.skipUnreachable,
+      mirror: () => ensureProviderBuilt({ log: progress }),
+      log,
+    });
+    return result.exitCode;
+  } catch (error) {
+    if (!(error instanceof DriftCheckError || error instanceof ProviderMirrorError)) throw error;
+    process.stderr.write(`drift check: ${error.message}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`drift check failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
