@@ -12,3 +12,5 @@ export {
 export { loadPolicyEntryFile } from './entry-files';
 export { SecurityPolicy, type ChannelServiceProvider, type PolicyEntryResource, type PolicyWholeListResource } from './security-policy';
 export * from './config';
+export { ControlPlaneEgress, type ControlPlaneEgressProps } from './control-plane-egress';
+export { ChannelServiceProviderOutputs, type ChannelServiceProviderOutputsProps } from './saml-outputs';

@@ -17,7 +17,7 @@
  * every one preceded by `namePrefix` when given.
  */
 import { Construct } from 'constructs';
-import { TerraformStack, Token, type TerraformResource } from 'cdktf';
+import { Fn, TerraformIterator, TerraformLocal, TerraformStack, Token, type IResolvable, type TerraformResource } from 'cdktf';
 import { Blacklist } from '../svc-provider/blacklist';
 import { BlacklistEntry } from '../svc-provider/blacklist-entry';
 import { Blocklist } from '../svc-provider/blocklist';
@@ -70,7 +70,22 @@ interface ListState {
   readonly entryResources: Map<string, PolicyEntryResource>;
   /** Token entries added so far per source, for `<source>_<n>` names. */
   readonly tokenCounts: Map<string, number>;
+  /** Maps known only to Terraform (e.g. a for expression over data sources), merged into a whole list. */
+  readonly entryMaps: IResolvable[];
+  /** The local holding the declared entries once a map from addEntryMap is merged in. */
+  declaredEntries: TerraformLocal | undefined;
+  /** Sources of addEntryMap calls, so each names one for_each resource. */
+  readonly entryMapSources: Set<string>;
   wholeList: PolicyWholeListResource | undefined;
+}
+
+/**
+ * A description as Terraform must see it: in Terraform's JSON syntax every string is a
+ * template, so `${` and `%{` from an entry file would be read as interpolation. Tokens (our own
+ * references) pass unchanged.
+ */
+function terraformText(text: string): string {
+  return Token.isUnresolved(text) ? text : text.replace(/([$%])\{/g, '$1$1{');
 }
 
 /** Resource addresses declared by SecurityPolicies per stack, so two policies cannot take the same name. */
@@ -136,7 +151,40 @@ export class SecurityPolicy extends Construct {
       const checked = checkPropEntry(entry, { constructPath: this.node.path, field: `${source}[${index}]` });
       this.addChecked(list, state, checked, () => entry.name ?? this.nextTokenName(state, source));
     });
-    if (state.wholeList !== undefined) state.wholeList.entries = this.entriesMap(state);
+    if (state.wholeList !== undefined) state.wholeList.entries = this.entriesMap(state, list);
+  }
+
+  /**
+   * Adds entries whose addresses Terraform knows only at plan time, as a map expression from
+   * address to description (e.g. a for expression over NAT gateway data sources). A whole list
+   * merges it into its `entries` map; a per-entry list declares one resource with `for_each`
+   * over it, named `<list>_<source>`, its instances keyed by address
+   * (`svc_whitelist_entry.whitelist_control_plane_egress["203.0.113.5"]`). Not checked at
+   * synth: the provider checks the addresses at plan.
+   */
+  addEntryMap(list: PolicyListName, entries: IResolvable, source: string): void {
+    if (!POLICY_LIST_NAMES.includes(list)) throw this.propError('addEntryMap(list)', list, `expected one of ${POLICY_LIST_NAMES.join(', ')}`);
+    const state = this.lists.get(list) ?? this.declareList(list, {});
+    if (state.entryMapSources.has(source)) {
+      throw this.propError('addEntryMap(source)', source, `was already used for the ${list}; give each call its own source (it names the resources)`);
+    }
+    state.entryMapSources.add(source);
+    state.entryMaps.push(entries);
+    if (state.wholeList !== undefined) {
+      state.wholeList.entries = this.entriesMap(state, list);
+      return;
+    }
+    const iterator = TerraformIterator.fromMap(entries as unknown as { [key: string]: string });
+    const name = `${this.namePrefix}${list}_${nameFragment(source)}`;
+    const Entry = ENTRY_CLASSES[list];
+    const resource = new Entry(this, name, {
+      forEach: iterator,
+      ip: Token.asString(iterator.key),
+      description: Token.asString(iterator.value),
+      ...this.commonConfig(),
+    });
+    this.claimName(resource, name);
+    state.entryResources.set(name, resource);
   }
 
   /** The SAML service-provider URLs of a channel declared in channelSso, for an identity-provider resource or an output. */
@@ -188,6 +236,9 @@ export class SecurityPolicy extends Construct {
       byCanonical: new Map(),
       entryResources: new Map(),
       tokenCounts: new Map(),
+      entryMaps: [],
+      entryMapSources: new Set(),
+      declaredEntries: undefined,
       wholeList: undefined,
     };
     this.lists.set(list, state);
@@ -203,7 +254,7 @@ export class SecurityPolicy extends Construct {
     if (resources === 'whole-list') {
       const WholeList = WHOLE_LIST_CLASSES[list];
       state.wholeList = new WholeList(this, list, {
-        entries: this.entriesMap(state),
+        entries: this.entriesMap(state, list),
         ...(mode === undefined ? {} : { mode }),
         ...this.commonConfig(),
       });
@@ -240,18 +291,30 @@ export class SecurityPolicy extends Construct {
     const resource = new Entry(this, name, {
       // The canonical spelling, so a respelled file line (10.0.0.1/32) changes nothing.
       ip: entry.canonical ?? entry.ip,
-      ...(entry.description === undefined ? {} : { description: entry.description }),
+      ...(entry.description === undefined ? {} : { description: terraformText(entry.description) }),
       ...this.commonConfig(),
     });
     this.claimName(resource, name);
     state.entryResources.set(name, resource);
   }
 
-  /** The whole-list `entries` map: canonical address (or token) to description. */
-  private entriesMap(state: ListState): { [ip: string]: string } {
+  /**
+   * The whole-list `entries` map: canonical address (or token) to description. With maps from
+   * addEntryMap it becomes `merge(local.<list>_entries, ...)`: the declared entries go in a
+   * local, because cdktf writes a map inside a function call as HCL text, where it can neither
+   * quote a description nor write a token as a key; in JSON (a local's value) it can.
+   */
+  private entriesMap(state: ListState, list: PolicyListName): { [ip: string]: string } {
     const map: { [ip: string]: string } = {};
-    for (const entry of state.entries) map[entry.canonical ?? entry.ip] = entry.description ?? '';
-    return map;
+    for (const entry of state.entries) map[entry.canonical ?? entry.ip] = terraformText(entry.description ?? '');
+    if (state.entryMaps.length === 0) return map;
+    if (state.declaredEntries === undefined) {
+      state.declaredEntries = new TerraformLocal(this, `${list}-entries`, map);
+      state.declaredEntries.overrideLogicalId(`${this.namePrefix}${list}_entries`);
+    } else {
+      state.declaredEntries.expression = map;
+    }
+    return Token.asStringMap(Fn.merge([state.declaredEntries.asAnyMap, ...state.entryMaps]));
   }
 
   private nextTokenName(state: ListState, source: string): string {
@@ -295,13 +358,14 @@ export class SecurityPolicy extends Construct {
     }
     const address = `${resource.terraformResourceType}.${name}`;
     const owner = claimed.get(address);
-    if (owner !== undefined && owner !== this.node.path) {
+    if (owner !== undefined) {
+      const fix = owner === this.node.path ? 'give the entries or sources distinct names' : "give each SecurityPolicy of one stack its own namePrefix (e.g. 'globex_')";
       throw new SecurityPolicyPropError({
         code: 'policy_resource_name_clash',
         constructPath: this.node.path,
         prop: 'namePrefix',
         value: this.namePrefix,
-        message: `${address} is already declared by ${owner} in this stack; give each SecurityPolicy of one stack its own namePrefix (e.g. 'globex_')`,
+        message: `${address} is already declared by ${owner} in this stack; ${fix}`,
       });
     }
     claimed.set(address, this.node.path);

@@ -1,0 +1,128 @@
+/**
+ * Wiring infrastructure into policy: the control plane's egress addresses (its NAT gateways'
+ * public IPs, read through AWS data sources) go on the tenant's whitelist, so risk-based
+ * blocking never blocks the platform's own scan template service.
+ *
+ *   new ControlPlaneEgress(stack, 'control-plane-egress', { policy, natGatewayIds: ['nat-0123456789abcdef0'] });
+ *
+ * The addresses join the whitelist the way the policy declares it: on a whole-list whitelist
+ * they become keys of its `entries` map (a separate svc_whitelist_entry would be removed again
+ * by an authoritative whole list, and the two would fight on every apply); on a per-entry
+ * whitelist each becomes a svc_whitelist_entry. The stack needs an AWS provider.
+ *
+ * Terraform names (public contract, see security-policy.ts):
+ *   data.aws_nat_gateway.control_plane_egress_nat_0123456789abcdef0        by id
+ *   svc_whitelist_entry.whitelist_control_plane_egress_nat_0123456789abcdef0  (per-entry whitelist)
+ *   data.aws_nat_gateways.control_plane_egress_vpc, data.aws_nat_gateway.control_plane_egress_vpc_gateways
+ *   svc_whitelist_entry.whitelist_control_plane_egress_vpc["<ip>"]           by VPC (per-entry whitelist)
+ */
+import { Construct } from 'constructs';
+import { TerraformIterator, Token, type TerraformProvider } from 'cdktf';
+import { DataAwsNatGateway } from '@cdktf/provider-aws/lib/data-aws-nat-gateway';
+import { DataAwsNatGateways } from '@cdktf/provider-aws/lib/data-aws-nat-gateways';
+import { SecurityPolicyPropError } from './errors';
+import type { SecurityPolicy } from './security-policy';
+
+export interface ControlPlaneEgressProps {
+  /** The policy whose whitelist gets the addresses. */
+  readonly policy: SecurityPolicy;
+  /** NAT gateways by id (`nat-...`), e.g. the control plane VPC's. */
+  readonly natGatewayIds?: readonly string[];
+  /** Also every available public NAT gateway of this VPC, found at plan time. */
+  readonly vpcId?: string;
+  /** @default 'control plane egress' (each entry adds `(NAT gateway <id>)`) */
+  readonly description?: string;
+  /** The AWS provider of the data sources. @default the stack's default aws provider */
+  readonly awsProvider?: TerraformProvider;
+}
+
+const NAT_GATEWAY_ID = /^nat-[0-9a-f]{8}([0-9a-f]{9})?$/;
+const VPC_ID = /^vpc-[0-9a-f]{8}([0-9a-f]{9})?$/;
+
+function snakeCase(text: string): string {
+  return text.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
+}
+
+/** An HCL string literal: JSON escapes are HCL escapes; `${` and `%{` must not start a template. */
+function hclString(text: string): string {
+  return JSON.stringify(text).replace(/[$%]\{/g, (opener) => `${opener[0]}${opener}`);
+}
+
+export class ControlPlaneEgress extends Construct {
+  /** The NAT gateway data sources given by id, by id. */
+  readonly natGateways: ReadonlyMap<string, DataAwsNatGateway>;
+  /** The NAT gateways of vpcId (for_each over their ids), when vpcId is given. */
+  readonly vpcNatGateways: DataAwsNatGateway | undefined;
+
+  constructor(scope: Construct, id: string, props: ControlPlaneEgressProps) {
+    super(scope, id);
+    const fail = (prop: string, value: unknown, message: string) => new SecurityPolicyPropError({ constructPath: this.node.path, prop, value, message });
+    const ids = props.natGatewayIds ?? [];
+    if (ids.length === 0 && props.vpcId === undefined) {
+      throw fail('natGatewayIds', ids, 'names no NAT gateway; give natGatewayIds (["nat-..."]) or vpcId');
+    }
+    ids.forEach((natGatewayId, index) => {
+      if (Token.isUnresolved(natGatewayId)) throw fail(`natGatewayIds[${index}]`, natGatewayId, 'is a token; give literal ids (they name the data sources and whitelist entries), or use vpcId');
+      if (!NAT_GATEWAY_ID.test(natGatewayId)) throw fail(`natGatewayIds[${index}]`, natGatewayId, 'is not a NAT gateway id; give one such as nat-0123456789abcdef0');
+      if (ids.indexOf(natGatewayId) !== index) throw fail(`natGatewayIds[${index}]`, natGatewayId, `is also natGatewayIds[${ids.indexOf(natGatewayId)}]; name each gateway once`);
+    });
+    if (props.vpcId !== undefined && !Token.isUnresolved(props.vpcId) && !VPC_ID.test(props.vpcId)) {
+      throw fail('vpcId', props.vpcId, 'is not a VPC id; give one such as vpc-0123456789abcdef0');
+    }
+
+    const baseName = snakeCase(id);
+    const description = props.description ?? 'control plane egress';
+    const provider = props.awsProvider === undefined ? {} : { provider: props.awsProvider };
+    // A private NAT gateway has no public IP: fail the plan with a clear message rather than whitelist "".
+    const publicGatewayCheck = {
+      postcondition: [
+        {
+          // Terraform's JSON syntax reads a condition as a template: the expression goes in ${}.
+          condition: '${self.connectivity_type == "public" && self.public_ip != ""}',
+          errorMessage: 'This NAT gateway has no public IP (a private NAT gateway): remove it from allowControlPlaneEgress.natGatewayIds.',
+        },
+      ],
+    };
+
+    const gateways = new Map<string, DataAwsNatGateway>();
+    for (const natGatewayId of ids) {
+      const gateway = new DataAwsNatGateway(this, natGatewayId, { id: natGatewayId, lifecycle: publicGatewayCheck, ...provider });
+      gateway.overrideLogicalId(`${baseName}_${snakeCase(natGatewayId)}`);
+      gateways.set(natGatewayId, gateway);
+    }
+    this.natGateways = gateways;
+    if (ids.length > 0) {
+      props.policy.addEntries(
+        'whitelist',
+        ids.map((natGatewayId) => ({
+          ip: gateways.get(natGatewayId)!.publicIp,
+          description: `${description} (NAT gateway ${natGatewayId})`,
+          name: `${baseName}_${snakeCase(natGatewayId)}`,
+        })),
+        id,
+      );
+    }
+
+    if (props.vpcId === undefined) {
+      this.vpcNatGateways = undefined;
+      return;
+    }
+    const found = new DataAwsNatGateways(this, 'vpc', {
+      vpcId: props.vpcId,
+      filter: [{ name: 'state', values: ['available'] }],
+      ...provider,
+    });
+    found.overrideLogicalId(`${baseName}_vpc`);
+    const byId = TerraformIterator.fromList(found.ids);
+    const vpcGateways = new DataAwsNatGateway(this, 'vpc-gateways', { forEach: byId, id: Token.asString(byId.value), ...provider });
+    vpcGateways.overrideLogicalId(`${baseName}_vpc_gateways`);
+    this.vpcNatGateways = vpcGateways;
+    // Private gateways (no public IP) and the ones already named by id are left out.
+    const known = ids.map((natGatewayId) => hclString(natGatewayId)).join(', ');
+    const addresses = TerraformIterator.fromDataSources(vpcGateways).forExpressionForMap(
+      'val.public_ip',
+      `format("%s (NAT gateway %s)", ${hclString(description)}, val.id) if val.connectivity_type == "public" && !contains([${known}], val.id)`,
+    );
+    props.policy.addEntryMap('whitelist', addresses, `${baseName}_vpc`);
+  }
+}
