@@ -1,0 +1,198 @@
+/**
+ * End to end, as a user runs it: the real `cdktf synth` CLI (a scratch project, its own
+ * --output and SVC_CONFIG), then the real terraform and our provider against the synthesized
+ * security-policy stack and the emulator: apply, out-of-band change through the API, plan shows
+ * the drift (exit 2, and the drift check names it by address), apply repairs it, destroy leaves
+ * the API clean. Terraform runs with an empty CLI config, so it finds the provider only through
+ * what the app prepared (the implied local mirror and the lock entry); the API key travels only
+ * as TF_VAR_api_key.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/app/cdktf-project';
+import { runDriftCheck, type DriftCheckResult } from '../../src/app/drift-check';
+import { ensureProviderBuilt, packageHash, prepareSynthesizedStacks } from '../../src/app/provider-mirror';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
+import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
+import { filesContaining } from '../provider-acceptance/support/search';
+import { Workspace } from '../provider-acceptance/support/workspace';
+
+const root = path.join(__dirname, '..', '..');
+const TENANT = 'e2e-corp';
+const CANARY_KEY = 'synth-must-never-see-this-key';
+
+let scratch: string;
+let build: TestProviderBuild;
+let emulator: AcceptanceEmulator;
+let projectDir: string;
+let outdir: string;
+let synth: CdktfResult;
+let workspace: Workspace;
+
+/** The shipped file's AWS part and a small security policy of our own, pointed at the emulator. */
+function writeConfig(file: string, baseUrl: string): void {
+  const shipped = JSON.parse(fs.readFileSync(path.join(root, 'svc.config.json'), 'utf8'));
+  const config = {
+    aws: shipped.aws,
+    controlPlane: shipped.controlPlane,
+    securityPolicy: {
+      baseUrl,
+      tenant: TENANT,
+      ssoBase: 'https://sso.example.com',
+      blacklist: { entries: [{ ip: '203.0.113.9', description: 'scanner' }, { ip: '2001:DB8::1' }] },
+      blocklist: { entries: [{ ip: '198.51.100.23', description: 'credential stuffing' }] },
+      whitelist: { resources: 'whole-list', entries: [{ ip: '192.0.2.0/28', description: 'office' }] },
+      tenantSso: { name: TENANT, enabled: false },
+      channelSso: [{ name: 'main', enabled: true, samlMetadataUrl: 'https://idp.example.com/metadata' }],
+    },
+  };
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
+function stackDir(name: string): string {
+  return path.join(outdir, 'stacks', name);
+}
+
+async function driftCheck(apiKey: string, options: { skipUnreachable?: boolean } = {}): Promise<DriftCheckResult & { log: string }> {
+  const lines: string[] = [];
+  const result = await runDriftCheck({
+    outdir,
+    stacks: ['security-policy'],
+    env: isolatedEnvironment({ TF_VAR_api_key: apiKey }),
+    mirror: () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }),
+    log: (line) => lines.push(line),
+    ...options,
+  });
+  return { ...result, log: lines.join('\n') };
+}
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-app-e2e-'));
+  build = buildTestProvider();
+  emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
+  const configFile = path.join(scratch, 'svc.config.json');
+  writeConfig(configFile, emulator.url);
+  projectDir = path.join(scratch, 'project');
+  createCdktfProject(projectDir);
+  outdir = path.join(scratch, 'out');
+  synth = await runCdktf(['synth', '--output', outdir], {
+    cwd: projectDir,
+    env: isolatedEnvironment({
+      SVC_CONFIG: configFile,
+      SVC_PROVIDER_BUILD_DIR: path.dirname(build.cliConfigFile),
+      CHECKPOINT_DISABLE: '1',
+      TF_VAR_api_key: CANARY_KEY,
+    }),
+  });
+  const emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
+  fs.writeFileSync(emptyCliConfig, '');
+  workspace = new Workspace({ dir: stackDir('security-policy'), cliConfigFile: emptyCliConfig, env: { TF_VAR_api_key: emulator.apiKey } });
+}, 120_000);
+
+afterAll(async () => {
+  workspace?.killRunning();
+  await emulator?.stop();
+  build?.remove();
+  if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+test('cdktf synth writes the three stacks, no API key anywhere, and prepares security-policy for terraform', () => {
+  expect({ code: synth.code, output: synth.code === 0 ? '' : synth.output }).toEqual({ code: 0, output: '' });
+  for (const name of ['control-plane', 'deployment-policy', 'security-policy']) {
+    expect(fs.existsSync(path.join(stackDir(name), 'cdk.tf.json'))).toBe(true);
+  }
+  expect(filesContaining(outdir, CANARY_KEY)).toEqual([]);
+  // The state goes to the project directory cdktf ran in, not the repository.
+  const stack = JSON.parse(fs.readFileSync(path.join(stackDir('security-policy'), 'cdk.tf.json'), 'utf8'));
+  expect(stack.terraform.backend.local.path).toBe(path.join(projectDir, 'terraform.security-policy.tfstate'));
+  expect(fs.readlinkSync(path.join(stackDir('security-policy'), 'terraform.d', 'plugins'))).toBe(build.mirrorDir);
+  const lock = fs.readFileSync(path.join(stackDir('security-policy'), '.terraform.lock.hcl'), 'utf8');
+  expect(lock).toContain(`"${packageHash(path.dirname(build.mirrorExecutables[0]))}"`);
+  // AWS-only stacks are left alone.
+  expect(fs.existsSync(path.join(stackDir('control-plane'), 'terraform.d'))).toBe(false);
+});
+
+async function ips(list: 'blacklist' | 'blocklist' | 'whitelist'): Promise<string[]> {
+  return (await emulator.client(TENANT).listEntries(list)).map((entry) => entry.ip).sort();
+}
+
+// The tests below run in order on one terraform working directory: apply, drift, repair, then
+// the drift check's failure, a rebuilt provider, and destroy.
+
+test('terraform applies the synthesized stack; out-of-band changes are drift, reported by address; apply repairs', async () => {
+  const client = emulator.client(TENANT);
+
+  await workspace.init();
+  await workspace.apply();
+  expect(await ips('blacklist')).toEqual(['2001:db8::1', '203.0.113.9']);
+  expect(await ips('blocklist')).toEqual(['198.51.100.23']);
+  expect(await ips('whitelist')).toEqual(['192.0.2.0/28']);
+  const main = (await client.listChannels()).find((channel) => channel.name === 'main');
+  expect(main?.sso).toMatchObject({ enabled: true, saml_metadata_url: 'https://idp.example.com/metadata' });
+  expect(filesContaining(projectDir, emulator.apiKey)).toEqual([]);
+  expect(filesContaining(stackDir('security-policy'), emulator.apiKey)).toEqual([]);
+  await workspace.planExpecting(0);
+
+  // Someone changes the policy in the console.
+  await client.deleteEntry('blocklist', '198.51.100.23');
+  await client.setChannelSso('main', { enabled: false, required: false, saml_metadata_url: 'https://idp.example.com/metadata' });
+  await client.addEntry('whitelist', { ip: '192.0.2.200', description: 'added in the console' });
+
+  const plan = await workspace.planExpecting(2);
+  expect(plan.actions).toEqual({
+    'svc_blocklist_entry.blocklist_198_51_100_23': 'create',
+    'svc_channel_sso.channel_main': 'update',
+    'svc_whitelist.whitelist': 'update',
+  });
+
+  const drift = await driftCheck(emulator.apiKey);
+  expect(drift.exitCode).toBe(2);
+  expect(drift.stacks[0].changes?.drift).toEqual([
+    { address: 'svc_blocklist_entry.blocklist_198_51_100_23', action: 'delete', attributes: [] },
+    { address: 'svc_channel_sso.channel_main', action: 'update', attributes: [{ path: 'enabled', before: 'true', after: 'false' }] },
+    { address: 'svc_whitelist.whitelist', action: 'update', attributes: [{ path: 'entries["192.0.2.200"]', before: '(absent)', after: '"added in the console"' }] },
+  ]);
+  expect(drift.log).toContain('svc_blocklist_entry.blocklist_198_51_100_23  deleted outside terraform');
+  expect(drift.log).toMatch(/update in place svc_whitelist\.whitelist\n\s+entries\["192\.0\.2\.200"\]: "added in the console" -> \(absent\)/);
+  expect(drift.log).not.toContain(emulator.apiKey);
+
+  await workspace.apply();
+  expect(await ips('blocklist')).toEqual(['198.51.100.23']);
+  expect(await ips('whitelist')).toEqual(['192.0.2.0/28']);
+  // The drift check's plan is clean again (its exit 0 is plan -detailed-exitcode's).
+  expect((await driftCheck(emulator.apiKey)).exitCode).toBe(0);
+}, 120_000);
+
+test('a stack terraform cannot plan fails the drift check with terraform\'s first error line, or is skipped when asked', async () => {
+  const failed = await driftCheck('not-the-key');
+  expect(failed.exitCode).toBe(1);
+  expect(failed.stacks[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^terraform plan: Error: /) });
+  expect(failed.log).toContain('ERROR (cannot be planned)');
+
+  const skipped = await driftCheck('not-the-key', { skipUnreachable: true });
+  expect(skipped.stacks[0].status).toBe('skipped');
+  // Every stack skipped means nothing was checked: still a failure.
+  expect(skipped.exitCode).toBe(1);
+}, 60_000);
+
+test('a rebuilt provider (same version, new bytes) passes the next init once the app prepares the stack again', async () => {
+  const [packageExecutable] = build.mirrorExecutables;
+  fs.appendFileSync(packageExecutable, '\n// rebuilt\n');
+  const stale = await workspace.terraform(['init', '-input=false', '-no-color']);
+  expect(stale.code).toBe(1);
+  expect(stale.stderr).toMatch(/doesn't match any of the\s+checksums previously recorded/);
+
+  prepareSynthesizedStacks(outdir, () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }));
+  await workspace.terraformExpecting(['init', '-input=false', '-no-color']);
+  await workspace.planExpecting(0);
+}, 60_000);
+
+test('destroy leaves the API clean', async () => {
+  await workspace.destroy();
+  for (const list of ['blacklist', 'blocklist', 'whitelist'] as const) expect(await ips(list)).toEqual([]);
+  const main = (await emulator.client(TENANT).listChannels()).find((channel) => channel.name === 'main');
+  expect(main?.sso?.enabled ?? false).toBe(false);
+  const state = JSON.parse(fs.readFileSync(path.join(projectDir, 'terraform.security-policy.tfstate'), 'utf8'));
+  expect(state.resources).toEqual([]);
+}, 60_000);
