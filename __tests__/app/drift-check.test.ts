@@ -1,0 +1,96 @@
+/**
+ * The drift check's rules and command line: exit codes, terraform's first error line, stack
+ * selection and arguments. Real terraform runs in cdktf-end-to-end.test.ts.
+ */
+import { driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/app/drift-check';
+import { main, parseDriftArguments } from '../../scripts/drift-check';
+
+describe('driftExitCode', () => {
+  const stack = (status: StackCheck['status']): StackCheck => ({ name: status, status });
+  const cases: Array<[name: string, statuses: Array<StackCheck['status']>, code: 0 | 1 | 2]> = [
+    ['all clean', ['clean', 'clean'], 0],
+    ['one drifted', ['clean', 'drift'], 2],
+    ['an error wins over drift: the check is incomplete', ['drift', 'error'], 1],
+    ['skipped stacks do not fail a clean check', ['clean', 'skipped'], 0],
+    ['skipped stacks do not hide drift', ['drift', 'skipped'], 2],
+    ['every stack skipped: nothing was checked', ['skipped', 'skipped'], 1],
+  ];
+  test.each(cases)('%s', (_name, statuses, code) => expect(driftExitCode(statuses.map(stack))).toBe(code));
+});
+
+describe('firstErrorLine', () => {
+  const cases: Array<[name: string, stderr: string, stdout: string, expected: string]> = [
+    [
+      'a boxed diagnostic',
+      '╷\n│ Error: No valid credential sources found\n│ \n│   with provider["registry.terraform.io/hashicorp/aws"],\n╵\n╷\n│ Error: second\n╵\n',
+      '',
+      'Error: No valid credential sources found',
+    ],
+    ['an unboxed one (-no-color)', '\nError: Failed to query available provider packages\n\nCould not retrieve...\n', '', 'Error: Failed to query available provider packages'],
+    ['no Error line: the last line and the code', 'something odd\nthe end\n', '', 'the end (exit code 1)'],
+    ['no output at all', '', '', 'exit code 1, no output'],
+  ];
+  test.each(cases)('%s', (_name, stderr, stdout, expected) => expect(firstErrorLine({ code: 1, stderr, stdout })).toBe(expected));
+});
+
+describe('selectStacks', () => {
+  const stacks = ['control-plane', 'security-policy'].map((name) => ({ name, workingDirectory: `/out/stacks/${name}`, file: `/out/stacks/${name}/cdk.tf.json` }));
+  test('every stack by default, or the ones named', () => {
+    expect(selectStacks(stacks).map((stack) => stack.name)).toEqual(['control-plane', 'security-policy']);
+    expect(selectStacks(stacks, ['security-policy']).map((stack) => stack.name)).toEqual(['security-policy']);
+  });
+  test('an unknown name lists the stacks there are', () => {
+    expect(() => selectStacks(stacks, ['security'])).toThrow('no stack named "security"; the app has control-plane, security-policy');
+  });
+});
+
+describe('command line', () => {
+  const cases: Array<[name: string, argv: string[], expected: Partial<ReturnType<typeof parseDriftArguments>>]> = [
+    ['defaults', [], { help: false, stacks: [], synth: true, output: 'cdktf.out', skipUnreachable: false }],
+    ['repeated --stack, both spellings', ['--stack', 'a', '--stack=b'], { stacks: ['a', 'b'] }],
+    ['--no-synth --output', ['--no-synth', '--output', 'elsewhere'], { synth: false, output: 'elsewhere' }],
+    ['--skip-unreachable', ['--skip-unreachable'], { skipUnreachable: true }],
+    ['--help wins', ['--stack', 'a', '-h'], { help: true }],
+  ];
+  test.each(cases)('%s', (_name, argv, expected) => expect(parseDriftArguments(argv)).toMatchObject(expected));
+
+  const errors: Array<[name: string, argv: string[], message: RegExp]> = [
+    ['unknown flag', ['--all'], /unknown argument "--all"; run with --help/],
+    ['--stack without a name', ['--stack'], /--stack needs a value, e.g. --stack security-policy/],
+    ['--stack followed by a flag', ['--stack', '--no-synth'], /--stack needs a value/],
+    ['empty --stack=', ['--stack='], /--stack needs a stack name/],
+  ];
+  test.each(errors)('%s', (_name, argv, message) => expect(() => parseDriftArguments(argv)).toThrow(message));
+
+  function captured(run: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
+    return run()
+      .then((code) => ({ code, stdout: stdout.join(''), stderr: stderr.join('') }))
+      .finally(() => {
+        out.mockRestore();
+        err.mockRestore();
+      });
+  }
+
+  test('--help prints the usage and exits 0', async () => {
+    const result = await captured(() => main(['--help']));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: npm run drift -- /);
+    expect(result.stdout).toContain('Exit status: 0 no drift');
+  });
+
+  test('a usage error exits 1 and says what is wrong', async () => {
+    const result = await captured(() => main(['--bogus']));
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe('drift check: unknown argument "--bogus"; run with --help for the options\n');
+  });
+
+  test('--no-synth on a directory that was never synthesized exits 1 and says how to synthesize', async () => {
+    const result = await captured(() => main(['--no-synth', '--output', '/nonexistent/cdktf.out']));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/drift check: \/nonexistent\/cdktf\.out\/manifest\.json does not exist; synthesize first/);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * How the app prepares synthesized stacks so terraform finds the svc provider: the implied
+ * local mirror link, the lock entry with the build's checksum, and when the provider is built.
+ * (That terraform accepts both, and that the checksum is terraform's, cdktf-end-to-end.test.ts
+ * shows with the real terraform.)
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { currentPlatform, packageVersion } from '../../scripts/build-provider';
+import {
+  ProviderMirrorError,
+  ensureProviderBuilt,
+  linkImpliedMirror,
+  lockSvcProvider,
+  packageHash,
+  prepareSynthesizedStacks,
+  svcRequirement,
+  synthesizedStacks,
+  type ProviderMirror,
+} from '../../src/app/provider-mirror';
+
+let scratch: string;
+beforeEach(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-provider-mirror-'));
+});
+afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+function mirror(hash: string, mirrorDir = path.join(scratch, 'build', 'mirror')): ProviderMirror {
+  return { buildDir: path.dirname(mirrorDir), mirrorDir, cliConfigFile: path.join(path.dirname(mirrorDir), 'terraform.rc'), version: '0.1.0', hash, built: false };
+}
+
+const AWS_BLOCK = ['provider "registry.terraform.io/hashicorp/aws" {', '  version = "6.11.0"', '  hashes = [', '    "h1:aws=",', '  ]', '}', ''].join('\n');
+
+describe('packageHash', () => {
+  test('is an h1: checksum of the files\' contents and names, not their times', () => {
+    const dir = path.join(scratch, 'package');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'terraform-provider-svc_v0.1.0'), 'bundle');
+    const first = packageHash(dir);
+    expect(first).toMatch(/^h1:[A-Za-z0-9+/]{43}=$/);
+    fs.utimesSync(path.join(dir, 'terraform-provider-svc_v0.1.0'), new Date(0), new Date(0));
+    expect(packageHash(dir)).toBe(first);
+    fs.appendFileSync(path.join(dir, 'terraform-provider-svc_v0.1.0'), '\n// rebuilt');
+    expect(packageHash(dir)).not.toBe(first);
+  });
+});
+
+describe('lockSvcProvider', () => {
+  test('writes a new lock file with the svc entry', () => {
+    expect(lockSvcProvider(scratch, mirror('h1:new='), '~> 0.1')).toBe(true);
+    const text = fs.readFileSync(path.join(scratch, '.terraform.lock.hcl'), 'utf8');
+    expect(text).toContain(['provider "registry.terraform.io/svc-prevent/svc" {', '  version     = "0.1.0"', '  constraints = "~> 0.1"', '  hashes = [', '    "h1:new=",', '  ]', '}'].join('\n'));
+  });
+
+  test('replaces a stale svc entry and keeps the other providers\' entries', () => {
+    const file = path.join(scratch, '.terraform.lock.hcl');
+    fs.writeFileSync(file, `# header\n\n${AWS_BLOCK}\nprovider "registry.terraform.io/svc-prevent/svc" {\n  version     = "0.1.0"\n  constraints = "~> 0.1"\n  hashes = [\n    "h1:old=",\n  ]\n}\n`);
+    expect(lockSvcProvider(scratch, mirror('h1:new='), '~> 0.1')).toBe(true);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain(AWS_BLOCK);
+    expect(text).toContain('"h1:new="');
+    expect(text).not.toContain('h1:old=');
+    expect(text.match(/svc-prevent\/svc/g)).toHaveLength(1);
+  });
+
+  test('adds the svc entry to a lock file that has only other providers', () => {
+    const file = path.join(scratch, '.terraform.lock.hcl');
+    fs.writeFileSync(file, AWS_BLOCK);
+    lockSvcProvider(scratch, mirror('h1:new='), '~> 0.1');
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/^provider "registry.terraform.io\/hashicorp\/aws"[\s\S]*\}\n\nprovider "registry.terraform.io\/svc-prevent\/svc"/);
+  });
+
+  test('leaves a current entry alone', () => {
+    lockSvcProvider(scratch, mirror('h1:same='), '~> 0.1');
+    expect(lockSvcProvider(scratch, mirror('h1:same='), '~> 0.1')).toBe(false);
+  });
+});
+
+describe('linkImpliedMirror', () => {
+  test('links terraform.d/plugins to the mirror, and re-points a link to another build', () => {
+    linkImpliedMirror(scratch, '/builds/one/mirror');
+    const link = path.join(scratch, 'terraform.d', 'plugins');
+    expect(fs.readlinkSync(link)).toBe('/builds/one/mirror');
+    linkImpliedMirror(scratch, '/builds/two/mirror');
+    expect(fs.readlinkSync(link)).toBe('/builds/two/mirror');
+  });
+
+  test('refuses to replace a real directory', () => {
+    fs.mkdirSync(path.join(scratch, 'terraform.d', 'plugins'), { recursive: true });
+    expect(() => linkImpliedMirror(scratch, '/builds/one/mirror')).toThrow(ProviderMirrorError);
+    expect(() => linkImpliedMirror(scratch, '/builds/one/mirror')).toThrow(/terraform\.d\/plugins exists and is not a link/);
+  });
+});
+
+describe('svcRequirement', () => {
+  const cases: Array<[name: string, json: unknown, expected: ReturnType<typeof svcRequirement>]> = [
+    ['short source', { terraform: { required_providers: { svc: { source: 'svc-prevent/svc', version: '~> 0.1' } } } }, { constraint: '~> 0.1' }],
+    ['full source, no version', { terraform: { required_providers: { svc: { source: 'registry.terraform.io/svc-prevent/svc' } } } }, { constraint: undefined }],
+    ['AWS only', { terraform: { required_providers: { aws: { source: 'aws', version: '6.11.0' } } } }, null],
+    ['no terraform block', {}, null],
+  ];
+  test.each(cases)('%s', (_name, json, expected) => expect(svcRequirement(json)).toEqual(expected));
+});
+
+describe('prepareSynthesizedStacks', () => {
+  function writeApp(stacks: Record<string, unknown>): void {
+    const manifest = { stacks: Object.fromEntries(Object.keys(stacks).map((name) => [name, { name, workingDirectory: `stacks/${name}`, synthesizedStackPath: `stacks/${name}/cdk.tf.json` }])) };
+    fs.writeFileSync(path.join(scratch, 'manifest.json'), JSON.stringify(manifest));
+    for (const [name, json] of Object.entries(stacks)) {
+      fs.mkdirSync(path.join(scratch, 'stacks', name), { recursive: true });
+      fs.writeFileSync(path.join(scratch, 'stacks', name, 'cdk.tf.json'), JSON.stringify(json));
+    }
+  }
+
+  test('prepares the stacks that use svc only, and asks for the build only then', () => {
+    writeApp({
+      aws: { terraform: { required_providers: { aws: { source: 'aws' } } } },
+      policy: { terraform: { required_providers: { svc: { source: 'svc-prevent/svc', version: '~> 0.1' } } } },
+    });
+    const build = jest.fn(() => mirror('h1:x='));
+    expect(prepareSynthesizedStacks(scratch, build)).toEqual(['policy']);
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(fs.existsSync(path.join(scratch, 'stacks', 'policy', '.terraform.lock.hcl'))).toBe(true);
+    expect(fs.existsSync(path.join(scratch, 'stacks', 'aws', '.terraform.lock.hcl'))).toBe(false);
+
+    writeApp({ aws: { terraform: { required_providers: { aws: { source: 'aws' } } } } });
+    const unused = jest.fn(() => mirror('h1:x='));
+    expect(prepareSynthesizedStacks(scratch, unused)).toEqual([]);
+    expect(unused).not.toHaveBeenCalled();
+  });
+
+  test('an output directory that was never synthesized says how to synthesize', () => {
+    expect(() => synthesizedStacks(scratch)).toThrow(/manifest\.json does not exist; synthesize first \(npx cdktf synth --output /);
+  });
+});
+
+describe('ensureProviderBuilt', () => {
+  function fakeBuild(mtime: Date): string {
+    const buildDir = path.join(scratch, 'build');
+    const packageDir = path.join(buildDir, 'mirror', 'registry.terraform.io', 'svc-prevent', 'svc', packageVersion(), currentPlatform());
+    fs.mkdirSync(packageDir, { recursive: true });
+    const executable = path.join(packageDir, `terraform-provider-svc_v${packageVersion()}`);
+    fs.writeFileSync(executable, 'fake bundle');
+    fs.utimesSync(executable, mtime, mtime);
+    fs.writeFileSync(path.join(buildDir, 'terraform.rc'), '');
+    return buildDir;
+  }
+
+  test('uses a build newer than the sources as it is', () => {
+    const buildDir = fakeBuild(new Date(Date.now() + 60_000));
+    const result = ensureProviderBuilt({ buildDir });
+    expect(result).toMatchObject({ buildDir, built: false, version: packageVersion() });
+    expect(result.hash).toBe(packageHash(path.join(buildDir, 'mirror', 'registry.terraform.io', 'svc-prevent', 'svc', packageVersion(), currentPlatform())));
+  });
+
+  test('rebuilds a build older than the sources, saying why', () => {
+    const buildDir = fakeBuild(new Date(0));
+    const lines: string[] = [];
+    const result = ensureProviderBuilt({ buildDir, log: (line) => lines.push(line) });
+    expect(result.built).toBe(true);
+    expect(lines).toEqual([`svc provider: sources changed since the last build; building into ${buildDir}`]);
+    expect(fs.readFileSync(path.join(buildDir, 'terraform-provider-svc'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node/);
+  });
+});
