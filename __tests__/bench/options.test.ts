@@ -1,0 +1,75 @@
+/** The bench's command line, medians and ratios (pure parts; the suite itself runs in bench.test.ts). */
+import * as path from 'node:path';
+import { makeFigure, measurement, median } from '../../scripts/bench/figures';
+import { BenchUsageError, DEFAULT_OUT_FILE, parseBenchArguments, type BenchOptions } from '../../scripts/bench/options';
+
+function optionsOf(argv: string[]): BenchOptions {
+  const command = parseBenchArguments(argv);
+  if (command.kind !== 'run') throw new Error(`expected a run for ${argv.join(' ')}, got ${command.kind}`);
+  return command.options;
+}
+
+describe('parseBenchArguments', () => {
+  const cases: ReadonlyArray<[name: string, argv: string[], expected: Partial<BenchOptions>]> = [
+    ['defaults', [], { runs: 5, quick: false, large: false, outFile: DEFAULT_OUT_FILE, planSizes: [100, 1000], applyEntries: 10_000, setEntries: 1000, startupRuns: 10 }],
+    ['--runs 7 (start-up keeps at least 10)', ['--runs', '7'], { runs: 7, startupRuns: 10 }],
+    ['--runs=12 raises start-up runs too', ['--runs=12'], { runs: 12, startupRuns: 12 }],
+    ['--large adds N = 5,000', ['--large'], { planSizes: [100, 1000, 5000] }],
+    ['--quick: small sizes, one run', ['--quick'], { runs: 1, quick: true, planSizes: [10, 30], applyEntries: 200, setEntries: 50, startupRuns: 3 }],
+    ['--quick --runs 2', ['--quick', '--runs', '2'], { runs: 2, startupRuns: 3 }],
+    ['--out is resolved', ['--out', 'x/y.json'], { outFile: path.resolve('x/y.json') }],
+    ['--out=file', ['--out=/tmp/b.json'], { outFile: '/tmp/b.json' }],
+  ];
+  test.each(cases)('%s', (_name, argv, expected) => {
+    expect(optionsOf(argv)).toMatchObject(expected);
+  });
+
+  test.each([['--help'], ['-h'], ['--runs', '3', '--help']])('%s asks for help', (...argv) => {
+    expect(parseBenchArguments(argv)).toEqual({ kind: 'help' });
+  });
+
+  const mistakes: ReadonlyArray<[name: string, argv: string[], message: RegExp]> = [
+    ['zero runs', ['--runs', '0'], /--runs must be a whole number of at least 1, got "0"/],
+    ['runs not a number', ['--runs', 'many'], /got "many"/],
+    ['runs missing', ['--runs'], /--runs needs a whole number/],
+    ['out missing', ['--out'], /--out needs a file name/],
+    ['out followed by a flag', ['--out', '--quick'], /--out needs a file name/],
+    ['unknown flag', ['--fast'], /unknown argument "--fast"/],
+  ];
+  test.each(mistakes)('%s is refused', (_name, argv, message) => {
+    expect(() => parseBenchArguments(argv)).toThrow(BenchUsageError);
+    expect(() => parseBenchArguments(argv)).toThrow(message);
+  });
+});
+
+describe('median', () => {
+  test.each([
+    ['one sample', [3], 3],
+    ['odd count, unsorted', [5, 1, 3], 3],
+    ['even count: mean of the middle two', [4, 1, 3, 2], 2.5],
+  ])('%s', (_name, samples, expected) => {
+    expect(median(samples)).toBe(expected);
+  });
+
+  test('no samples is an error', () => {
+    expect(() => median([])).toThrow(/at least one run/);
+  });
+});
+
+describe('makeFigure', () => {
+  const base = { id: 'f', title: 'f', unit: 'seconds' as const, value: measurement('v', [3, 1, 2]), baseline: measurement('b', [1, 1, 2]) };
+  test.each([
+    ['no target: informational', { target: null }, null],
+    ['ratio within the target', { target: { maxRatio: 2, description: '' } }, true],
+    ['ratio over the target', { target: { maxRatio: 1.5, description: '' } }, false],
+    ['ratio within, a check fails', { target: { maxRatio: 2, description: '' }, checks: [{ description: 'c', ok: false }] }, false],
+  ])('%s', (_name, extra, pass) => {
+    const figure = makeFigure({ ...base, ...extra });
+    expect(figure.ratio).toBe(2);
+    expect(figure.pass).toBe(pass);
+  });
+
+  test('a zero baseline is refused (no ratio)', () => {
+    expect(() => makeFigure({ ...base, baseline: measurement('b', [0]), target: null })).toThrow(/positive baseline/);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * What every measurement shares: the provider built into a temporary directory (its own
+ * filesystem mirror and terraform.rc), one in-process emulator seeded with a tenant per use,
+ * terraform workspaces under one temporary root, and progress lines on stderr. close() stops
+ * the emulator and removes everything it made.
+ *
+ * It reuses the acceptance tests' helpers (build, emulator, workspace) so the bench runs
+ * terraform exactly as they do, minus the debug logging they turn on: log lines cost time.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../__tests__/provider-acceptance/support/emulator';
+import { providerBlock } from '../../__tests__/provider-acceptance/support/hcl';
+import { buildTestProvider, type TestProviderBuild } from '../../__tests__/provider-acceptance/support/provider-build';
+import { Workspace } from '../../__tests__/provider-acceptance/support/workspace';
+import type { EmulatorStats } from '../../src/emulator/server';
+
+export type Progress = (line: string) => void;
+
+/** The acceptance workspace turns on provider debug logs for its failure messages; a benchmark must not pay for them. */
+const NO_DEBUG_LOGGING = { TF_LOG_PROVIDER: undefined, TF_LOG_PATH: undefined, SVC_LOG: undefined, TF_LOG: undefined } as const;
+
+export interface BenchSessionOptions {
+  /** Tenants to seed (each measurement uses its own, so lists start empty). */
+  readonly tenants: readonly string[];
+  readonly progress: Progress;
+}
+
+export class BenchSession {
+  private constructor(
+    readonly root: string,
+    readonly build: TestProviderBuild,
+    private readonly emulator: AcceptanceEmulator,
+    readonly progress: Progress,
+  ) {}
+
+  static async start(options: BenchSessionOptions): Promise<BenchSession> {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+    options.progress(`building the provider into ${root}`);
+    let build: TestProviderBuild | undefined;
+    try {
+      build = buildTestProvider();
+      const emulator = await startAcceptanceEmulator({ tenants: options.tenants });
+      options.progress(`emulator on ${emulator.url} (tenants: ${options.tenants.join(', ')})`);
+      return new BenchSession(root, build, emulator, options.progress);
+    } catch (error) {
+      build?.remove();
+      fs.rmSync(root, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** A terraform working directory under the session root, with no debug logging. */
+  workspace(name: string): Workspace {
+    return new Workspace({
+      dir: fs.mkdtempSync(path.join(this.root, `${name}-`)),
+      cliConfigFile: this.build.cliConfigFile,
+      env: { SVC_API_KEY: this.emulator.apiKey, ...NO_DEBUG_LOGGING },
+    });
+  }
+
+  /** A directory under the session root for anything else (synth outdirs, plugin sockets). */
+  scratchDirectory(name: string): string {
+    return fs.mkdtempSync(path.join(this.root, `${name}-`));
+  }
+
+  /** `terraform { required_providers }` + `provider "svc"` for this emulator and `tenant`. */
+  providerBlock(tenant: string): string {
+    return providerBlock({ baseUrl: this.emulator.url, tenant });
+  }
+
+  resetApiStats(): void {
+    this.emulator.emulator.resetStats();
+  }
+
+  apiStats(): EmulatorStats {
+    return this.emulator.emulator.stats();
+  }
+
+  /** Entries now on a tenant's list, through the API (a check that a setup really landed). */
+  async listSize(tenant: string, list: 'blacklist' | 'blocklist' | 'whitelist'): Promise<number> {
+    return (await this.emulator.client(tenant).listEntries(list)).length;
+  }
+
+  async close(): Promise<void> {
+    await this.emulator.stop();
+    this.build.remove();
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
