@@ -5,7 +5,9 @@
  *   control-plane      the self-hosted control plane (ControlPlane construct)
  *   deployment-policy  the least-privilege policy that may deploy it (DeploymentPolicy)
  *   security-policy    lists and SSO of the svc service (SecurityPolicy), when the file has a
- *                      securityPolicy section
+ *                      securityPolicy section; outputs saml_<channel>_* per channel with SSO;
+ *                      with allowControlPlaneEgress also the AWS provider and the NAT gateways
+ *                      whose public IPs join the whitelist (ControlPlaneEgress)
  *
  * After synth, stacks that use the svc provider are prepared so terraform finds it
  * (src/app/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
@@ -16,7 +18,9 @@ import type { Construct } from 'constructs';
 import { ControlPlane, controlPlanePropsFromParameters } from './modules/control-plane';
 import { DeploymentPolicy } from './modules/deployment-policy';
 import { SecurityPolicy } from './modules/security-policy/security-policy';
-import { securityPolicyPropsFromConfig, svcProviderSettings, type SecurityPolicyConfig } from './modules/security-policy/config';
+import { securityPolicyPropsFromConfig, svcProviderSettings } from './modules/security-policy/config';
+import { ControlPlaneEgress } from './modules/security-policy/control-plane-egress';
+import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-outputs';
 import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './src/app/config';
 import { ensureProviderBuilt, prepareSynthesizedStacks } from './src/app/provider-mirror';
@@ -56,8 +60,9 @@ class DeploymentPolicyStack extends TerraformStack {
 
 class SecurityPolicyStack extends TerraformStack {
   readonly policy: SecurityPolicy;
-  constructor(scope: Construct, id: string, section: SecurityPolicyConfig) {
+  constructor(scope: Construct, id: string, config: AppConfig) {
     super(scope, id);
+    const section = config.securityPolicy!;
     // Null unless TF_VAR_api_key is set; then the provider reads SVC_API_KEY. Ephemeral (an
     // override: cdktf 0.21 has no such option), so terraform keeps it out of plan and state.
     const apiKey = new TerraformVariable(this, 'api_key', {
@@ -71,6 +76,14 @@ class SecurityPolicyStack extends TerraformStack {
     apiKey.addOverride('ephemeral', true);
     const provider = new SvcProvider(this, 'svc', { ...svcProviderSettings(section), apiKey: apiKey.stringValue });
     this.policy = new SecurityPolicy(this, 'security-policy', { provider, ...securityPolicyPropsFromConfig(section) });
+    for (const channel of section.channelSso ?? []) {
+      new ChannelServiceProviderOutputs(this, `saml-${channel.name}`, { policy: this.policy, channel: channel.name });
+    }
+    // Only when configured: it brings the AWS provider, so planning needs AWS credentials.
+    if (section.allowControlPlaneEgress !== undefined) {
+      const aws = new AwsProvider(this, 'aws', { region: config.aws.region, allowedAccountIds: [config.aws.accountId] });
+      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, awsProvider: aws });
+    }
   }
 }
 
@@ -78,7 +91,7 @@ export function buildApp(app: App, configFile: string): App {
   const config = loadAppConfig(configFile);
   new ControlPlaneStack(app, STACK_NAMES.controlPlane, config);
   new DeploymentPolicyStack(app, STACK_NAMES.deploymentPolicy, config, config.controlPlane.HostedZoneId ?? '');
-  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config.securityPolicy);
+  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config);
   return app;
 }
 

@@ -15,6 +15,7 @@ const shippedConfig = path.join(root, 'svc.config.json');
 
 interface StackJson {
   provider?: Record<string, Array<Record<string, unknown>>>;
+  output?: Record<string, { value: string }>;
   resource?: Record<string, Record<string, Record<string, unknown>>>;
   data?: Record<string, Record<string, unknown>>;
   variable?: Record<string, Record<string, unknown>>;
@@ -77,6 +78,33 @@ describe('the shipped configuration', () => {
     const json = synthStack(app, 'security-policy');
     expect(json.provider?.svc).toEqual([{ api_key: '${var.api_key}', tenant: 'acme-corp', sso_base: 'https://sso.example.com' }]);
     expect(json.variable?.api_key).toMatchObject({ type: 'string', sensitive: true, ephemeral: true, nullable: true, default: null });
+  });
+
+  test('the channel with SSO gets its SAML service-provider URLs as outputs', () => {
+    const json = synthStack(app, 'security-policy');
+    expect(Object.keys(json.output ?? {}).sort()).toEqual(['saml_main_acs_url', 'saml_main_entity_id', 'saml_main_metadata_url']);
+    expect(json.output?.saml_main_acs_url.value).toBe('${svc_channel_sso.channel_main.sp_acs_url}');
+  });
+});
+
+describe('allowControlPlaneEgress', () => {
+  test('adds the AWS provider and the NAT gateway, whose public IP joins the whitelist', () => {
+    const config = JSON.parse(readFileSync(shippedConfig, 'utf8'));
+    config.securityPolicy.allowControlPlaneEgress = { natGatewayIds: ['nat-0123456789abcdef0'] };
+    for (const list of ['blacklist', 'blocklist', 'whitelist']) config.securityPolicy[list].files = config.securityPolicy[list].files.map((file: string) => path.join(root, file));
+    const json = withConfigFile(config, (file) => synthStack(buildApp(Testing.app(), file), 'security-policy'));
+    expect(json.provider?.aws).toEqual([{ region: 'eu-west-1', allowed_account_ids: ['123456789012'] }]);
+    expect(json.data?.aws_nat_gateway).toHaveProperty('control_plane_egress_nat_0123456789abcdef0');
+    expect(json.resource!.svc_whitelist.whitelist.entries).toMatchObject({
+      '${data.aws_nat_gateway.control_plane_egress_nat_0123456789abcdef0.public_ip}': 'control plane egress (NAT gateway nat-0123456789abcdef0)',
+      '192.0.2.0/28': 'office egress',
+    });
+  });
+
+  test('a bad NAT gateway id is named', () => {
+    const config = JSON.parse(readFileSync(shippedConfig, 'utf8'));
+    config.securityPolicy.allowControlPlaneEgress = { natGatewayIds: ['nat-1'] };
+    expect(() => parseAppConfig('svc.config.json', config)).toThrow(/securityPolicy\.allowControlPlaneEgress\.natGatewayIds\[0\]: "nat-1" is not a NAT gateway id/);
   });
 });
 
