@@ -4,6 +4,9 @@
  * address check every ip attribute goes through.
  */
 import { checkAddress } from '../../address';
+import { ManagementApiError, type ListName } from '../../api';
+import type { SvcContext } from '../context';
+import type { CachedList } from '../list-cache';
 import {
   DiagnosticsError,
   UNKNOWN,
@@ -130,3 +133,28 @@ export const attribute = {
   computedNumber: (description: string): AttributeSchema => ({ type: types.number, computed: true, description }),
   computedBool: (description: string): AttributeSchema => ({ type: types.bool, computed: true, description }),
 };
+
+// ---- plan-time checks --------------------------------------------------------------------------
+
+/**
+ * The (tenant, list) through the provider's list cache, for reads at plan time (whole-list
+ * plans, svc_list): a tenant the service refuses becomes a diagnostic on `tenant` when the
+ * configuration sets it (else naming the provider's tenant), instead of the client's message
+ * with advice for the customers list.
+ */
+export async function readListForPlan(context: SvcContext, tenant: string, list: ListName, tenantIsConfigured: boolean): Promise<CachedList> {
+  try {
+    return await context.lists.read(tenant, list);
+  } catch (error) {
+    // Deliberate: only the service's refusal is about the tenant; network trouble stays as it is.
+    if (!(error instanceof ManagementApiError) || error.code !== 'service_error') throw error;
+    const where = tenantIsConfigured ? 'tenant' : "the provider's tenant (tenant in the provider block, or SVC_TENANT)";
+    throw new DiagnosticsError([
+      errorDiagnostic(
+        `Cannot use tenant ${JSON.stringify(tenant)}`,
+        `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message} Check ${where}; names are case-sensitive.`,
+        tenantIsConfigured ? ['tenant'] : undefined,
+      ),
+    ]);
+  }
+}

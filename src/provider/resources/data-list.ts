@@ -4,7 +4,7 @@ import { parseAddress } from '../../address';
 import { LIST_NAMES, assertListName, type ListEntry } from '../../api';
 import { errorDiagnostic, types, type DataSourceDefinition, type Diagnostic, type Schema } from '../core';
 import type { SvcContext } from '../context';
-import { attribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
+import { attribute, emptyStringDiagnostic, readListForPlan, requiredString, stringAttribute } from './attributes';
 
 // ---- schema ------------------------------------------------------------------------------------
 
@@ -73,7 +73,7 @@ export const listDataSource: DataSourceDefinition<SvcContext> = {
     const list = assertListName(requiredString(config, 'list'));
     const configuredTenant = stringAttribute(config, 'tenant');
     const tenant = typeof configuredTenant === 'string' ? configuredTenant : context.defaultTenant();
-    const { entries } = await context.lists.read(tenant, list);
+    const { entries } = await readListForPlan(context, tenant, list, configuredTenant !== null);
     const sorted = [...entries].sort((left, right) => compareAddresses(left.ip, right.ip));
     return { ...config, id: `${tenant}/${list}`, entries: sorted.map(entryValue) };
   },

@@ -25,7 +25,7 @@ import {
 } from '../core';
 import type { SvcContext } from '../context';
 import type { CachedList } from '../list-cache';
-import { ADDRESS_FIX, attribute, canonicalIpOf, emptyStringDiagnostic, mapAttribute, requiredString, stringAttribute } from './attributes';
+import { ADDRESS_FIX, attribute, canonicalIpOf, emptyStringDiagnostic, mapAttribute, readListForPlan, requiredString, stringAttribute } from './attributes';
 
 export const LIST_MODES = ['authoritative', 'additive'] as const;
 export type ListMode = (typeof LIST_MODES)[number];
@@ -279,11 +279,12 @@ async function unseenRemovalsWarning(
   context: SvcContext,
   list: ListName,
   tenant: string,
+  tenantIsConfigured: boolean,
   configured: EntryMap | null,
   priorEntries: EntryMap | null,
 ): Promise<Diagnostic[]> {
   const shown = new Set([...byCanonicalIp(configured).keys(), ...byCanonicalIp(priorEntries).keys()]);
-  const unseen = [...(await context.lists.read(tenant, list)).byIp.keys()].filter((ip) => !shown.has(ip));
+  const unseen = [...(await readListForPlan(context, tenant, list, tenantIsConfigured)).byIp.keys()].filter((ip) => !shown.has(ip));
   if (unseen.length === 0) return [];
   const count = `${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'}`;
   const named = unseen.slice(0, UNSEEN_NAMED).join(', ') + (unseen.length > UNSEEN_NAMED ? `, and ${unseen.length - UNSEEN_NAMED} more` : '');
@@ -317,7 +318,8 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
     validate: ({ config }) => validateList(config),
 
     async plan({ context, config, prior, proposed }) {
-      const tenant = context.tenantForPlan(stringAttribute(config, 'tenant'));
+      const configuredTenant = stringAttribute(config, 'tenant');
+      const tenant = context.tenantForPlan(configuredTenant);
       const configuredMode = stringAttribute(config, 'mode');
       const mode = configuredMode === null ? DEFAULT_MODE : configuredMode;
       const entries = mapAttribute(config, 'entries');
@@ -328,7 +330,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       // Only create and a switch from additive can remove entries the state never held.
       const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
       if (entries !== null && mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
-        diagnostics.push(...(await unseenRemovalsWarning(context, list, tenant, configured, knownPriorEntries)));
+        diagnostics.push(...(await unseenRemovalsWarning(context, list, tenant, configuredTenant !== null, configured, knownPriorEntries)));
       }
       return {
         planned: {

@@ -1,0 +1,259 @@
+/**
+ * A corpus of bad inputs across every resource, data source and the provider block, each
+ * rejected by the real terraform before anything is written, with the attribute named.
+ *
+ * Fast: the cases share two terraform runs. Every case is its own block with a distinct name
+ * (`case_07`), so each diagnostic is attributed by its `with <address>` line.
+ * - "validate" cases: one `terraform validate`; the emulator must see no /svc_api request at all.
+ * - "plan" cases need the API to be refused (an unknown tenant or channel): one `terraform plan`;
+ *   the emulator may see a login and reads (list_*, customers/channels list, audit_events),
+ *   never a write (new_*, delete_*, bulk_*, update).
+ * - "apply": a known gap, kept visible: an unknown tenant of a per-entry resource and an unknown
+ *   name of an SSO resource plan without reading the API and are refused only at apply.
+ */
+import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
+import type { TerraformResult } from '../provider-acceptance/support/workspace';
+import { printFigures, useFaultHarness } from './support';
+
+jest.setTimeout(120_000);
+
+const harness = useFaultHarness();
+const TENANT = 'corpus';
+const PROVIDER_ADDRESS = 'provider["registry.terraform.io/svc-prevent/svc"]';
+
+type Phase = 'validate' | 'plan' | 'apply';
+type Kind = 'resource' | 'data' | 'provider';
+
+interface BadInput {
+  readonly name: string;
+  readonly phase: Phase;
+  readonly kind: Kind;
+  /** Resource or data source type; unused for the provider block. */
+  readonly type: string;
+  /** Attribute lines of the block, HCL. */
+  readonly body: string;
+  /** The attribute the diagnostic must name. */
+  readonly attribute: string;
+  /** What the diagnostic must say. */
+  readonly says: RegExp;
+}
+
+const s = hclString;
+const entry = (list: string, ip: string): Omit<BadInput, 'name' | 'says'> => ({
+  phase: 'validate',
+  kind: 'resource',
+  type: `svc_${list}_entry`,
+  body: `ip = ${s(ip)}`,
+  attribute: 'ip',
+});
+const wholeList = (list: string, body: string, attribute = 'entries'): Omit<BadInput, 'name' | 'says'> => ({
+  phase: 'validate',
+  kind: 'resource',
+  type: `svc_${list}`,
+  body,
+  attribute,
+});
+const map = (entries: Readonly<Record<string, string>>) => `{ ${Object.entries(entries).map(([key, value]) => `${s(key)} = ${s(value)}`).join(', ')} }`;
+const hugeMap = () => {
+  const entries: Record<string, string> = {};
+  for (let index = 0; index < 5000; index += 1) entries[`10.${Math.floor(index / 250)}.${index % 250}.1`] = 'bulk';
+  entries['10.255.255.256'] = 'the bad one';
+  return map(entries);
+};
+const provider = (body: string, attribute: string): Omit<BadInput, 'name' | 'says'> => ({ phase: 'validate', kind: 'provider', type: 'svc', body, attribute });
+const data = (type: string, body: string, attribute: string, phase: Phase = 'validate'): Omit<BadInput, 'name' | 'says'> => ({ phase, kind: 'data', type, body, attribute });
+const resource = (type: string, body: string, attribute: string, phase: Phase = 'validate'): Omit<BadInput, 'name' | 'says'> => ({ phase, kind: 'resource', type, body, attribute });
+
+const ADDRESS = /Invalid IP address or CIDR/;
+const CASES: BadInput[] = [
+  // per-entry ip: IPv4 and CIDR spellings
+  { name: 'IPv4 octet above 255', ...entry('blacklist', '10.0.0.256'), says: ADDRESS },
+  { name: 'IPv4 with three octets', ...entry('blacklist', '10.0.0'), says: /not a dotted-quad/ },
+  { name: 'IPv4 octet with a leading zero', ...entry('blocklist', '010.0.0.1'), says: /leading zero/ },
+  { name: 'IPv4 in hex', ...entry('whitelist', '0x0a000001'), says: ADDRESS },
+  { name: 'leading white space', ...entry('blacklist', ' 10.0.0.1'), says: /white space/ },
+  { name: 'CIDR with host bits /24', ...entry('blacklist', '192.168.1.1/24'), says: /host bits.*192\.168\.1\.0\/24/ },
+  { name: 'CIDR with host bits /8', ...entry('whitelist', '10.1.2.3/8'), says: /host bits.*10\.0\.0\.0\/8/ },
+  { name: 'IPv4 prefix above 32', ...entry('blocklist', '10.0.0.0/33'), says: /prefix length 33/ },
+  { name: 'empty prefix length', ...entry('blacklist', '10.0.0.0/'), says: /prefix length/ },
+  { name: 'prefix with a leading zero', ...entry('whitelist', '1.2.3.4/08'), says: ADDRESS },
+  // per-entry ip: IPv6 spellings
+  { name: 'IPv6 with a triple colon', ...entry('blacklist', '2001:db8:::1'), says: /IPv6/ },
+  { name: 'IPv6 with a non-hex digit', ...entry('blocklist', '2001:db8::g'), says: /IPv6/ },
+  { name: 'IPv6 with nine groups', ...entry('whitelist', '1:2:3:4:5:6:7:8:9'), says: /IPv6/ },
+  { name: 'IPv6 with two double colons', ...entry('blacklist', '2001::db8::1'), says: /IPv6/ },
+  { name: 'IPv6 with a zone identifier', ...entry('blocklist', 'fe80::1%eth0'), says: /zone/ },
+  { name: 'IPv4-mapped IPv6 with a bad octet', ...entry('whitelist', '::ffff:10.0.0.256'), says: /IPv6/ },
+  { name: 'IPv6 CIDR with host bits', ...entry('blacklist', '2001:db8::1/32'), says: /host bits.*2001:db8::\/32/ },
+  { name: 'IPv6 prefix above 128', ...entry('blocklist', '2001:db8::/129'), says: /prefix length 129/ },
+  // per-entry ip: not addresses at all
+  { name: 'empty ip', ...entry('blacklist', ''), says: ADDRESS },
+  { name: 'a host name', ...entry('whitelist', 'localhost'), says: ADDRESS },
+  { name: 'a URL as ip', ...entry('blacklist', 'http://10.0.0.1/'), says: ADDRESS },
+  { name: 'an address with a port', ...entry('blocklist', '10.0.0.1:443'), says: ADDRESS },
+  { name: 'entry tenant empty', ...resource('svc_whitelist_entry', `ip = "192.0.2.1"\n  tenant = ""`, 'tenant'), says: /Empty tenant/ },
+  // whole lists
+  { name: 'whole-list key octet above 255', ...wholeList('blacklist', `entries = ${map({ '10.0.0.256': 'x' })}`), says: ADDRESS },
+  { name: 'whole-list key empty', ...wholeList('blocklist', `entries = ${map({ '': 'x' })}`), says: ADDRESS },
+  { name: 'whole-list key with host bits', ...wholeList('whitelist', `entries = ${map({ '192.0.2.1/24': 'x' })}`), says: /host bits/ },
+  { name: 'whole-list key IPv6 with a zone', ...wholeList('blacklist', `entries = ${map({ 'fe80::1%1': 'x' })}`), says: /zone/ },
+  { name: 'whole-list keys that are one address (/32)', ...wholeList('blocklist', `entries = ${map({ '10.0.0.1': 'a', '10.0.0.1/32': 'b' })}`), says: /Duplicate address/ },
+  { name: 'whole-list keys that are one IPv6 address', ...wholeList('whitelist', `entries = ${map({ '2001:db8::1': 'a', '2001:DB8:0::1': 'b' })}`), says: /Duplicate address/ },
+  { name: 'huge whole list (5,001 keys) with one bad key', ...wholeList('blacklist', `entries = ${hugeMap()}`), says: /10\.255\.255\.256/ },
+  { name: 'whole-list mode unknown word', ...wholeList('blacklist', `entries = {}\n  mode = "replace"`, 'mode'), says: /Invalid mode/ },
+  { name: 'whole-list mode empty', ...wholeList('whitelist', `entries = {}\n  mode = ""`, 'mode'), says: /Invalid mode/ },
+  { name: 'whole-list mode in capitals', ...wholeList('blocklist', `entries = {}\n  mode = "Additive"`, 'mode'), says: /Invalid mode/ },
+  { name: 'whole-list tenant empty', ...wholeList('blacklist', `entries = {}\n  tenant = ""`, 'tenant'), says: /Empty tenant/ },
+  // SSO resources
+  { name: 'tenant SSO metadata URL over http', ...resource('svc_tenant_sso', `name = "corpus"\n  enabled = true\n  saml_metadata_url = "http://idp.example.com/metadata"`, 'saml_metadata_url'), says: /https/ },
+  { name: 'tenant SSO enabled without a URL', ...resource('svc_tenant_sso', `name = "corpus"\n  enabled = true`, 'saml_metadata_url'), says: /not set/ },
+  { name: 'tenant SSO required without enabled', ...resource('svc_tenant_sso', `name = "corpus"\n  enabled = false\n  required = true`, 'required'), says: /Invalid SSO setting required/ },
+  { name: 'tenant SSO name empty', ...resource('svc_tenant_sso', `name = ""\n  enabled = false`, 'name'), says: /Empty name/ },
+  { name: 'channel SSO metadata URL not a URL', ...resource('svc_channel_sso', `name = "main"\n  enabled = true\n  saml_metadata_url = "not a url"`, 'saml_metadata_url'), says: /https/ },
+  { name: 'channel SSO metadata URL over ftp', ...resource('svc_channel_sso', `name = "main"\n  enabled = true\n  saml_metadata_url = "ftp://idp.example.com/m"`, 'saml_metadata_url'), says: /https/ },
+  { name: 'channel SSO metadata URL empty', ...resource('svc_channel_sso', `name = "main"\n  enabled = true\n  saml_metadata_url = ""`, 'saml_metadata_url'), says: /https/ },
+  { name: 'channel SSO name empty', ...resource('svc_channel_sso', `name = ""\n  enabled = false`, 'name'), says: /Empty name/ },
+  // data sources
+  { name: 'svc_list list unknown', ...data('svc_list', `list = "greylist"`, 'list'), says: /Invalid list.*blacklist/ },
+  { name: 'svc_list list empty', ...data('svc_list', `list = ""`, 'list'), says: /Invalid list/ },
+  { name: 'svc_list tenant empty', ...data('svc_list', `list = "blacklist"\n  tenant = ""`, 'tenant'), says: /Empty tenant/ },
+  { name: 'audit limit 0', ...data('svc_audit_events', 'limit = 0', 'limit'), says: /Invalid limit/ },
+  { name: 'audit limit negative', ...data('svc_audit_events', 'limit = -5', 'limit'), says: /Invalid limit/ },
+  { name: 'audit limit fractional', ...data('svc_audit_events', 'limit = 1.5', 'limit'), says: /Invalid limit/ },
+  { name: 'audit limit above the maximum', ...data('svc_audit_events', 'limit = 100001', 'limit'), says: /Invalid limit.*10000/ },
+  { name: 'audit category empty', ...data('svc_audit_events', 'category = ""', 'category'), says: /Empty category/ },
+  { name: 'audit action empty', ...data('svc_audit_events', 'action = ""', 'action'), says: /Empty action/ },
+  { name: 'svc_tenant name empty', ...data('svc_tenant', 'name = ""', 'name'), says: /Empty name/ },
+  { name: 'svc_channel name empty', ...data('svc_channel', 'name = ""', 'name'), says: /Empty name/ },
+  // the provider block
+  { name: 'base_url with ftp', ...provider('base_url = "ftp://api.example.com"', 'base_url'), says: /Invalid base_url/ },
+  { name: 'base_url not a URL', ...provider('base_url = "api.example.com"', 'base_url'), says: /Invalid base_url/ },
+  { name: 'base_url empty', ...provider('base_url = ""', 'base_url'), says: /Invalid base_url/ },
+  { name: 'sso_base over http', ...provider('sso_base = "http://sso.example.com"', 'sso_base'), says: /Invalid sso_base/ },
+  { name: 'api_key empty', ...provider('api_key = ""', 'api_key'), says: /Empty api_key/ },
+  { name: 'provider tenant empty', ...provider('tenant = ""', 'tenant'), says: /Empty tenant/ },
+  { name: 'max_retries negative', ...provider('max_retries = -1', 'max_retries'), says: /Invalid max_retries/ },
+  { name: 'max_retries above 20', ...provider('max_retries = 21', 'max_retries'), says: /Invalid max_retries/ },
+  { name: 'max_retries fractional', ...provider('max_retries = 1.5', 'max_retries'), says: /Invalid max_retries/ },
+  { name: 'request_timeout_seconds 0', ...provider('request_timeout_seconds = 0', 'request_timeout_seconds'), says: /Invalid request_timeout_seconds/ },
+  { name: 'request_timeout_seconds above 600', ...provider('request_timeout_seconds = 601', 'request_timeout_seconds'), says: /Invalid request_timeout_seconds/ },
+  // refused at plan: names only the service knows
+  { name: 'svc_tenant of an unknown tenant', ...data('svc_tenant', 'name = "nope"', 'name', 'plan'), says: /Unknown tenant "nope"/ },
+  { name: 'svc_channel of an unknown channel', ...data('svc_channel', 'name = "nope"', 'name', 'plan'), says: /Unknown channel "nope"/ },
+  { name: 'svc_list of an unknown tenant', ...data('svc_list', 'list = "whitelist"\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope"/ },
+  { name: 'whole list of an unknown tenant', ...resource('svc_blocklist', 'entries = {}\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope"/ },
+  // Known gap: these plan without reading the API and are refused only at apply (see the last test).
+  { name: 'entry of an unknown tenant', ...resource('svc_blacklist_entry', 'ip = "192.0.2.1"\n  tenant = "nope"', 'tenant', 'apply'), says: /nope/ },
+  { name: 'tenant SSO of an unknown tenant', ...resource('svc_tenant_sso', 'name = "nope"\n  enabled = false', 'name', 'apply'), says: /Unknown tenant "nope"/ },
+  { name: 'channel SSO of an unknown channel', ...resource('svc_channel_sso', 'name = "nope"\n  enabled = false', 'name', 'apply'), says: /Unknown channel "nope"/ },
+];
+
+const label = (index: number) => `case_${String(index + 1).padStart(2, '0')}`;
+
+function addressOf(testCase: BadInput, index: number): string {
+  if (testCase.kind === 'provider') return `${PROVIDER_ADDRESS}.${label(index)}`;
+  return `${testCase.kind === 'data' ? 'data.' : ''}${testCase.type}.${label(index)}`;
+}
+
+function blockOf(testCase: BadInput, index: number): string {
+  const body = testCase.body.split('\n').map((line) => `  ${line.trim()}`);
+  if (testCase.kind === 'provider') {
+    // An aliased provider with the bad setting, and a data source that uses it (terraform
+    // validates only the providers something uses).
+    return [
+      `provider "svc" {`,
+      `  alias = "${label(index)}"`,
+      ...body,
+      '}',
+      `data "svc_tenant" "uses_${label(index)}" {`,
+      `  provider = svc.${label(index)}`,
+      '}',
+      '',
+    ].join('\n');
+  }
+  return [`${testCase.kind} "${testCase.type}" "${label(index)}" {`, ...body, '}', ''].join('\n');
+}
+
+/** Terraform's diagnostics (text after `Error:` up to the next one), by the address in their `with` line. */
+function diagnosticsByAddress(result: TerraformResult): Map<string, string[]> {
+  const text = `${result.stdout}\n${result.stderr}`;
+  const found = new Map<string, string[]>();
+  for (const block of text.split(/^(?=(?:│ )?Error: )/m).slice(1)) {
+    const address = /^\s*(?:│ )?\s*with (\S+?),$/m.exec(block)?.[1] ?? '(no address)';
+    found.set(address, [...(found.get(address) ?? []), block.replace(/\s+/g, ' ')]);
+  }
+  return found;
+}
+
+/** API commands the plan may send: a login and reads. */
+const READ_COMMANDS = /^(login|list_(blacklist|blocklist|whitelist)|get_(blacklist|blocklist|whitelist)|list|audit_events)$/;
+
+const results: Record<Phase, { result?: TerraformResult; requests: number; commands: Record<string, number> }> = {
+  validate: { requests: -1, commands: {} },
+  plan: { requests: -1, commands: {} },
+  apply: { requests: -1, commands: {} },
+};
+const COMMANDS: Record<Phase, string[]> = {
+  validate: ['validate', '-no-color'],
+  plan: ['plan', '-input=false', '-no-color'],
+  apply: ['apply', '-auto-approve', '-input=false', '-no-color'],
+};
+let blacklistAfterApply: unknown;
+
+beforeAll(async () => {
+  const emulator = await harness().startEmulator({ tenants: [TENANT] });
+  for (const phase of ['validate', 'plan', 'apply'] as const) {
+    const workspace = harness().createWorkspace(`bad-inputs-${phase}`, emulator.apiKey);
+    const blocks = CASES.map((testCase, index) => (testCase.phase === phase ? blockOf(testCase, index) : '')).join('');
+    workspace.write(providerBlock({ baseUrl: emulator.url, tenant: TENANT }) + blocks);
+    await workspace.init();
+    emulator.emulator.resetStats();
+    const result = await workspace.terraform(COMMANDS[phase]);
+    const stats = emulator.emulator.stats();
+    results[phase] = { result, requests: stats.requests, commands: stats.byCommand };
+  }
+  blacklistAfterApply = await emulator.entries(TENANT, 'blacklist');
+  const count = (phase: Phase) => CASES.filter((testCase) => testCase.phase === phase).length;
+  printFigures('bad inputs', {
+    cases: CASES.length,
+    validate_cases: count('validate'),
+    plan_cases: count('plan'),
+    apply_only_cases_known_gap: count('apply'),
+    api_requests_during_validate: results.validate.requests,
+    api_requests_during_plan: results.plan.requests,
+    api_writes_at_validate_and_plan: Object.keys({ ...results.validate.commands, ...results.plan.commands }).filter((command) => !READ_COMMANDS.test(command)).length,
+  });
+}, 120_000);
+
+test('the corpus has at least 50 cases rejected before apply, across resources, data sources and the provider block', () => {
+  expect(CASES.filter((testCase) => testCase.phase !== 'apply').length).toBeGreaterThanOrEqual(50);
+  expect(new Set(CASES.map((testCase) => testCase.kind))).toEqual(new Set(['resource', 'data', 'provider']));
+});
+
+test('terraform validate fails and sends nothing to the API', () => {
+  expect(results.validate.result?.code).toBe(1);
+  expect(results.validate.requests).toBe(0);
+});
+
+test('terraform plan fails and sends no write to the API (a login and reads at most)', () => {
+  expect(results.plan.result?.code).toBe(1);
+  expect(Object.keys(results.plan.commands).filter((command) => !READ_COMMANDS.test(command))).toEqual([]);
+});
+
+test('known gap: an unknown tenant of an entry, or name of an SSO resource, is refused only at apply, changing nothing', () => {
+  expect(results.apply.result?.code).toBe(1);
+  // The entry's new_blacklist is sent and refused by the service; the SSO resources list and stop.
+  expect(results.apply.commands).toMatchObject({ new_blacklist: 1 });
+  expect(Object.keys(results.apply.commands).filter((command) => !READ_COMMANDS.test(command))).toEqual(['new_blacklist']);
+  expect(blacklistAfterApply).toEqual([]);
+});
+
+test.each(CASES.map((testCase, index) => [testCase.name, testCase.phase, testCase, index] as const))('%s: rejected at %s, naming the attribute', (_name, phase, testCase, index) => {
+  const address = addressOf(testCase, index);
+  const diagnostics = diagnosticsByAddress(results[phase].result!).get(address) ?? [];
+  expect({ address, rejected: diagnostics.length > 0 }).toEqual({ address, rejected: true });
+  const matching = diagnostics.filter((text) => testCase.says.test(text));
+  expect({ address, says: testCase.says.source, found: matching.length > 0 ? 'yes' : diagnostics }).toEqual({ address, says: testCase.says.source, found: 'yes' });
+  // The attribute: in the source line terraform quotes, or in the message.
+  expect(matching.some((text) => new RegExp(`\\b${testCase.attribute}\\b`).test(text))).toBe(true);
+});
