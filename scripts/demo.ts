@@ -126,6 +126,14 @@ function writeDemoConfig(file: string, emulatorUrl: string): void {
   fs.writeFileSync(file, `${JSON.stringify(raw, null, 2)}\n`);
 }
 
+/** The stack's outputs (the channel's SAML service-provider URLs, for an identity provider), from its state. */
+function showOutputs(stateFile: string): void {
+  const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { outputs?: Record<string, { value: unknown; sensitive?: boolean }> };
+  for (const [name, output] of Object.entries(state.outputs ?? {})) {
+    detail(`output ${name} = ${output.sensitive ? '(sensitive)' : JSON.stringify(output.value)}`);
+  }
+}
+
 function summariseStack(file: string): void {
   const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { resource?: Record<string, object>; data?: Record<string, object> };
   const count = (blocks: Record<string, object> | undefined) =>
@@ -185,6 +193,7 @@ async function run(keep: boolean): Promise<void> {
 
     step(`Deploy the ${STACK} stack through cdktf (synth, terraform init, plan, apply)`);
     await cdktf(context, ['deploy', STACK, '--auto-approve']);
+    showOutputs(path.join(projectDir, `terraform.${STACK}.tfstate`));
 
     step('What the management API holds now');
     await showPolicy(context);

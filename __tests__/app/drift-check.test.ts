@@ -1,8 +1,10 @@
 /**
  * The drift check's rules and command line: exit codes, terraform's first error line, stack
- * selection and arguments. Real terraform runs in cdktf-end-to-end.test.ts.
+ * selection and arguments; the cdktf flags the npm scripts add. Real terraform runs in
+ * cdktf-end-to-end.test.ts.
  */
 import { driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/app/drift-check';
+import { cdktfArguments } from '../../scripts/cdktf-command';
 import { main, parseDriftArguments } from '../../scripts/drift-check';
 
 describe('driftExitCode', () => {
@@ -93,4 +95,14 @@ describe('command line', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/drift check: \/nonexistent\/cdktf\.out\/manifest\.json does not exist; synthesize first/);
   });
+});
+
+describe('npm run deploy and friends (scripts/cdktf-command.ts)', () => {
+  const cases: Array<[command: string, rest: string[], expected: string[]]> = [
+    ['synth', [], ['synth']],
+    ['deploy', ['security-policy', '--auto-approve'], ['deploy', '--skip-provider-lock', 'security-policy', '--auto-approve']],
+    ['diff', ['security-policy'], ['diff', '--skip-provider-lock', 'security-policy']],
+    ['destroy', ['security-policy', '--skip-provider-lock'], ['destroy', 'security-policy', '--skip-provider-lock']],
+  ];
+  test.each(cases)('%s %j', (command, rest, expected) => expect(cdktfArguments(command, rest)).toEqual(expected));
 });

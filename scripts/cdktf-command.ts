@@ -1,0 +1,60 @@
+/**
+ * `npm run synth|diff|deploy|destroy -- [stack] [cdktf flags]`: the cdktf CLI with terraform
+ * pointed at the svc provider's build, so nobody writes a CLI config by hand. It builds the
+ * provider when missing or stale (dist/, or SVC_PROVIDER_BUILD_DIR), sets
+ * TF_CLI_CONFIG_FILE=<build>/terraform.rc and CHECKPOINT_DISABLE=1, and passes
+ * --skip-provider-lock to commands that run `terraform init` (cdktf would otherwise run
+ * `terraform providers lock`, which asks the public registry for svc-prevent/svc).
+ */
+import { spawn } from 'node:child_process';
+import { CDKTF_CLI } from '../src/app/cdktf-project';
+import { ensureProviderBuilt } from '../src/app/provider-mirror';
+
+/** Commands that run terraform init in the stack directories. */
+const TERRAFORM_COMMANDS = ['diff', 'deploy', 'destroy'];
+const COMMANDS = ['synth', ...TERRAFORM_COMMANDS];
+
+const USAGE = `Usage: npm run <synth|diff|deploy|destroy> -- [stacks...] [cdktf flags]
+
+Runs \`cdktf <command>\` (cdktf-cli of this repository) with:
+  TF_CLI_CONFIG_FILE=<build>/terraform.rc   svc-prevent/svc from the provider's mirror, the rest direct
+  CHECKPOINT_DISABLE=1                     no version checks or telemetry
+  --skip-provider-lock                     (diff, deploy, destroy) no \`terraform providers lock\`
+building the provider first when it is missing or older than src/ (<build> is dist/, or
+SVC_PROVIDER_BUILD_DIR). The app reads SVC_CONFIG (default svc.config.json).
+
+Examples:
+  npm run synth
+  npm run diff -- security-policy
+  SVC_API_KEY=... npm run deploy -- security-policy
+  npm run destroy -- security-policy --auto-approve
+Flags after the stack names go to cdktf (npx cdktf deploy --help lists them).`;
+
+export function cdktfArguments(command: string, rest: readonly string[]): string[] {
+  return [command, ...(TERRAFORM_COMMANDS.includes(command) && !rest.includes('--skip-provider-lock') ? ['--skip-provider-lock'] : []), ...rest];
+}
+
+function main(argv: readonly string[]): void {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || !COMMANDS.includes(command)) {
+    const known = command === undefined || command === '--help' || command === '-h';
+    (known ? process.stdout : process.stderr).write(`${known ? '' : `cdktf-command: unknown command "${command}"; expected one of ${COMMANDS.join(', ')}\n\n`}${USAGE}\n`);
+    process.exitCode = known ? 0 : 2;
+    return;
+  }
+  const mirror = ensureProviderBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+  const child = spawn(process.execPath, [CDKTF_CLI, ...cdktfArguments(command, rest)], {
+    stdio: 'inherit',
+    env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: mirror.cliConfigFile, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
+  });
+  // Ctrl-C reaches cdktf through the terminal; this process waits for it to finish stopping terraform.
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  child.once('close', (code, signal) => {
+    process.off('SIGINT', ignore);
+    process.exitCode = code ?? (signal ? 128 : 1);
+  });
+}
+
+if (require.main === module) main(process.argv.slice(2));
