@@ -3,7 +3,8 @@
  * (429, 500, 503, a reset before the command, and a reset after it landed) and adds latency:
  * once as 500 per-entry resources spread over the three lists, once as one svc_blacklist of
  * 500. Apply succeeds, the API equals the configuration (nothing lost, nothing twice), the
- * state equals the API, and a following plan, under the same faults, is empty.
+ * state equals the API, and a following plan, under the same faults, is empty; the per-entry
+ * resources are then destroyed under the same faults, leaving nothing.
  *
  * Retries: at 20% a call fails six attempts in a row (the client's default) with p = 0.2^6 =
  * 6.4e-5; over ~1,100 calls that is a failed apply in ~7% of runs. max_retries = 10 brings it
@@ -136,6 +137,26 @@ test(`${ENTRY_COUNT} per-entry resources over the three lists, 20% faults`, asyn
       mismatches: [],
     });
   }
+
+  // Destroy under the same faults: a delete whose reply was lost is sent again and finds the
+  // entry gone, which counts as deleted.
+  emulator.emulator.setFaults(FAULTS);
+  emulator.emulator.resetStats();
+  const destroy = await workspace.destroy(['-parallelism=10']);
+  const destroyStats = emulator.emulator.stats();
+  emulator.emulator.setFaults(undefined);
+  const left = (await apiState(emulator)) as Record<ListName, ListEntry[]>;
+  printFigures('per-entry destroy', {
+    entries: ENTRY_COUNT,
+    requests: destroyStats.requests,
+    faults: faultsInjected(destroyStats),
+    'faults.reset-after': destroyStats.faults['reset-after'] ?? 0,
+    retries: providerRetries(destroy.providerLog),
+    left_on_api: LISTS.reduce((sum, list) => sum + left[list].length, 0),
+  });
+  expect(LISTS.map((list) => left[list].length)).toEqual([0, 0, 0]);
+  expect(workspace.stateJson().resources).toEqual([]);
+  expect(destroyStats.faults['reset-after']).toBeGreaterThan(0);
 });
 
 test(`one svc_blacklist of ${ENTRY_COUNT} entries created, then half replaced, 20% faults`, async () => {
