@@ -7,8 +7,10 @@
  * `terraform providers lock`, which asks the public registry for svc-prevent/svc).
  */
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { CDKTF_CLI } from '../src/app/cdktf-project';
-import { ensureProviderBuilt } from '../src/app/provider-mirror';
+import { ensureProviderBuilt, prepareSynthesizedStacks } from '../src/app/provider-mirror';
 
 /** Commands that run terraform init in the stack directories. */
 const TERRAFORM_COMMANDS = ['diff', 'deploy', 'destroy'];
@@ -30,6 +32,16 @@ Examples:
   npm run destroy -- security-policy --auto-approve
 Flags after the stack names go to cdktf (npx cdktf deploy --help lists them).`;
 
+/** cdktf's --output / -o (default cdktf.out, as cdktf.json here does not set one). */
+export function outputDirectory(rest: readonly string[]): string {
+  for (let index = 0; index < rest.length; index += 1) {
+    const argument = rest[index];
+    if ((argument === '--output' || argument === '-o') && rest[index + 1] !== undefined) return rest[index + 1];
+    if (argument.startsWith('--output=')) return argument.slice('--output='.length);
+  }
+  return 'cdktf.out';
+}
+
 export function cdktfArguments(command: string, rest: readonly string[]): string[] {
   return [command, ...(TERRAFORM_COMMANDS.includes(command) && !rest.includes('--skip-provider-lock') ? ['--skip-provider-lock'] : []), ...rest];
 }
@@ -43,6 +55,9 @@ function main(argv: readonly string[]): void {
     return;
   }
   const mirror = ensureProviderBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
+  // The app prepares the stacks at synth; with --skip-synth a rebuilt provider still needs its lock entry.
+  const outdir = path.resolve(outputDirectory(rest));
+  if (fs.existsSync(path.join(outdir, 'manifest.json'))) prepareSynthesizedStacks(outdir, () => mirror);
   const child = spawn(process.execPath, [CDKTF_CLI, ...cdktfArguments(command, rest)], {
     stdio: 'inherit',
     env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: mirror.cliConfigFile, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },

@@ -4,7 +4,7 @@
  * cdktf-end-to-end.test.ts.
  */
 import { driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/app/drift-check';
-import { cdktfArguments } from '../../scripts/cdktf-command';
+import { cdktfArguments, outputDirectory } from '../../scripts/cdktf-command';
 import { main, parseDriftArguments } from '../../scripts/drift-check';
 
 describe('driftExitCode', () => {
@@ -105,4 +105,14 @@ describe('npm run deploy and friends (scripts/cdktf-command.ts)', () => {
     ['destroy', ['security-policy', '--skip-provider-lock'], ['destroy', 'security-policy', '--skip-provider-lock']],
   ];
   test.each(cases)('%s %j', (command, rest, expected) => expect(cdktfArguments(command, rest)).toEqual(expected));
+});
+
+describe('the output directory scripts/cdktf-command.ts prepares before cdktf runs', () => {
+  const cases: Array<[rest: string[], expected: string]> = [
+    [[], 'cdktf.out'],
+    [['security-policy', '--output', 'elsewhere'], 'elsewhere'],
+    [['-o', 'short'], 'short'],
+    [['--output=joined', '--skip-synth'], 'joined'],
+  ];
+  test.each(cases)('%j -> %s', (rest, expected) => expect(outputDirectory(rest)).toBe(expected));
 });

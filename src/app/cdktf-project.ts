@@ -52,7 +52,6 @@ export class CdktfCommandError extends Error {
   }
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007/g;
 /** cdktf redraws a status block while it works; those lines say nothing a log needs. */
 const STATUS_LINE = /^\s*(?:[⠁-⣿]\s+\w+|\d+ Stacks? deploying|\d+ Stacks? destroying|\d+ Stacks? (?:done|waiting))/;
