@@ -18,7 +18,7 @@ import type { Construct } from 'constructs';
 import { ControlPlane, controlPlanePropsFromParameters } from './modules/control-plane';
 import { DeploymentPolicy } from './modules/deployment-policy';
 import { SecurityPolicy } from './modules/security-policy/security-policy';
-import { securityPolicyPropsFromConfig, svcProviderSettings } from './modules/security-policy/config';
+import { securityPolicyPropsFromConfig, svcProviderSettings, type SecurityPolicyConfig } from './modules/security-policy/config';
 import { ControlPlaneEgress } from './modules/security-policy/control-plane-egress';
 import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-outputs';
 import { SvcProvider } from './modules/svc-provider/provider';
@@ -60,9 +60,8 @@ class DeploymentPolicyStack extends TerraformStack {
 
 class SecurityPolicyStack extends TerraformStack {
   readonly policy: SecurityPolicy;
-  constructor(scope: Construct, id: string, config: AppConfig) {
+  constructor(scope: Construct, id: string, section: SecurityPolicyConfig, aws: AppConfig['aws']) {
     super(scope, id);
-    const section = config.securityPolicy!;
     // Null unless TF_VAR_api_key is set; then the provider reads SVC_API_KEY. Ephemeral (an
     // override: cdktf 0.21 has no such option), so terraform keeps it out of plan and state.
     const apiKey = new TerraformVariable(this, 'api_key', {
@@ -81,8 +80,8 @@ class SecurityPolicyStack extends TerraformStack {
     }
     // Only when configured: it brings the AWS provider, so planning needs AWS credentials.
     if (section.allowControlPlaneEgress !== undefined) {
-      const aws = new AwsProvider(this, 'aws', { region: config.aws.region, allowedAccountIds: [config.aws.accountId] });
-      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, awsProvider: aws });
+      const awsProvider = new AwsProvider(this, 'aws', { region: aws.region, allowedAccountIds: [aws.accountId] });
+      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, awsProvider });
     }
   }
 }
@@ -91,23 +90,21 @@ export function buildApp(app: App, configFile: string): App {
   const config = loadAppConfig(configFile);
   new ControlPlaneStack(app, STACK_NAMES.controlPlane, config);
   new DeploymentPolicyStack(app, STACK_NAMES.deploymentPolicy, config, config.controlPlane.HostedZoneId ?? '');
-  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config);
+  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config.securityPolicy, config.aws);
   return app;
 }
 
 /**
- * Synthesizes the app into `outdir` and prepares the stacks that use the svc provider (building
- * it into dist/, or SVC_PROVIDER_BUILD_DIR, when missing or stale). Returns those stacks' names.
+ * Synthesizes the app into `outdir` (default: CDKTF_OUTDIR, which cdktf sets, else cdktf.out)
+ * and prepares the stacks that use the svc provider, building it into dist/ (or
+ * SVC_PROVIDER_BUILD_DIR) when missing or stale. Returns those stacks' names.
  */
-export function synthesizeApp(outdir: string, configFile: string, log: (line: string) => void = () => undefined): string[] {
-  const app = buildApp(new App({ outdir }), configFile);
+export function synthesizeApp(outdir: string | undefined, configFile: string, log: (line: string) => void = () => undefined): string[] {
+  const app = buildApp(new App(outdir === undefined ? {} : { outdir }), configFile);
   app.synth();
   return prepareSynthesizedStacks(app.outdir, () => ensureProviderBuilt({ log }));
 }
 
 if (require.main === module) {
-  // cdktf passes the output directory in CDKTF_OUTDIR.
-  const app = buildApp(new App(), process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE);
-  app.synth();
-  prepareSynthesizedStacks(app.outdir, () => ensureProviderBuilt({ log: (line) => process.stderr.write(`${line}\n`) }));
+  synthesizeApp(undefined, process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE, (line) => process.stderr.write(`${line}\n`));
 }
