@@ -162,6 +162,8 @@ test('killed during an apply of per-entry resources and a whole list: the failur
     expect(landedBeforeRestart.whitelist).toBeLessThan(BULK_COUNT);
     expect({ whitelist: byIp(whitelist), blacklist: byIp(blacklist) }).toEqual({ whitelist: sorted(whole), blacklist: sorted(singles) });
     expect(workspace.stateAttributes('svc_whitelist.all').entries).toEqual(byIp(whitelist));
+    const singlesInState = workspace.stateJson().resources.find((resource) => resource.type === 'svc_blacklist_entry')?.instances ?? [];
+    expect(Object.fromEntries(singlesInState.map(({ attributes }) => [attributes.ip, attributes.description]))).toEqual(byIp(blacklist));
     expect(lost).toBe(0);
   } finally {
     await emulator.stop();
