@@ -132,7 +132,7 @@ export function planApiFigure(measured: PlanMeasurement, smallest: PlanMeasureme
       `the target count: ${CALLS_PER_PROCESS} (1 login + ${LISTS.length} list calls) per provider process that called the API (processes = logins)`,
       processes.map((count) => count * CALLS_PER_PROCESS),
     ),
-    target: { maxRatio: 1, description: '<= 1 login + 1 list call per list per provider process, same at every N' },
+    target: { maxRatio: 1, description: '1 login + 1 list call per list, per process; same at every N' },
     checks,
     notes: [],
     details: { perRun: measured.apiCalls },

@@ -80,7 +80,9 @@ export function formatTable(results: BenchResults): string {
 /** What each baseline is, and errors: printed under the table. */
 export function formatLegend(results: BenchResults): string {
   const lines = results.figures.map((outcome) =>
-    isFailed(outcome) ? `- ${outcome.title}: NOT MEASURED: ${outcome.error.split('\n')[0]}` : `- ${outcome.title}: baseline = ${outcome.baseline.description}`,
+    isFailed(outcome)
+      ? `- ${outcome.title}: NOT MEASURED: ${outcome.error.split('\n')[0]}`
+      : [`- ${outcome.title}: baseline = ${outcome.baseline.description}`, ...outcome.notes.map((note) => `  ${note}`)].join('\n'),
   );
   const { machine, options, git } = results;
   return [
