@@ -9,7 +9,7 @@ import { isFailed, type Figure, type FigureOutcome } from './figures';
 import { gitInfo, machineInfo } from './machine';
 import { BenchUsageError, USAGE, parseBenchArguments, type BenchOptions } from './options';
 import { measurePlan, planApiFigure, planFigure, planTenant, type PlanMeasurement } from './plan-refresh';
-import { formatLegend, formatTable, summarize, writeResults, type BenchResults } from './report';
+import { RESULTS_FORMAT_VERSION, formatLegend, formatTable, summarize, writeResults, type BenchResults } from './report';
 import { BenchSession, type Progress } from './session';
 import { measureStartup, startupFigures } from './startup';
 import { measureSynth, synthFigure } from './synth';
@@ -46,7 +46,11 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   const outcomes: FigureOutcome[] = [];
   try {
     progress(`start-up: ${options.startupRuns} runs`);
-    await part(outcomes, [{ id: 'startup-tls', title: 'provider start-up' }], async () => startupFigures(await measureStartup(session, options.startupRuns, warmUp), session.build.bundleBytes), progress);
+    const startupIds = [
+      { id: 'startup-tls', title: 'provider start-up (mutual TLS)' },
+      { id: 'startup-plaintext', title: 'provider start-up (TF_DISABLE_PLUGIN_TLS)' },
+    ];
+    await part(outcomes, startupIds, async () => startupFigures(await measureStartup(session, options.startupRuns, warmUp), session.build.bundleBytes), progress);
 
     await part(outcomes, [{ id: 'synth', title: 'cdktf synth of the app' }], async () => [synthFigure(await measureSynth(session, options.runs, warmUp))], progress);
 
@@ -101,7 +105,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
 
   return {
     generatedBy: 'npm run bench (scripts/bench/run.ts); regenerate rather than edit',
-    formatVersion: 1,
+    formatVersion: RESULTS_FORMAT_VERSION,
     date,
     durationSeconds: Math.round(secondsSince(started)),
     git,
