@@ -161,6 +161,31 @@ describe('SecurityPolicy: addEntries', () => {
     expect(json.resource.svc_whitelist_entry).toBeUndefined();
   });
 
+  test('addEntryMap: a whole list merges the map after a local of its declared entries; a per-entry list gets one for_each resource', () => {
+    const stack = svcStack();
+    const map = new TerraformLocal(stack, 'more', { '192.0.2.5': 'more' });
+    const policy = new SecurityPolicy(stack, 'security-policy', {
+      whitelist: { resources: 'whole-list', entries: [{ ip: '198.51.100.20', description: 'partner' }] },
+      blocklist: {},
+    });
+    policy.addEntryMap('whitelist', map.asAnyMap, 'more');
+    policy.addEntries('whitelist', [{ ip: '203.0.113.10' }], 'later');
+    policy.addEntryMap('blocklist', map.asAnyMap, 'more');
+    const json = synthJson(stack);
+    expect(json.locals?.whitelist_entries).toEqual({ '198.51.100.20': 'partner', '203.0.113.10': '' });
+    expect(json.resource.svc_whitelist.whitelist.entries).toBe('${merge(local.whitelist_entries, local.more)}');
+    expect(json.resource.svc_blocklist_entry.blocklist_more).toEqual({ for_each: '${local.more}', ip: '${each.key}', description: '${each.value}' });
+    const error = thrownBy(() => policy.addEntryMap('blocklist', map.asAnyMap, 'more'));
+    expect(error.message).toContain('addEntryMap(source) = "more": was already used for the blocklist');
+  });
+
+  test('descriptions escape ${ and %{, which Terraform\'s JSON syntax would read as templates', () => {
+    workingDirectory.write('policy/blacklist.yaml', '- ip: 203.0.113.9\n  description: "ticket ${SEC-1} %{if} $5"\n');
+    const json = synthPolicy({ blacklist: { files: ['policy/blacklist.yaml'] }, whitelist: { resources: 'whole-list', entries: [{ ip: '192.0.2.1', description: 'a ${b}' }] } });
+    expect(json.resource.svc_blacklist_entry.blacklist_203_0_113_9.description).toBe('ticket $${SEC-1} %%{if} $5');
+    expect(json.resource.svc_whitelist.whitelist.entries).toEqual({ '192.0.2.1': 'a $${b}' });
+  });
+
   test('a list without props gets per-entry resources', () => {
     const stack = svcStack();
     const policy = new SecurityPolicy(stack, 'security-policy', {});
