@@ -159,7 +159,7 @@ export class SecurityPolicy extends Construct {
    * address to description (e.g. a for expression over NAT gateway data sources). A whole list
    * merges it into its `entries` map; a per-entry list declares one resource with `for_each`
    * over it, named `<list>_<source>`, its instances keyed by address
-   * (`svc_whitelist_entry.whitelist_control_plane_egress["203.0.113.5"]`). Not checked at
+   * (`svc_whitelist_entry.whitelist_control_plane_egress_vpc["203.0.113.5"]`). Not checked at
    * synth: the provider checks the addresses at plan.
    */
   addEntryMap(list: PolicyListName, entries: IResolvable, source: string): void {
