@@ -1,0 +1,126 @@
+/**
+ * Which test runs each command of the help pages. A page in PAGES_RUN_BY_TESTS has every
+ * command of its ```sh blocks run literally, in order, by the named test, except the commands
+ * an exemption names (or that sit in an exempted section). Any other command must be named by
+ * an exemption: why this suite does not run it, and which test covers what it does instead.
+ * __tests__/help/commands.test.ts enforces both, so a new command in help/ is either run or
+ * explained.
+ */
+
+/** Pages whose commands a test runs literally, in order, in a copy of the repository. */
+export const PAGES_RUN_BY_TESTS: Readonly<Record<string, string>> = {
+  'getting-started.md': '__tests__/help/getting-started.test.ts',
+};
+
+/**
+ * Text replaced in every command of a page before it runs, and why. The commands stay literal
+ * otherwise.
+ */
+export const SUBSTITUTIONS: ReadonlyArray<{ readonly page: string; readonly text: string; readonly reason: string }> = [
+  {
+    page: 'getting-started.md',
+    text: '8080',
+    reason: 'the emulator port: the test takes a free port, so a port in use on the machine (or a parallel run) cannot break it',
+  },
+];
+
+export interface Exemption {
+  readonly page: string;
+  /** The commands it covers: those matching `command`, or every command of `section`. */
+  readonly command?: RegExp;
+  readonly section?: string;
+  readonly reason: string;
+  /** The test files (or CI script) that run the same thing, or what the page's test does instead. */
+  readonly coveredBy: readonly string[];
+}
+
+const IMPORT_TESTS = ['__tests__/provider-acceptance/entry-resources.test.ts', '__tests__/provider-acceptance/list-resources.test.ts', '__tests__/provider-acceptance/sso-resources.test.ts'];
+
+export const EXEMPTIONS: readonly Exemption[] = [
+  // getting-started.md: the copy of the repository stands in for the clone.
+  {
+    page: 'getting-started.md',
+    command: /^git clone /,
+    reason: 'needs the network; the test copies the working tree (tracked and new files) into a temporary directory instead',
+    coveredBy: ['__tests__/help/getting-started.test.ts'],
+  },
+  { page: 'getting-started.md', command: /^cd svc-prevent$/, reason: 'the test runs in its copy of the repository', coveredBy: ['__tests__/help/getting-started.test.ts'] },
+  {
+    page: 'getting-started.md',
+    command: /^npm ci$/,
+    reason: 'needs the registry and takes minutes; the test links the installed node_modules into its copy, and CI runs npm ci first',
+    coveredBy: ['.ci/run'],
+  },
+  {
+    page: 'getting-started.md',
+    section: 'Against the real management API',
+    reason: 'needs the real management API and a real key; the same cdktf commands run against the emulator above, and import is tested with real terraform',
+    coveredBy: ['__tests__/help/getting-started.test.ts', ...IMPORT_TESTS],
+  },
+
+  // provider.md: plain terraform in a directory of HCL, against the emulator.
+  { page: 'provider.md', command: /^npm ci && npm run build$/, reason: 'npm ci needs the registry; the build is what the acceptance harness does', coveredBy: ['__tests__/packaging/build-provider.test.ts'] },
+  {
+    page: 'provider.md',
+    command: /^(export TF_CLI_CONFIG_FILE=|cd my-policy && terraform init$|export SVC_API_KEY=\.\.\.$|terraform (plan|apply)$|TF_LOG_PROVIDER=DEBUG terraform apply)/,
+    reason: 'terraform against a directory of the user\'s HCL; the acceptance tests run init, plan and apply with the mirror\'s CLI configuration and the key from SVC_API_KEY',
+    coveredBy: ['__tests__/provider-acceptance/walkthrough.test.ts', '__tests__/provider-wire/log-level.test.ts'],
+  },
+  {
+    page: 'provider.md',
+    command: /^(npx svc-emulator --port 8080 |export SVC_BASE_URL=http:\/\/127\.0\.0\.1:8080 |cat > seed\.json|curl -s -X POST http:\/\/127\.0\.0\.1:8080\/_emulator\/risk-block)/,
+    reason: 'the emulator on a fixed port with a seed file and its admin route; the emulator tests start it the same way on a free port',
+    coveredBy: ['__tests__/emulator/cli.test.ts', '__tests__/emulator/seed.test.ts', '__tests__/emulator/blocking.test.ts'],
+  },
+
+  // resource pages: import commands.
+  {
+    page: 'resources/*',
+    command: /^terraform import svc_\w+\.\w+ \S+$/,
+    reason: 'terraform import needs a configuration and an entry to import; the acceptance tests import every resource type with IDs of these forms',
+    coveredBy: IMPORT_TESTS,
+  },
+
+  // emulator.md
+  { page: 'emulator.md', command: /^npx svc-emulator --port 0 --tenant acme --api-key k1$/, reason: 'the emulator runs until stopped; the tests start the same executable on a free port and stop it', coveredBy: ['__tests__/emulator/cli.test.ts', '__tests__/emulator/child-process.test.ts'] },
+
+  // control-plane.md and deployment-policy.md: AWS.
+  {
+    page: 'control-plane.md',
+    command: /./,
+    reason: 'plans and applies in an AWS account (credentials, a VPC, a hosted zone); synth and plan-time checks run against a mocked AWS provider',
+    coveredBy: ['__tests__/control-plane/plan-checks.test.ts', '__tests__/app/app.test.ts'],
+  },
+  {
+    page: 'deployment-policy.md',
+    command: /^for part in 1 2 3; do/,
+    reason: 'creates and attaches IAM policies with the aws CLI in a real account; the command that prints each part is tested',
+    coveredBy: ['__tests__/deployment-policy/cli.test.ts'],
+  },
+
+  // performance.md (the bench helper's page): minutes of measuring.
+  {
+    page: 'performance.md',
+    command: /^npm run bench\b/,
+    reason: 'the full bench measures for minutes and its figures are machine-dependent; the bench smoke test runs the same command with --quick into a temporary file, and the option parsing is unit-tested',
+    coveredBy: ['__tests__/bench/bench.test.ts', '__tests__/bench/options.test.ts'],
+  },
+
+  // sensor.md: a container runtime on a Linux host.
+  {
+    page: 'sensor.md',
+    command: /./,
+    reason: 'starts a sensor container (needs a container runtime and the vendor image); the launcher tests run it against stub runtimes',
+    coveredBy: ['__tests__/sensor/launcher-modes.test.ts', '__tests__/sensor/launcher-options.test.ts', '__tests__/sensor/launcher-secret.test.ts'],
+  },
+];
+
+/** The exemption that names a command of `page` (in `sectionHeading`), if any. */
+export function exemptionFor(page: string, command: string, sectionHeading: string | undefined): Exemption | undefined {
+  return EXEMPTIONS.find((exemption) => {
+    const pageMatches = exemption.page === page || (exemption.page.endsWith('/*') && page.startsWith(exemption.page.slice(0, -1)));
+    if (!pageMatches) return false;
+    if (exemption.section !== undefined) return exemption.section === sectionHeading;
+    return exemption.command!.test(command);
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The text a user can meet from the code: string literals, template literal parts and
+ * `process.env.X` names of the TypeScript files under given directories, read with the
+ * TypeScript parser (comments are not messages).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+import { repositoryRoot } from './markdown';
+
+export interface SourceStrings {
+  readonly file: string;
+  /** Every string and template literal, templates with `${...}` kept as written in the source. */
+  readonly literals: readonly string[];
+  /** Names read as `process.env.NAME` / `env.NAME`. */
+  readonly envProperties: readonly string[];
+}
+
+function typeScriptFiles(relative: string): string[] {
+  const absolute = path.join(repositoryRoot, relative);
+  if (!fs.existsSync(absolute)) return [];
+  if (fs.statSync(absolute).isFile()) return absolute.endsWith('.ts') ? [absolute] : [];
+  return fs
+    .readdirSync(absolute, { withFileTypes: true })
+    .flatMap((entry) => typeScriptFiles(path.join(relative, entry.name)))
+    .sort();
+}
+
+export function sourceStrings(relativePaths: readonly string[]): SourceStrings[] {
+  return relativePaths.flatMap(typeScriptFiles).map((file) => {
+    const text = fs.readFileSync(file, 'utf8');
+    const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+    const literals: string[] = [];
+    const envProperties: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+        literals.push(node.text);
+      } else if (ts.isTemplateExpression(node)) {
+        // The template as written, `${...}` and all, so a message with placeholders can be matched.
+        literals.push(text.slice(node.getStart(sourceFile) + 1, node.getEnd() - 1));
+      } else if (ts.isPropertyAccessExpression(node) && /(^|\.)env$/.test(node.expression.getText(sourceFile))) {
+        envProperties.push(node.name.text);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sourceFile);
+    return { file: path.relative(repositoryRoot, file), literals, envProperties };
+  });
+}
