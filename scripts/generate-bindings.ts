@@ -276,6 +276,54 @@ function attributeNotes(binding: AttributeBinding): string {
 
 // ---- rendering ---------------------------------------------------------------------------------
 
+/** The class and function a file with sensitive settable attributes carries (once per file). */
+const SENSITIVE_GUARD = [
+  '/**',
+  ' * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`): cdktf would write',
+  ' * it into cdk.tf.json, which is kept on disk, in CI artifacts and in plan files. Code',
+  ' * `sensitive_literal_value`; the message names the setting, never the value.',
+  ' */',
+  'export class SensitiveLiteralValueError extends Error {',
+  "  readonly code = 'sensitive_literal_value';",
+  '  constructor(',
+  '    readonly owner: string,',
+  '    readonly setting: string,',
+  '    variableName: string,',
+  '    readonly environmentVariable: string | undefined,',
+  '  ) {',
+  '    super(',
+  '      `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. ` +',
+  "        `Pass the value of a sensitive TerraformVariable instead (new TerraformVariable(stack, '${variableName}', { type: 'string', sensitive: true }).stringValue, set with TF_VAR_${variableName})` +",
+  "        (environmentVariable === undefined ? '.' : `, or leave ${setting} unset and export ${environmentVariable} where terraform runs.`),",
+  '    );',
+  "    this.name = 'SensitiveLiteralValueError';",
+  '  }',
+  '}',
+  '',
+  '/** Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset. */',
+  'function sensitiveSetting<T>(owner: string, setting: string, variableName: string, environmentVariable: string | undefined, value: T): T {',
+  '  if (value !== undefined && !cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);',
+  '  return value;',
+  '}',
+  '',
+];
+
+/** The environment variable a description names (`Env \`SVC_API_KEY\``), for the sensitive-literal advice. */
+function environmentVariableOf(binding: AttributeBinding): string | undefined {
+  return /\benv `([A-Z][A-Z0-9_]*)`/i.exec(binding.schema.description ?? '')?.[1];
+}
+
+/** `value` as stored by the constructor or setter: through the guard when the attribute is sensitive. */
+function storedValue(binding: AttributeBinding, owner: string, value: string): string {
+  if (binding.schema.sensitive !== true) return value;
+  const variable = environmentVariableOf(binding);
+  return `sensitiveSetting(${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${variable === undefined ? 'undefined' : quote(variable)}, ${value})`;
+}
+
+function hasSensitiveSettable(bindings: readonly AttributeBinding[]): boolean {
+  return bindings.some((binding) => binding.settable && binding.schema.sensitive === true);
+}
+
 function renderElementClasses(ownerTerraformName: string, binding: AttributeBinding): string[] {
   const classes = binding.elementClasses!;
   const lines: string[] = [];
@@ -373,6 +421,7 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
 
   const lines: string[] = [GENERATED_HEADER, '', "import type { Construct } from 'constructs';", "import * as cdktf from 'cdktf';", ''];
 
+  if (hasSensitiveSettable(bindings)) lines.push(...SENSITIVE_GUARD);
   lines.push(...docComment('', [`The arguments of the ${what}, and the meta-arguments (provider, dependsOn, count, forEach, lifecycle).`]));
   lines.push(`export interface ${configName} extends cdktf.TerraformMetaArguments {`);
   settable.forEach((binding, index) => {
@@ -400,7 +449,7 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
     : ['provider', 'dependsOn', 'count', 'lifecycle', 'forEach'];
   for (const name of metaArguments) lines.push(`      ${name}: config.${name},`);
   lines.push('    });');
-  for (const binding of settable) lines.push(`    this.${field(binding)} = config.${binding.propertyName};`);
+  for (const binding of settable) lines.push(`    this.${field(binding)} = ${storedValue(binding, spec.className, `config.${binding.propertyName}`)};`);
   lines.push('  }');
 
   for (const binding of bindings) {
@@ -412,7 +461,7 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
     if (!binding.settable) continue;
     lines.push('');
     lines.push(`  set ${binding.propertyName}(value: ${binding.inputType}) {`);
-    lines.push(`    this.${field(binding)} = value;`);
+    lines.push(`    this.${field(binding)} = ${storedValue(binding, spec.className, 'value')};`);
     lines.push('  }');
     if (!binding.required) {
       lines.push('');
@@ -437,6 +486,7 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
   const field = (binding: AttributeBinding) => `_${binding.propertyName}`;
   const lines: string[] = [GENERATED_HEADER, '', "import type { Construct } from 'constructs';", "import * as cdktf from 'cdktf';", ''];
 
+  if (hasSensitiveSettable(bindings)) lines.push(...SENSITIVE_GUARD);
   lines.push(...docComment('', ['The settings of the svc provider block. Every setting may also come from the environment (see each one).']));
   lines.push('export interface SvcProviderConfig {');
   for (const binding of bindings) {
@@ -461,7 +511,7 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
   lines.push(...generatorMetadata(versionConstraint));
   lines.push(`      terraformProviderSource: ${quote(PROVIDER_SOURCE)},`);
   lines.push('    });');
-  for (const binding of bindings) lines.push(`    this.${field(binding)} = config.${binding.propertyName};`);
+  for (const binding of bindings) lines.push(`    this.${field(binding)} = ${storedValue(binding, 'SvcProvider', `config.${binding.propertyName}`)};`);
   lines.push('    this._alias = config.alias;');
   lines.push('  }');
   // Provider settings cannot be referenced in terraform, so the getters return the given values.
@@ -480,7 +530,7 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
     lines.push('  }');
     lines.push('');
     lines.push(`  set ${name}(value: ${type} | undefined) {`);
-    lines.push(`    this.${fieldName} = value;`);
+    lines.push(`    this.${fieldName} = ${binding === null ? 'value' : storedValue(binding, 'SvcProvider', 'value')};`);
     lines.push('  }');
   }
   lines.push('');

@@ -10,11 +10,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack, Testing } from 'cdktf';
+import { App, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack, TerraformVariable, Testing, Token } from 'cdktf';
 import type { Construct } from 'constructs';
 import type { AttributeSchema, Schema } from '../../src/provider/core/schema';
 import { createSvcProvider } from '../../src/provider/provider';
-import { SvcProvider } from '../../modules/svc-provider/provider';
+import { SensitiveLiteralValueError, SvcProvider } from '../../modules/svc-provider/provider';
 import { BindingsError, GENERATED_HEADER_FIRST_LINE, compareBindings, main, renderBindings, versionConstraintOf, writeBindings } from '../../scripts/generate-bindings';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
@@ -220,7 +220,13 @@ describe.each(schemaObjects)('%s', (key, schema) => {
 describe('SvcProvider', () => {
   test('with every setting, the provider block has exactly the schema attributes and the alias', () => {
     const stack = newStack('provider');
-    const settings = Object.fromEntries(Object.entries(provider.schema.attributes).map(([name, attribute]) => [camelCase(name), sampleValue(name, attribute)]));
+    // A sensitive setting takes tokens only (see 'sensitive settings' below): one that resolves to the sample.
+    const settings = Object.fromEntries(
+      Object.entries(provider.schema.attributes).map(([name, attribute]) => {
+        const sample = sampleValue(name, attribute);
+        return [camelCase(name), attribute.sensitive === true ? Token.asString({ resolve: () => sample }) : sample];
+      }),
+    );
     new SvcProvider(stack, 'svc', { ...settings, alias: 'second' });
     const synthesized = JSON.parse(Testing.synth(stack)) as { provider: { svc: Array<Record<string, unknown>> }; terraform: unknown };
     const expected = Object.fromEntries(Object.entries(provider.schema.attributes).map(([name, attribute]) => [name, sampleValue(name, attribute)]));
@@ -243,5 +249,48 @@ describe('SvcProvider', () => {
     const apiKeyDoc = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*readonly apiKey\?: string;/.exec(source);
     expect(apiKeyDoc?.[1]).toContain('Sensitive');
     expect(new SvcProvider(newStack('provider'), 'svc').apiKey).toBeUndefined();
+  });
+});
+
+describe('sensitive settings: a literal never reaches cdk.tf.json', () => {
+  const LITERAL_KEY = 'literal-api-key-from-process-env';
+  const sensitiveSettings = Object.entries(provider.schema.attributes).filter(([, attribute]) => attribute.sensitive === true);
+
+  test('the schema has sensitive settings to guard (api_key)', () => {
+    expect(sensitiveSettings.map(([name]) => name)).toEqual(['api_key']);
+  });
+
+  test.each([
+    ['in the config', (stack: TerraformStack, property: string) => new SvcProvider(stack, 'svc', { [property]: LITERAL_KEY })],
+    ['through the setter', (stack: TerraformStack, property: string) => {
+      const svc = new SvcProvider(stack, 'svc') as unknown as Record<string, unknown>;
+      svc[property] = LITERAL_KEY;
+    }],
+  ])('a literal value %s is a sensitive_literal_value error naming the setting and the fix, never the value', (_name, give) => {
+    for (const [name] of sensitiveSettings) {
+      const stack = newStack('sensitive');
+      let thrown: unknown;
+      try {
+        give(stack, camelCase(name));
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(SensitiveLiteralValueError);
+      const error = thrown as SensitiveLiteralValueError;
+      expect(error).toMatchObject({ code: 'sensitive_literal_value', owner: 'SvcProvider', setting: camelCase(name) });
+      expect(error.message).toContain(`${camelCase(name)} is a literal value`);
+      expect(error.message).toContain(`TF_VAR_${name}`);
+      expect(error.message).toContain('SVC_API_KEY');
+      expect(error.message).not.toContain(LITERAL_KEY);
+    }
+  });
+
+  test('the value of a sensitive TerraformVariable is written as a reference; unset is left out', () => {
+    const stack = newStack('sensitive');
+    const variable = new TerraformVariable(stack, 'api_key', { type: 'string', sensitive: true });
+    new SvcProvider(stack, 'svc', { apiKey: variable.stringValue });
+    new SvcProvider(stack, 'unset', { alias: 'unset' });
+    const synthesized = JSON.parse(Testing.synth(stack)) as { provider: { svc: Array<Record<string, unknown>> } };
+    expect(synthesized.provider.svc).toEqual([{ api_key: '${var.api_key}' }, { alias: 'unset' }]);
   });
 });

@@ -5,6 +5,34 @@ import type { Construct } from 'constructs';
 import * as cdktf from 'cdktf';
 
 /**
+ * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`): cdktf would write
+ * it into cdk.tf.json, which is kept on disk, in CI artifacts and in plan files. Code
+ * `sensitive_literal_value`; the message names the setting, never the value.
+ */
+export class SensitiveLiteralValueError extends Error {
+  readonly code = 'sensitive_literal_value';
+  constructor(
+    readonly owner: string,
+    readonly setting: string,
+    variableName: string,
+    readonly environmentVariable: string | undefined,
+  ) {
+    super(
+      `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. ` +
+        `Pass the value of a sensitive TerraformVariable instead (new TerraformVariable(stack, '${variableName}', { type: 'string', sensitive: true }).stringValue, set with TF_VAR_${variableName})` +
+        (environmentVariable === undefined ? '.' : `, or leave ${setting} unset and export ${environmentVariable} where terraform runs.`),
+    );
+    this.name = 'SensitiveLiteralValueError';
+  }
+}
+
+/** Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset. */
+function sensitiveSetting<T>(owner: string, setting: string, variableName: string, environmentVariable: string | undefined, value: T): T {
+  if (value !== undefined && !cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);
+  return value;
+}
+
+/**
  * The settings of the svc provider block. Every setting may also come from the environment (see
  * each one).
  */
@@ -91,7 +119,7 @@ export class SvcProvider extends cdktf.TerraformProvider {
       terraformProviderSource: 'svc-prevent/svc',
     });
     this._baseUrl = config.baseUrl;
-    this._apiKey = config.apiKey;
+    this._apiKey = sensitiveSetting('SvcProvider', 'apiKey', 'api_key', 'SVC_API_KEY', config.apiKey);
     this._tenant = config.tenant;
     this._ssoBase = config.ssoBase;
     this._maxRetries = config.maxRetries;
@@ -126,7 +154,7 @@ export class SvcProvider extends cdktf.TerraformProvider {
   }
 
   set apiKey(value: string | undefined) {
-    this._apiKey = value;
+    this._apiKey = sensitiveSetting('SvcProvider', 'apiKey', 'api_key', 'SVC_API_KEY', value);
   }
 
   /**
