@@ -179,6 +179,15 @@ describe('SecurityPolicy: addEntries', () => {
     expect(error.message).toContain('addEntryMap(source) = "more": was already used for the blocklist');
   });
 
+  test('addEntryMap refuses a literal map (its addresses would be neither checked nor named), pointing at addEntries', () => {
+    const stack = svcStack();
+    const policy = new SecurityPolicy(stack, 'security-policy', { whitelist: {} });
+    const error = thrownBy(() => policy.addEntryMap('whitelist', { '10.0.0.300': 'typo' }, 'literal'));
+    expect(error.code).toBe('invalid_security_policy_prop');
+    expect(error.message).toContain('addEntryMap(entries) = {"10.0.0.300":"typo"}: is a literal map; give literal entries to addEntries');
+    expect(synthJson(stack).resource?.svc_whitelist_entry).toBeUndefined();
+  });
+
   test('descriptions escape ${ and %{, which Terraform\'s JSON syntax would read as templates', () => {
     workingDirectory.write('policy/blacklist.yaml', '- ip: 203.0.113.9\n  description: "ticket ${SEC-1} %{if} $5"\n');
     const json = synthPolicy({ blacklist: { files: ['policy/blacklist.yaml'] }, whitelist: { resources: 'whole-list', entries: [{ ip: '192.0.2.1', description: 'a ${b}' }] } });

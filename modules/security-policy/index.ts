@@ -10,7 +10,7 @@ export {
   type PolicyListName,
 } from './entries';
 export { loadPolicyEntryFile } from './entry-files';
-export { SecurityPolicy, type ChannelServiceProvider, type PolicyEntryResource, type PolicyWholeListResource } from './security-policy';
+export { SecurityPolicy, type ChannelServiceProvider, type EntryMapToken, type PolicyEntryResource, type PolicyWholeListResource } from './security-policy';
 export * from './config';
 export { ControlPlaneEgress, type ControlPlaneEgressProps } from './control-plane-egress';
 export { ChannelServiceProviderOutputs, type ChannelServiceProviderOutputsProps } from './saml-outputs';

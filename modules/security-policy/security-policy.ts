@@ -51,6 +51,8 @@ import {
 
 export type PolicyEntryResource = BlacklistEntry | BlocklistEntry | WhitelistEntry;
 export type PolicyWholeListResource = Blacklist | Blocklist | Whitelist;
+/** A map from address to description known only to Terraform: an IResolvable or a map token (`local.asAnyMap`). */
+export type EntryMapToken = IResolvable | { readonly [ip: string]: unknown };
 
 const ENTRY_CLASSES = { blacklist: BlacklistEntry, blocklist: BlocklistEntry, whitelist: WhitelistEntry } as const;
 const WHOLE_LIST_CLASSES = { blacklist: Blacklist, blocklist: Blocklist, whitelist: Whitelist } as const;
@@ -71,7 +73,7 @@ interface ListState {
   /** Token entries added so far per source, for `<source>_<n>` names. */
   readonly tokenCounts: Map<string, number>;
   /** Maps known only to Terraform (e.g. a for expression over data sources), merged into a whole list. */
-  readonly entryMaps: IResolvable[];
+  readonly entryMaps: EntryMapToken[];
   /** The local holding the declared entries once a map from addEntryMap is merged in. */
   declaredEntries: TerraformLocal | undefined;
   /** Sources of addEntryMap calls, so each names one for_each resource. */
@@ -160,10 +162,15 @@ export class SecurityPolicy extends Construct {
    * merges it into its `entries` map; a per-entry list declares one resource with `for_each`
    * over it, named `<list>_<source>`, its instances keyed by address
    * (`svc_whitelist_entry.whitelist_control_plane_egress_vpc["203.0.113.5"]`). Not checked at
-   * synth: the provider checks the addresses at plan.
+   * synth: the provider checks the addresses at plan. Takes a token: a local's `asAnyMap`,
+   * `Token.asAnyMap(...)` or an IResolvable; literal entries go to addEntries (checked and named
+   * by address).
    */
-  addEntryMap(list: PolicyListName, entries: IResolvable, source: string): void {
+  addEntryMap(list: PolicyListName, entries: EntryMapToken, source: string): void {
     if (!POLICY_LIST_NAMES.includes(list)) throw this.propError('addEntryMap(list)', list, `expected one of ${POLICY_LIST_NAMES.join(', ')}`);
+    if (!Token.isUnresolved(entries)) {
+      throw this.propError('addEntryMap(entries)', entries, 'is a literal map; give literal entries to addEntries (checked at synth and named by address), and to addEntryMap only a map Terraform computes (a local\'s asAnyMap, a for expression)');
+    }
     const state = this.lists.get(list) ?? this.declareList(list, {});
     if (state.entryMapSources.has(source)) {
       throw this.propError('addEntryMap(source)', source, `was already used for the ${list}; give each call its own source (it names the resources)`);
