@@ -32,7 +32,24 @@ export function sourceStrings(relativePaths: readonly string[]): SourceStrings[]
     const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
     const literals: string[] = [];
     const envProperties: string[] = [];
+    /** A literal, a template as written, or a `+` chain of them (a message split over lines), as one text. */
+    const literalText = (node: ts.Node): string | undefined => {
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+      if (ts.isTemplateExpression(node)) return text.slice(node.getStart(sourceFile) + 1, node.getEnd() - 1);
+      if (ts.isParenthesizedExpression(node)) return literalText(node.expression);
+      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+        const left = literalText(node.left);
+        const right = literalText(node.right);
+        // A non-literal operand (a variable) stands in as an interpolation.
+        if (left !== undefined || right !== undefined) return `${left ?? '${...}'}${right ?? '${...}'}`;
+      }
+      return undefined;
+    };
     const visit = (node: ts.Node): void => {
+      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken && !(ts.isBinaryExpression(node.parent) && node.parent.operatorToken.kind === ts.SyntaxKind.PlusToken)) {
+        const chain = literalText(node);
+        if (chain !== undefined) literals.push(chain);
+      }
       if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
         literals.push(node.text);
       } else if (ts.isTemplateExpression(node)) {
