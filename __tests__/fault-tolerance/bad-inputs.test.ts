@@ -5,11 +5,10 @@
  * Fast: the cases share two terraform runs. Every case is its own block with a distinct name
  * (`case_07`), so each diagnostic is attributed by its `with <address>` line.
  * - "validate" cases: one `terraform validate`; the emulator must see no /svc_api request at all.
- * - "plan" cases need the API to be refused (an unknown tenant or channel): one `terraform plan`;
- *   the emulator may see a login and reads (list_*, customers/channels list, audit_events),
- *   never a write (new_*, delete_*, bulk_*, update).
- * - "apply": a known gap, kept visible: an unknown tenant of a per-entry resource and an unknown
- *   name of an SSO resource plan without reading the API and are refused only at apply.
+ * - "plan" cases need the API to be refused (an unknown tenant or channel, including the tenant
+ *   of a per-entry resource and the name of an SSO resource): one `terraform plan`; the emulator
+ *   may see a login and reads (list_*, customers/channels list, audit_events), never a write
+ *   (new_*, delete_*, bulk_*, update).
  */
 import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
 import type { TerraformResult } from '../provider-acceptance/support/workspace';
@@ -21,7 +20,7 @@ const harness = useFaultHarness();
 const TENANT = 'corpus';
 const PROVIDER_ADDRESS = 'provider["registry.terraform.io/svc-prevent/svc"]';
 
-type Phase = 'validate' | 'plan' | 'apply';
+type Phase = 'validate' | 'plan';
 type Kind = 'resource' | 'data' | 'provider';
 
 interface BadInput {
@@ -142,10 +141,10 @@ const CASES: BadInput[] = [
   { name: 'svc_channel of an unknown channel', ...data('svc_channel', 'name = "nope"', 'name', 'plan'), says: /Unknown channel "nope"/ },
   { name: 'svc_list of an unknown tenant', ...data('svc_list', 'list = "whitelist"\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope"/ },
   { name: 'whole list of an unknown tenant', ...resource('svc_blocklist', 'entries = {}\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope"/ },
-  // Known gap: these plan without reading the API and are refused only at apply (see the last test).
-  { name: 'entry of an unknown tenant', ...resource('svc_blacklist_entry', 'ip = "192.0.2.1"\n  tenant = "nope"', 'tenant', 'apply'), says: /nope/ },
-  { name: 'tenant SSO of an unknown tenant', ...resource('svc_tenant_sso', 'name = "nope"\n  enabled = false', 'name', 'apply'), says: /Unknown tenant "nope"/ },
-  { name: 'channel SSO of an unknown channel', ...resource('svc_channel_sso', 'name = "nope"\n  enabled = false', 'name', 'apply'), says: /Unknown channel "nope"/ },
+  // Refused at apply until the plan checked them (an entry's new_blacklist was even sent).
+  { name: 'entry of an unknown tenant', ...resource('svc_blacklist_entry', 'ip = "192.0.2.1"\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope".*it lists "corpus"/ },
+  { name: 'tenant SSO of an unknown tenant', ...resource('svc_tenant_sso', 'name = "nope"\n  enabled = false', 'name', 'plan'), says: /Unknown tenant "nope".* name = "nope".*it lists "corpus"/ },
+  { name: 'channel SSO of an unknown channel', ...resource('svc_channel_sso', 'name = "nope"\n  enabled = false', 'name', 'plan'), says: /Unknown channel "nope".* name = "nope".*it lists "main"/ },
 ];
 
 const label = (index: number) => `case_${String(index + 1).padStart(2, '0')}`;
@@ -191,18 +190,15 @@ const READ_COMMANDS = /^(login|list_(blacklist|blocklist|whitelist)|get_(blackli
 const results: Record<Phase, { result?: TerraformResult; requests: number; commands: Record<string, number> }> = {
   validate: { requests: -1, commands: {} },
   plan: { requests: -1, commands: {} },
-  apply: { requests: -1, commands: {} },
 };
 const COMMANDS: Record<Phase, string[]> = {
   validate: ['validate', '-no-color'],
   plan: ['plan', '-input=false', '-no-color'],
-  apply: ['apply', '-auto-approve', '-input=false', '-no-color'],
 };
-let blacklistAfterApply: unknown;
 
 beforeAll(async () => {
   const emulator = await harness().startEmulator({ tenants: [TENANT] });
-  for (const phase of ['validate', 'plan', 'apply'] as const) {
+  for (const phase of ['validate', 'plan'] as const) {
     const workspace = harness().createWorkspace(`bad-inputs-${phase}`, emulator.apiKey);
     const blocks = CASES.map((testCase, index) => (testCase.phase === phase ? blockOf(testCase, index) : '')).join('');
     workspace.write(providerBlock({ baseUrl: emulator.url, tenant: TENANT }) + blocks);
@@ -212,13 +208,11 @@ beforeAll(async () => {
     const stats = emulator.emulator.stats();
     results[phase] = { result, requests: stats.requests, commands: stats.byCommand };
   }
-  blacklistAfterApply = await emulator.entries(TENANT, 'blacklist');
   const count = (phase: Phase) => CASES.filter((testCase) => testCase.phase === phase).length;
   printFigures('bad inputs', {
     cases: CASES.length,
     validate_cases: count('validate'),
     plan_cases: count('plan'),
-    apply_only_cases_known_gap: count('apply'),
     api_requests_during_validate: results.validate.requests,
     api_requests_during_plan: results.plan.requests,
     api_writes_at_validate_and_plan: Object.keys({ ...results.validate.commands, ...results.plan.commands }).filter((command) => !READ_COMMANDS.test(command)).length,
@@ -226,7 +220,7 @@ beforeAll(async () => {
 }, 120_000);
 
 test('the corpus has at least 50 cases rejected before apply, across resources, data sources and the provider block', () => {
-  expect(CASES.filter((testCase) => testCase.phase !== 'apply').length).toBeGreaterThanOrEqual(50);
+  expect(CASES.length).toBeGreaterThanOrEqual(50);
   expect(new Set(CASES.map((testCase) => testCase.kind))).toEqual(new Set(['resource', 'data', 'provider']));
 });
 
@@ -238,14 +232,6 @@ test('terraform validate fails and sends nothing to the API', () => {
 test('terraform plan fails and sends no write to the API (a login and reads at most)', () => {
   expect(results.plan.result?.code).toBe(1);
   expect(Object.keys(results.plan.commands).filter((command) => !READ_COMMANDS.test(command))).toEqual([]);
-});
-
-test('known gap: an unknown tenant of an entry, or name of an SSO resource, is refused only at apply, changing nothing', () => {
-  expect(results.apply.result?.code).toBe(1);
-  // The entry's new_blacklist is sent and refused by the service; the SSO resources list and stop.
-  expect(results.apply.commands).toMatchObject({ new_blacklist: 1 });
-  expect(Object.keys(results.apply.commands).filter((command) => !READ_COMMANDS.test(command))).toEqual(['new_blacklist']);
-  expect(blacklistAfterApply).toEqual([]);
 });
 
 test.each(CASES.map((testCase, index) => [testCase.name, testCase.phase, testCase, index] as const))('%s: rejected at %s, naming the attribute', (_name, phase, testCase, index) => {

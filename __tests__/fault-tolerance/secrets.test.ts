@@ -56,11 +56,12 @@ test('no API key and no session token in output, state or plan file, across plan
   await workspace.importResource('svc_blocklist_entry.imported', `${TENANT}/203.0.113.9`);
   await workspace.planExpecting(0);
 
-  // an apply the API refuses: a tenant the service does not know
+  // an apply the API refuses: a tenant the service does not know (the customers listing lacks
+  // it, so the apply's plan stops before any write)
   write(`resource "svc_blacklist_entry" "refused" {\n  ip     = "192.0.2.99"\n  tenant = ${hclString('no-such-tenant')}\n}\n`);
   const refused = await workspace.terraform(['apply', '-auto-approve', '-input=false', '-no-color']);
   expect(refused.code).toBe(1);
-  expect(`${refused.stdout} ${refused.stderr}`.replace(/\s+/g, " ")).toMatch(/Error: The svc management API refused the request .*Unknown customer: no-such-tenant/);
+  expect(`${refused.stdout} ${refused.stderr}`.replace(/\s+/g, " ")).toMatch(/Error: Cannot use tenant "no-such-tenant" .*The service lists no tenant named "no-such-tenant"/);
 
   write();
   await workspace.destroy();

@@ -208,13 +208,19 @@ describe('SSO mistakes fail terraform validate with the attribute named; nothing
   it.each([
     { type: 'svc_tenant_sso', name: 'no-such-tenant' },
     { type: 'svc_channel_sso', name: 'no-such-channel' },
-  ])('an unknown name ($type "$name") fails plan or apply with an error naming it, and changes nothing', async ({ type, name }) => {
+  ])('an unknown name ($type "$name") fails the plan with an error on name naming it, and sends no update', async ({ type, name }) => {
     const tenantsBefore = await harness().emulator.client(tenant).listCustomers();
     const channelsBefore = await harness().emulator.client(tenant).listChannels();
-    workspace.write(harness().providerBlock(tenant) + resourceBlock(type, 'unknown', ssoAttributes(name, { enabled: true, url: METADATA_URL })));
+    const configuration = harness().providerBlock(tenant) + resourceBlock(type, 'unknown', ssoAttributes(name, { enabled: true, url: METADATA_URL }));
+    workspace.write(configuration);
+    harness().emulator.emulator.resetStats();
     const result = await workspace.terraform(['apply', '-auto-approve', '-input=false', '-no-color']);
     expect(result.code).toBe(1);
-    expect(result.stdout + result.stderr).toContain(`"${name}"`);
+    const output = (result.stdout + result.stderr).replace(/\s+/g, ' ');
+    // The plan's diagnostic, quoting the name line: terraform never got to ask for approval.
+    expect(output).toMatch(new RegExp(`Error: Unknown ${type === 'svc_tenant_sso' ? 'tenant' : 'channel'} "${name}" .* name *= "${name}"`));
+    expect(output).not.toContain('Apply complete');
+    expect(harness().emulator.emulator.stats().byCommand).not.toHaveProperty('update');
     expect(await harness().emulator.client(tenant).listCustomers()).toEqual(tenantsBefore);
     expect(await harness().emulator.client(tenant).listChannels()).toEqual(channelsBefore);
   });

@@ -49,10 +49,9 @@ describe('settings', () => {
     ['base_url', 'SVC_BASE_URL', { base_url: null }],
     ['api_key', 'SVC_API_KEY', { api_key: null }],
   ])('a missing %s is named with %s when the API is first needed, not before', async (attribute, variable, config) => {
+    // Configure needs no API call; the first is the plan's check of the entry's tenant.
     const context = await world.configure(config);
-    // Planning needs no API call.
-    const { planned } = await plan(entry, context, { ip: '192.0.2.1' });
-    const failure = await failureOf(entry.create({ context, config: { ip: '192.0.2.1', description: null, tenant: null, id: null, created: null }, planned }));
+    const failure = await failureOf(plan(entry, context, { ip: '192.0.2.1' }));
     expect(failure).toBeInstanceOf(DiagnosticsError);
     const [diagnostic] = (failure as DiagnosticsError).diagnostics;
     expect(diagnostic.summary).toBe(`Missing provider setting ${attribute}`);
@@ -143,13 +142,16 @@ describe('clients', () => {
 });
 
 describe('errors as diagnostics', () => {
+  // `plan: false`: the create hook alone, as apply runs it when the plan could not check the
+  // tenant (not known until apply); with a plan, an unknown tenant is refused there instead.
   test.each([
-    ['a wrong API key', { api_key: 'wrong-key-0b5e' }, 'Login to the svc management API failed', /bad API key or inactive user.*api_key in the provider block, else from SVC_API_KEY/],
-    ['a read-only user', { api_key: 'provider-resources-reader-key' }, 'The svc management API refused a change', /read-only user.*allowed to write/],
-    ['an unknown tenant', { tenant: 'initech' }, 'The svc management API refused the request', /Unknown customer: initech/],
-  ])('%s', async (_name, config, summary, detail) => {
+    ['a wrong API key', { api_key: 'wrong-key-0b5e' }, true, 'Login to the svc management API failed', /bad API key or inactive user.*api_key in the provider block, else from SVC_API_KEY/],
+    ['a read-only user', { api_key: 'provider-resources-reader-key' }, true, 'The svc management API refused a change', /read-only user.*allowed to write/],
+    ['an unknown tenant', { tenant: 'initech' }, false, 'The svc management API refused the request', /Unknown customer: initech/],
+  ])('%s', async (_name, config, withPlan, summary, detail) => {
     const context = await world.configure(config);
-    const failure = await failureOf(create(entry, context, { ip: '192.0.2.1' }));
+    const values = { ip: '192.0.2.1', description: null, tenant: null, id: null, created: null };
+    const failure = await failureOf(withPlan ? create(entry, context, values) : entry.create({ context, config: values, planned: { ...values, tenant: 'initech' } }));
     const diagnostic = describeSvcError(failure, 'svc_blacklist_entry create');
     expect(diagnostic).toMatchObject({ severity: 'error', summary });
     expect(diagnostic!.detail).toMatch(detail);

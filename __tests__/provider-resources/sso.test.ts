@@ -1,7 +1,8 @@
 /**
  * svc_tenant_sso and svc_channel_sso against the emulator: create/update/destroy/import,
  * the update copying the listed object exactly (the emulator refuses anything else), the
- * SAML service-provider URLs from sso_base, and unknown names.
+ * SAML service-provider URLs from sso_base, and unknown names (refused at plan, and at create
+ * when the plan could not check them).
  */
 import { DiagnosticsError, UNKNOWN, type Value } from '../../src/provider/core';
 import { SSO_BASE, TENANT, create, plan, plansNoChange, resourceNamed, startWorld, update, type World } from './harness';
@@ -61,12 +62,17 @@ describe('svc_tenant_sso', () => {
     expect(await plansNoChange(resource, context, read, { name: TENANT, enabled: true, saml_metadata_url: METADATA })).toBe(false);
   });
 
-  test('an unknown tenant is an error naming it', async () => {
+  test('an unknown tenant is an error naming it: at plan, and at create when the plan could not check it', async () => {
     const context = await world.configure();
-    const { planned, config } = await plan(resource, context, { name: 'initech', enabled: false });
-    // Create names the tenant in a diagnostic of its own, not the client's NotFoundError (whose
-    // text ends in library advice: "check the name against listCustomers()").
-    const created = resource.create({ context, config, planned });
+    const planned = plan(resource, context, { name: 'initech', enabled: false });
+    await expect(planned).rejects.toBeInstanceOf(DiagnosticsError);
+    await expect(planned).rejects.toMatchObject({
+      diagnostics: [expect.objectContaining({ summary: 'Unknown tenant "initech"', detail: expect.stringContaining(`it lists "${TENANT}"`), path: ['name'] })],
+    });
+    // Create (a name not known until apply) names the tenant in a diagnostic of its own, not the
+    // client's NotFoundError (whose text ends in library advice: "check the name against listCustomers()").
+    const config = { name: 'initech', enabled: false, required: null, saml_metadata_url: null, id: null, uuid: null };
+    const created = resource.create({ context, config, planned: { ...config, required: false, id: 'initech' } });
     await expect(created).rejects.toBeInstanceOf(DiagnosticsError);
     await expect(created).rejects.toMatchObject({
       diagnostics: [expect.objectContaining({ summary: 'Unknown tenant "initech"', detail: expect.stringContaining(`it lists "${TENANT}"`), path: ['name'] })],
@@ -162,16 +168,22 @@ describe('svc_channel_sso', () => {
   });
 });
 
-describe('an unknown channel name at create', () => {
-  test('is a diagnostic on name that lists the channels, without the client\'s advice to call listChannels()', async () => {
-    const resource = resourceNamed('svc_channel_sso');
+describe('an unknown channel name', () => {
+  const resource = resourceNamed('svc_channel_sso');
+  const expected = { summary: 'Unknown channel "mian"', detail: expect.stringContaining('it lists "main"'), path: ['name'] };
+
+  test('is refused at plan, on name, listing the channels', async () => {
+    const planned = plan(resource, await world.configure(), { name: 'mian', enabled: false });
+    await expect(planned).rejects.toBeInstanceOf(DiagnosticsError);
+    await expect(planned).rejects.toMatchObject({ diagnostics: [expect.objectContaining(expected)] });
+  });
+
+  test('at create (a name not known until apply) is a diagnostic on name, without the client\'s advice to call listChannels()', async () => {
     const context = await world.configure();
-    const { planned, config } = await plan(resource, context, { name: 'mian', enabled: false });
-    const created = resource.create({ context, config, planned });
+    const config = { name: 'mian', enabled: false, required: null, saml_metadata_url: null, id: null, uuid: null, sp_entity_id: null, sp_acs_url: null, sp_metadata_url: null };
+    const created = resource.create({ context, config, planned: config });
     await expect(created).rejects.toBeInstanceOf(DiagnosticsError);
-    await expect(created).rejects.toMatchObject({
-      diagnostics: [expect.objectContaining({ summary: 'Unknown channel "mian"', detail: expect.stringContaining('it lists "main"'), path: ['name'] })],
-    });
+    await expect(created).rejects.toMatchObject({ diagnostics: [expect.objectContaining(expected)] });
     await expect(created).rejects.not.toThrow(/listChannels/);
   });
 });

@@ -2,11 +2,13 @@
  * SvcContext: what every svc resource hook gets. It holds the resolved provider settings
  * (the provider block first, then the SVC_* environment variables), creates one
  * ManagementClient per tenant on first use (each logs in lazily, once per process), and owns
- * the list cache. A setting that is missing, or not known yet during plan, is only an error
- * when a hook actually needs it, and the error names the attribute and the variable.
+ * the list cache and the tenant and channel names known so far. A setting that is missing, or
+ * not known yet during plan, is only an error when a hook actually needs it, and the error
+ * names the attribute and the variable.
  */
 import { ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
+import { KnownNames, type NameKind } from './known-names';
 import { ListCache } from './list-cache';
 
 export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
@@ -42,6 +44,8 @@ export interface SvcContextOptions {
 
 export class SvcContext {
   readonly lists: ListCache;
+  /** Tenant and channel names for plan-time checks; a list read that works proves its tenant. */
+  readonly names: KnownNames;
   private readonly clients = new Map<string, ManagementClient>();
   /** accountClient()'s client when no tenant is set or known; it never makes tenant-scoped calls. */
   private accountOnly: ManagementClient | undefined;
@@ -53,7 +57,12 @@ export class SvcContext {
   ) {
     this.log = options.log ?? (() => undefined);
     if (settings.apiKey.state === 'set') registerSecret(settings.apiKey.value);
-    this.lists = new ListCache((tenant, list) => this.client(tenant).listEntries(list));
+    this.names = new KnownNames((kind) => this.listNames(kind));
+    this.lists = new ListCache(async (tenant, list) => {
+      const entries = await this.client(tenant).listEntries(list);
+      this.names.tenantAnswered(tenant);
+      return entries;
+    });
   }
 
   /** True when base_url or api_key is not known yet (plan with a provider block fed by other resources). */
@@ -71,6 +80,11 @@ export class SvcContext {
     if (configured !== null) return configured;
     if (this.settings.tenant.state === 'unknown') return UNKNOWN;
     return this.defaultTenant();
+  }
+
+  /** True when `tenant` is the provider's own (tenant in the provider block, or SVC_TENANT). */
+  isProviderTenant(tenant: string): boolean {
+    return this.settings.tenant.state === 'set' && this.settings.tenant.value === tenant;
   }
 
   /** The https base of the SAML service-provider URLs; null when unset. */
@@ -131,6 +145,12 @@ export class SvcContext {
     this.clients.clear();
     this.accountOnly = undefined;
     await Promise.all(clients.map((client) => client.close()));
+  }
+
+  private async listNames(kind: NameKind): Promise<readonly string[]> {
+    const client = this.accountClient();
+    const listed = kind === 'tenant' ? await client.listCustomers() : await client.listChannels();
+    return listed.map((item) => item.name);
   }
 
   private createClient(tenant: string): ManagementClient {

@@ -6,6 +6,7 @@
 import { checkAddress } from '../../address';
 import { ManagementApiError, type ListName } from '../../api';
 import type { SvcContext } from '../context';
+import { describeNames } from '../known-names';
 import type { CachedList } from '../list-cache';
 import {
   DiagnosticsError,
@@ -147,14 +148,54 @@ export async function readListForPlan(context: SvcContext, tenant: string, list:
     return await context.lists.read(tenant, list);
   } catch (error) {
     // Deliberate: only the service's refusal is about the tenant; network trouble stays as it is.
-    if (!(error instanceof ManagementApiError) || error.code !== 'service_error') throw error;
-    const where = tenantIsConfigured ? 'tenant' : "the provider's tenant (tenant in the provider block, or SVC_TENANT)";
+    if (!isServiceRefusal(error)) throw error;
     throw new DiagnosticsError([
-      errorDiagnostic(
-        `Cannot use tenant ${JSON.stringify(tenant)}`,
-        `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message} Check ${where}; names are case-sensitive.`,
-        tenantIsConfigured ? ['tenant'] : undefined,
-      ),
+      cannotUseTenantDiagnostic(tenant, `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message}`, tenantIsConfigured),
     ]);
   }
+}
+
+/**
+ * The tenant of a per-entry resource, checked at plan time before anything is written: a
+ * diagnostic on `tenant` (else naming the provider's tenant) when the service does not know it.
+ * Skipped while the tenant or the connection is not known yet (apply checks then). At most one
+ * call per tenant per process: none when a list of the tenant was read already (refresh), else
+ * the provider's tenant is proven by reading `list` (a read the plan budget has room for) and
+ * any other tenant by the customers listing. The service out of reach fails the plan with the
+ * provider's connection diagnostic, not with a claim about the name.
+ */
+export async function checkTenantForPlan(context: SvcContext, tenant: string | Unknown, tenantIsConfigured: boolean, list: ListName): Promise<void> {
+  if (tenant === UNKNOWN || context.connectionUnknown) return;
+  const probe = context.isProviderTenant(tenant) ? { list, read: (name: string, listName: ListName) => listAnswers(context, name, listName) } : undefined;
+  const finding = await context.names.tenant(tenant, probe);
+  if (finding.exists) return;
+  throw new DiagnosticsError([
+    cannotUseTenantDiagnostic(tenant, `The service lists no tenant named ${JSON.stringify(tenant)} (it lists ${describeNames(finding.listed)}).`, tenantIsConfigured),
+  ]);
+}
+
+/** True when a list of `tenant` can be read, false when the service refuses the tenant. */
+async function listAnswers(context: SvcContext, tenant: string, list: ListName): Promise<boolean> {
+  try {
+    await context.lists.read(tenant, list);
+    return true;
+  } catch (error) {
+    // Deliberate: the service's refusal answers the question; anything else is not an answer.
+    if (isServiceRefusal(error)) return false;
+    throw error;
+  }
+}
+
+function isServiceRefusal(error: unknown): error is ManagementApiError {
+  return error instanceof ManagementApiError && error.code === 'service_error';
+}
+
+/** 'Cannot use tenant "x"': on `tenant` when the configuration sets it, else naming the provider's tenant. */
+function cannotUseTenantDiagnostic(tenant: string, why: string, tenantIsConfigured: boolean): Diagnostic {
+  const where = tenantIsConfigured ? 'tenant' : "the provider's tenant (tenant in the provider block, or SVC_TENANT)";
+  return errorDiagnostic(
+    `Cannot use tenant ${JSON.stringify(tenant)}`,
+    `${why} Check ${where}; names are case-sensitive.`,
+    tenantIsConfigured ? ['tenant'] : undefined,
+  );
 }

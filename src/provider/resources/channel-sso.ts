@@ -8,7 +8,7 @@ import type { Channel } from '../../api';
 import { UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { requireNamed, serviceProviderUrls, ssoAttributes, ssoFromConfig, validateSso } from './sso';
+import { checkNameForPlan, requireNamed, serviceProviderUrls, ssoAttributes, ssoFromConfig, validateSso } from './sso';
 import { SSO_SETTING_ATTRIBUTES } from './tenant-sso';
 
 const TYPE_NAME = 'svc_channel_sso';
@@ -81,6 +81,7 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
 
   async plan({ context, config, prior, proposed }) {
     const name = stringAttribute(config, 'name');
+    await checkNameForPlan(context, 'channel', name);
     const required = boolAttribute(config, 'required');
     const sameChannel = prior !== null && typeof name === 'string' && name === prior.name;
     const uuid = sameChannel ? prior.uuid : UNKNOWN;
@@ -100,7 +101,10 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
   async read({ context, state }) {
     if (context.connectionUnknown) return state;
     const name = requiredString(state, 'name');
-    const channel = (await context.accountClient().listChannels()).find((candidate) => candidate.name === name);
+    const listed = await context.accountClient().listChannels();
+    // The plan that follows checks names against this listing instead of listing again.
+    context.names.offer('channel', listed.map((candidate) => candidate.name));
+    const channel = listed.find((candidate) => candidate.name === name);
     return channel === undefined ? null : channelState(context, name, channel, state);
   },
 

@@ -2,7 +2,8 @@
  * `svc_blacklist_entry`, `svc_blocklist_entry`, `svc_whitelist_entry`: one address or CIDR on
  * one list. The ip compares by canonical form (`10.0.0.1/32` is `10.0.0.1`), so a respelling
  * plans no change; a different address replaces the entry. Reads go through the shared list
- * cache, so refreshing many entries costs one `list_<list>` call per list.
+ * cache, so refreshing many entries costs one `list_<list>` call per list. Plan checks the
+ * tenant against what the service knows (one call per process at most, none after a refresh).
  */
 import type { ListEntry, ListName } from '../../api';
 import {
@@ -20,6 +21,7 @@ import {
   attribute,
   canonicalIpOf,
   checkIpAttribute,
+  checkTenantForPlan,
   emptyStringDiagnostic,
   requiredString,
   stringAttribute,
@@ -148,7 +150,10 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
 
     async plan({ context, config, prior, proposed }) {
       const configuredIp = stringAttribute(config, 'ip');
-      const tenant = context.tenantForPlan(stringAttribute(config, 'tenant'));
+      const configuredTenant = stringAttribute(config, 'tenant');
+      const tenant = context.tenantForPlan(configuredTenant);
+      // Before anything is written: an unknown tenant is refused here, not by new_<list> at apply.
+      await checkTenantForPlan(context, tenant, configuredTenant !== null, list);
       const configuredDescription = stringAttribute(config, 'description');
 
       let ip: Value = configuredIp;

@@ -1,10 +1,13 @@
 /**
  * What `svc_tenant_sso` and `svc_channel_sso` share: the SSO rules at validate time (the
  * client's own assertSsoSettings, so there is one wording), turning attributes into the API's
- * `sso` object and back, and the SAML service-provider URLs of a channel.
+ * `sso` object and back, the SAML service-provider URLs of a channel, and the check of the
+ * tenant or channel name (at plan, and again when apply finds it missing).
  */
 import { ValidationError, assertSsoSettings, type SsoSettings } from '../../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
+import type { SvcContext } from '../context';
+import { describeNames } from '../known-names';
 import { boolAttribute, stringAttribute } from './attributes';
 
 /** Stands in for a metadata URL that is not known yet, so the other rules can still be checked. */
@@ -97,6 +100,19 @@ export function requireNamed<T extends { readonly name: string }>(
   throw new DiagnosticsError([unknownNameDiagnostic(kind, name, listed.map((candidate) => candidate.name), path)]);
 }
 
+/**
+ * The tenant or channel `name` of an SSO resource, checked at plan time before anything is
+ * sent: a diagnostic on `name` naming it and the ones that exist. One listing per kind per
+ * provider process (none for a tenant a list read already proved, none after a refresh listed
+ * them); skipped while the name or the connection is not known yet (apply checks then).
+ */
+export async function checkNameForPlan(context: SvcContext, kind: 'tenant' | 'channel', name: string | null | Unknown): Promise<void> {
+  if (typeof name !== 'string' || context.connectionUnknown) return;
+  const finding = kind === 'tenant' ? await context.names.tenant(name) : await context.names.channel(name);
+  if (finding.exists) return;
+  throw new DiagnosticsError([unknownNameDiagnostic(kind, name, finding.listed, ['name'])]);
+}
+
 /** An error naming the tenant or channel that does not exist, and the ones that do. */
 function unknownNameDiagnostic(
   kind: 'tenant' | 'channel',
@@ -104,10 +120,9 @@ function unknownNameDiagnostic(
   known: readonly string[],
   path?: readonly string[],
 ): Diagnostic {
-  const listed = known.slice(0, 10).map((item) => JSON.stringify(item)).join(', ');
   return errorDiagnostic(
     `Unknown ${kind} ${JSON.stringify(name)}`,
-    `The service lists no ${kind} named ${JSON.stringify(name)} (it lists ${listed || 'none'}). Check the name; it is case-sensitive.`,
+    `The service lists no ${kind} named ${JSON.stringify(name)} (it lists ${describeNames(known)}). Check the name; it is case-sensitive.`,
     path,
   );
 }

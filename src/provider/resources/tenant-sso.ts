@@ -7,7 +7,7 @@ import type { Customer } from '../../api';
 import { UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { requireNamed, ssoAttributes, ssoFromConfig, validateSso } from './sso';
+import { checkNameForPlan, requireNamed, ssoAttributes, ssoFromConfig, validateSso } from './sso';
 
 const TYPE_NAME = 'svc_tenant_sso';
 
@@ -68,8 +68,9 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
     return emptyName === undefined ? diagnostics : [emptyName, ...diagnostics];
   },
 
-  async plan({ config, prior, proposed }) {
+  async plan({ context, config, prior, proposed }) {
     const name = stringAttribute(config, 'name');
+    await checkNameForPlan(context, 'tenant', name);
     const required = boolAttribute(config, 'required');
     const sameTenant = prior !== null && typeof name === 'string' && name === prior.name;
     return {
@@ -87,7 +88,10 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
   async read({ context, state }) {
     if (context.connectionUnknown) return state;
     const name = requiredString(state, 'name');
-    const tenant = (await context.accountClient(name).listCustomers()).find((candidate) => candidate.name === name);
+    const listed = await context.accountClient(name).listCustomers();
+    // The plan that follows checks names against this listing instead of listing again.
+    context.names.offer('tenant', listed.map((candidate) => candidate.name));
+    const tenant = listed.find((candidate) => candidate.name === name);
     return tenant === undefined ? null : tenantState(name, tenant);
   },
 
