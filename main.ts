@@ -24,6 +24,7 @@ import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-ou
 import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './src/app/config';
 import { ensureProviderBuilt, prepareSynthesizedStacks } from './src/app/provider-mirror';
+import { runReportingUserErrors } from './src/app/user-errors';
 
 export const STACK_NAMES = { controlPlane: 'control-plane', deploymentPolicy: 'deployment-policy', securityPolicy: 'security-policy' } as const;
 
@@ -106,5 +107,7 @@ export function synthesizeApp(outdir: string | undefined, configFile: string, lo
 }
 
 if (require.main === module) {
-  synthesizeApp(undefined, process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE, (line) => process.stderr.write(`${line}\n`));
+  runReportingUserErrors(() => {
+    synthesizeApp(undefined, process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE, (line) => process.stderr.write(`${line}\n`));
+  });
 }
