@@ -229,6 +229,14 @@ describe('SecurityPolicy: wrong props', () => {
     ['enabled SSO without a metadata URL', { channelSso: [{ name: 'main', enabled: true }] }, 'invalid_security_policy_prop', 'stack/security-policy: channelSso[0].samlMetadataUrl = undefined: is not set, and enabled SSO needs it'],
     ['a channel named twice', { channelSso: [{ name: 'main', enabled: false }, { name: 'main', enabled: false }] }, 'invalid_security_policy_prop', 'stack/security-policy: channelSso[1].name = "main": is named twice in channelSso'],
     ['a bad name prefix', { namePrefix: '1st' }, 'invalid_security_policy_prop', 'stack/security-policy: namePrefix = "1st": must start with a letter or _'],
+    // Props TypeScript cannot check (built elsewhere, or JavaScript): dropped silently, a typo would declare an empty list.
+    ['an unknown list', { greylist: { entries: [] } } as never, 'invalid_security_policy_prop', 'stack/security-policy: greylist = "(unknown prop)": is not a SecurityPolicy prop; expected one of provider, tenant, blacklist'],
+    ['a typo in a list prop (file for files)', { blacklist: { file: ['policy/blacklist.yaml'] } } as never, 'invalid_security_policy_prop', 'stack/security-policy: blacklist.file = ["policy/blacklist.yaml"]: is not a list prop; expected resources, mode, entries, files'],
+    ['files given as one string', { blacklist: { files: 'policy/blacklist.yaml' } } as never, 'invalid_security_policy_prop', 'stack/security-policy: blacklist.files = "policy/blacklist.yaml": expected a list of entry-file paths'],
+    ['an empty file path', { blacklist: { files: [''] } }, 'invalid_security_policy_prop', 'stack/security-policy: blacklist.files[0] = "": expected the path of a .yaml, .yml or .json entry file'],
+    ['entries given as one object', { whitelist: { entries: { ip: '203.0.113.9' } } } as never, 'invalid_security_policy_prop', 'stack/security-policy: whitelist.entries = {"ip":"203.0.113.9"}: expected a list of { ip, description? }'],
+    ['a list given as an array', { whitelist: [{ ip: '203.0.113.9' }] } as never, 'invalid_security_policy_prop', 'stack/security-policy: whitelist = [{"ip":"203.0.113.9"}]: expected { resources?, mode?, entries?, files? }'],
+    ['channelSso given as one object', { channelSso: { name: 'main', enabled: false } } as never, 'invalid_security_policy_prop', 'stack/security-policy: channelSso = {"name":"main","enabled":false}: expected a list of { name, enabled'],
   ];
   test.each(cases)('refuses %s, naming the construct path, the prop and the value', (_name, props, code, message) => {
     const error = thrownBy(() => synthPolicy(props));

@@ -51,6 +51,9 @@ import {
 
 export type PolicyEntryResource = BlacklistEntry | BlocklistEntry | WhitelistEntry;
 export type PolicyWholeListResource = Blacklist | Blocklist | Whitelist;
+const SECURITY_POLICY_PROPS: readonly string[] = ['provider', 'tenant', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'namePrefix'];
+const POLICY_LIST_PROPS: readonly string[] = ['resources', 'mode', 'entries', 'files'];
+
 /** A map from address to description known only to Terraform: an IResolvable or a map token (`local.asAnyMap`). */
 export type EntryMapToken = IResolvable | { readonly [ip: string]: unknown };
 
@@ -104,6 +107,7 @@ export class SecurityPolicy extends Construct {
   constructor(scope: Construct, id: string, props: SecurityPolicyProps = {}) {
     super(scope, id);
     this.props = props;
+    this.checkPropsShape(props);
     this.namePrefix = props.namePrefix ?? '';
     if (!Token.isUnresolved(this.namePrefix) && this.namePrefix !== '' && !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(this.namePrefix)) {
       throw this.propError('namePrefix', this.namePrefix, 'must start with a letter or _ and hold only letters, digits, _ and - (it begins Terraform resource names); e.g. globex_');
@@ -222,6 +226,39 @@ export class SecurityPolicy extends Construct {
   /** How a list is declared: 'per-entry', 'whole-list', or undefined when it is not. */
   listResources(list: PolicyListName): PolicyListResources | undefined {
     return this.lists.get(list)?.resources;
+  }
+
+  /**
+   * Props TypeScript cannot check (a props object built elsewhere, JavaScript callers): an unknown
+   * key is usually a typo (`file` for `files`), and silently dropping it would declare an empty
+   * list, which an authoritative whole list applies by deleting every entry.
+   */
+  private checkPropsShape(props: SecurityPolicyProps): void {
+    if (typeof props !== 'object' || props === null) throw this.propError('props', props, 'expected an object of SecurityPolicy props');
+    for (const key of Object.keys(props)) {
+      if (!SECURITY_POLICY_PROPS.includes(key)) throw this.propError(key, '(unknown prop)', `is not a SecurityPolicy prop; expected one of ${SECURITY_POLICY_PROPS.join(', ')}`);
+    }
+    for (const list of POLICY_LIST_NAMES) {
+      const listProps: unknown = props[list];
+      if (listProps === undefined) continue;
+      if (typeof listProps !== 'object' || listProps === null || Array.isArray(listProps)) {
+        throw this.propError(list, listProps, 'expected { resources?, mode?, entries?, files? }');
+      }
+      for (const [key, value] of Object.entries(listProps)) {
+        if (!POLICY_LIST_PROPS.includes(key)) throw this.propError(`${list}.${key}`, value, `is not a list prop; expected ${POLICY_LIST_PROPS.join(', ')}`);
+      }
+      const { entries, files } = listProps as { entries?: unknown; files?: unknown };
+      if (entries !== undefined && !Array.isArray(entries)) throw this.propError(`${list}.entries`, entries, 'expected a list of { ip, description? }, e.g. [{ ip: \'203.0.113.9\' }]');
+      if (files !== undefined) {
+        if (!Array.isArray(files)) throw this.propError(`${list}.files`, files, 'expected a list of entry-file paths, e.g. [\'policy/blacklist.yaml\']');
+        files.forEach((file: unknown, index) => {
+          if (typeof file !== 'string' || file === '') throw this.propError(`${list}.files[${index}]`, file, 'expected the path of a .yaml, .yml or .json entry file');
+        });
+      }
+    }
+    if (props.channelSso !== undefined && !Array.isArray(props.channelSso)) {
+      throw this.propError('channelSso', props.channelSso, 'expected a list of { name, enabled, required?, samlMetadataUrl? }');
+    }
   }
 
   private declareList(list: PolicyListName, listProps: PolicyListProps): ListState {
