@@ -38,6 +38,11 @@ describe('attributeChanges', () => {
       [{ path: 'list', before: '["a"]', after: '(sensitive)' }],
     ],
     ['a value known only after apply', { actions: ['update'], before: { uuid: 'u1' }, after: { uuid: null }, after_unknown: { uuid: true } }, [{ path: 'uuid', before: '"u1"', after: '(known after apply)' }]],
+    [
+      'a map with a sensitive key that becomes unknown is masked whole',
+      { actions: ['update'], before: { tags: { token: 'hunter2', env: 'prod' } }, after: { tags: null }, before_sensitive: { tags: { token: true } }, after_unknown: { tags: true } },
+      [{ path: 'tags', before: '(sensitive)', after: '(known after apply)' }],
+    ],
     ['lists of one length compare by index', { actions: ['update'], before: { ports: [80, 443] }, after: { ports: [80, 8443] } }, [{ path: 'ports[1]', before: '443', after: '8443' }]],
     ['nothing differs', { actions: ['update'], before: { a: 1 }, after: { a: 1 } }, []],
     [

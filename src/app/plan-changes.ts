@@ -102,7 +102,8 @@ export function attributeChanges(change: JsonChange): AttributeChange[] {
   const visit = (path: string, before: Value, after: Value, masks: { beforeSensitive: unknown; afterSensitive: unknown; afterUnknown: unknown }) => {
     const { beforeSensitive, afterSensitive, afterUnknown } = masks;
     if (afterUnknown === true) {
-      found.push({ path, before: render(before, beforeSensitive), after: render(after, afterSensitive, true) });
+      // The before value is shown whole here, so a sensitive part anywhere in it masks it.
+      found.push({ path, before: render(before, containsSensitive(beforeSensitive)), after: render(after, afterSensitive, true) });
       return;
     }
     const bothObjects = isPlainObject(before) && isPlainObject(after);
