@@ -130,13 +130,29 @@ export class SecurityPolicy extends Construct {
     }
 
     const channels = new Map<string, ChannelSso>();
+    const channelByTerraformName = new Map<string, { index: number; name: string }>();
     (props.channelSso ?? []).forEach((settings, index) => {
       this.checkSso(`channelSso[${index}]`, settings);
       if (channels.has(settings.name)) {
         throw this.propError(`channelSso[${index}].name`, settings.name, 'is named twice in channelSso; keep one setting per channel');
       }
+      // Channel names are the service's, so two that reduce to one Terraform name cannot be renamed here.
+      const terraformName = `${this.namePrefix}channel_${nameFragment(settings.name)}`;
+      const earlier = channelByTerraformName.get(terraformName);
+      if (earlier !== undefined) {
+        throw new SecurityPolicyPropError({
+          code: 'policy_resource_name_clash',
+          constructPath: this.node.path,
+          prop: `channelSso[${index}].name`,
+          value: settings.name,
+          message:
+            `gives the Terraform name svc_channel_sso.${terraformName}, as channelSso[${earlier.index}] (${JSON.stringify(earlier.name)}) does ` +
+            '(names keep only letters, digits, _ and -); declare one of the two in a second SecurityPolicy with its own namePrefix',
+        });
+      }
+      channelByTerraformName.set(terraformName, { index, name: settings.name });
       const resource = new ChannelSso(this, `channel-sso-${settings.name}`, this.ssoConfig(settings));
-      this.claimName(resource, `${this.namePrefix}channel_${nameFragment(settings.name)}`);
+      this.claimName(resource, terraformName);
       channels.set(settings.name, resource);
     });
     this.channelSso = channels;
