@@ -10,7 +10,7 @@ describe('changeAction', () => {
     [['delete', 'create'], 'replace'],
     [['create', 'delete'], 'replace'],
     [['read'], 'read'],
-    [['forget'], null],
+    [['forget'], 'forget'],
   ];
   test.each(cases)('%j -> %s', (actions, expected) => expect(changeAction(actions)).toBe(expected));
 });
@@ -106,6 +106,23 @@ describe('planChanges', () => {
       '        enabled: false -> true',
       '    update in place output.egress',
       '        (value): "a" -> "b"',
+    ]);
+  });
+
+  test('a plan that only forgets, imports or moves objects (exit 2 from terraform) names each', () => {
+    const bookkeeping: JsonPlan = {
+      resource_changes: [
+        { address: 'svc_blacklist_entry.old', mode: 'managed', change: { actions: ['forget'], before: { ip: '192.0.2.1' }, after: null } },
+        { address: 'svc_blacklist_entry.b', mode: 'managed', change: { actions: ['no-op'], before: { ip: '192.0.2.2' }, after: { ip: '192.0.2.2' }, importing: { id: 'acme/192.0.2.2' } } },
+        { address: 'svc_blacklist_entry.c', previous_address: 'svc_blacklist_entry.old_c', mode: 'managed', change: { actions: ['no-op'], before: {}, after: {} } },
+        { address: 'svc_blacklist_entry.d', previous_address: 'svc_blacklist_entry.d', mode: 'managed', change: { actions: ['no-op'], before: {}, after: {} } },
+      ],
+    };
+    expect(formatPlanChanges(planChanges(bookkeeping))).toEqual([
+      '  the plan would (3):',
+      '    forget (keep it) svc_blacklist_entry.old',
+      '    import          svc_blacklist_entry.b',
+      '    move            svc_blacklist_entry.c (from svc_blacklist_entry.old_c)',
     ]);
   });
 

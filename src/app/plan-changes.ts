@@ -5,7 +5,8 @@
  * are never shown, only "(sensitive)".
  */
 
-export type ChangeAction = 'create' | 'update' | 'delete' | 'replace' | 'read';
+/** forget: leaves state, the object stays (a removed block); import and move: no other change (terraform's plan still counts them, exit 2). */
+export type ChangeAction = 'create' | 'update' | 'delete' | 'replace' | 'read' | 'forget' | 'import' | 'move';
 
 export interface AttributeChange {
   /** e.g. `enabled`, `entries["198.51.100.23"]`, `tags.env`. */
@@ -38,9 +39,13 @@ interface JsonChange {
   readonly after_unknown?: unknown;
   readonly before_sensitive?: unknown;
   readonly after_sensitive?: unknown;
+  /** Set when an import block brings the object in. */
+  readonly importing?: unknown;
 }
 interface JsonResourceChange {
   readonly address: string;
+  /** Set when a moved block (cdktf's moveTo) gives the object a new address. */
+  readonly previous_address?: string;
   readonly mode?: string;
   readonly change: JsonChange;
 }
@@ -58,7 +63,7 @@ type Value = unknown | typeof ABSENT;
 export function changeAction(actions: readonly string[]): ChangeAction | null {
   if (actions.includes('delete') && actions.includes('create')) return 'replace';
   const [action] = actions;
-  if (action === 'create' || action === 'update' || action === 'delete' || action === 'read') return action;
+  if (action === 'create' || action === 'update' || action === 'delete' || action === 'read' || action === 'forget') return action;
   return null;
 }
 
@@ -141,11 +146,14 @@ export function attributeChanges(change: JsonChange): AttributeChange[] {
 }
 
 function summarize(change: JsonResourceChange): ResourceChange | null {
-  const action = changeAction(change.change.actions);
+  // An import or a move with nothing else to do is still a change to terraform (-detailed-exitcode 2).
+  const bookkeeping = change.change.importing != null ? 'import' : change.previous_address !== undefined && change.previous_address !== change.address ? 'move' : null;
+  const action = changeAction(change.change.actions) ?? bookkeeping;
   if (action === null) return null;
   // Created or deleted objects are named only: every attribute would be listed otherwise.
   const attributes = action === 'update' || action === 'replace' ? attributeChanges(change.change) : [];
-  return { address: change.address, action, attributes };
+  const address = action === 'move' ? `${change.address} (from ${change.previous_address})` : change.address;
+  return { address, action, attributes };
 }
 
 export function planChanges(plan: JsonPlan): PlanChanges {
@@ -165,6 +173,9 @@ const DRIFT_WORDS: Record<ChangeAction, string> = {
   delete: 'deleted outside terraform',
   replace: 'replaced outside terraform',
   read: 'read',
+  forget: 'forgotten',
+  import: 'imported',
+  move: 'moved',
 };
 const PLAN_WORDS: Record<ChangeAction, string> = {
   create: 'create',
@@ -172,6 +183,9 @@ const PLAN_WORDS: Record<ChangeAction, string> = {
   delete: 'destroy',
   replace: 'replace',
   read: 'read during apply',
+  forget: 'forget (keep it)',
+  import: 'import',
+  move: 'move',
 };
 
 function attributeLines(change: ResourceChange, indent: string): string[] {
