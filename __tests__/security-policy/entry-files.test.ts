@@ -8,6 +8,8 @@ describe('loadPolicyEntryFile', () => {
     ['YAML under entries', 'policy/list.yaml', 'entries:\n  - ip: 203.0.113.9\n    description: scanner\n  - ip: "2001:DB8::1"\n', ['entries[0]', 'entries[1]'], [2, 4]],
     ['YAML top-level list, .yml', 'policy/list.yml', '# comment\n- ip: 198.51.100.0/24\n- ip: 192.0.2.1/32\n  description: null\n', ['[0]', '[1]'], [2, 3]],
     ['JSON top-level list', 'policy/list.json', '[\n  {"ip": "203.0.113.9", "description": "scanner"},\n\n  {"ip": "2001:DB8::1"}\n]\n', ['[0]', '[1]'], [2, 4]],
+    ['JSON saved with a byte order mark', 'policy/list.json', '\uFEFF[\n  {"ip": "203.0.113.9"}\n]\n', ['[0]'], [2]],
+    ['YAML saved with a byte order mark', 'policy/list.yaml', '\uFEFF# comment\n- ip: 203.0.113.9\n', ['[0]'], [2]],
     ['JSON under entries', 'policy/list.json', '{\n  "entries": [\n    {\n      "description": "d",\n      "ip": "198.51.100.0/24"\n    }\n  ]\n}\n', ['entries[0]'], [5]],
   ])('reads %s with the line of each entry', (_name, file, text, fields, lines) => {
     workingDirectory.write(file, text);

@@ -31,7 +31,8 @@ function formatOf(file: string): FileFormat | undefined {
 
 function readText(file: string, shown: string): string {
   try {
-    return fs.readFileSync(file, 'utf8');
+    // Editors on Windows save a byte order mark, which is not part of the JSON or YAML text.
+    return fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === undefined) throw error;
