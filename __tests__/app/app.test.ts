@@ -133,6 +133,19 @@ describe('configuration errors name the file, the field and the value', () => {
     expect(() => parseAppConfig('svc.config.json', config)).toThrow(/^svc\.config\.json: /);
   });
 
+  test.each(['APIKey', 'api-key', 'ApiKeySecret', 'DbPassword'])('a secret under any spelling (%s) is refused without its value', (key) => {
+    const config = structuredClone(valid);
+    config.controlPlane[key] = 'canary-secret-value';
+    let message = '';
+    try {
+      parseAppConfig('svc.config.json', config);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`controlPlane.${key}: secrets never go in this file`);
+    expect(message).not.toContain('canary-secret-value');
+  });
+
   test('errors of the top-level fields are AppConfigErrors with code invalid_config', () => {
     const config = structuredClone(valid);
     delete config.aws;

@@ -37,7 +37,14 @@ export class AppConfigError extends Error {
   }
 }
 
-const SECRET_KEYS = ['ApiKey', 'apiKey', 'api_key'];
+/**
+ * Names that hold a secret in any spelling (ApiKey, APIKEY, api-key, DbPassword, ApiKeySecret):
+ * refused here, before a construct's error could quote the value of a name it does not know.
+ */
+function isSecretName(key: string): boolean {
+  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return normalized.includes('apikey') || /secret|password|token|credential/.test(normalized);
+}
 
 function expectString(file: string, field: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {
@@ -66,7 +73,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, 'controlPlane', 'expected an object of template parameters (TenantId, VPC, Subnets, ...)');
   }
   for (const [key, value] of Object.entries(controlPlane)) {
-    if (SECRET_KEYS.includes(key)) {
+    if (isSecretName(key)) {
       throw new AppConfigError(file, `controlPlane.${key}`, 'secrets never go in this file; export TF_VAR_api_key in the shell that plans instead');
     }
     expectString(file, `controlPlane.${key}`, value);
