@@ -133,6 +133,24 @@ const BAD_FILES: ReadonlyArray<{ name: string; files: Record<string, string>; co
     message: "policy/blacklist.json:3: is not valid JSON: expected a value, found ']' (a trailing comma?)",
   },
   {
+    name: 'two YAML documents in one file',
+    files: { 'policy/blacklist.yaml': '- ip: 203.0.113.9\n---\n- ip: 198.51.100.1\n' },
+    code: 'invalid_policy_file',
+    message: 'policy/blacklist.yaml:2: is not valid YAML: holds more than one document (a --- line); keep one list per file, or split it into files',
+  },
+  {
+    name: 'a YAML alias for an entry',
+    files: { 'policy/blacklist.yaml': '- &scanner { ip: 203.0.113.9 }\n- *scanner\n' },
+    code: 'invalid_policy_entry',
+    message: 'policy/blacklist.yaml:2: [1]: expected an object { ip, description? }, got the alias *scanner (write the value out; entry files take no YAML anchors or aliases)',
+  },
+  {
+    name: 'a YAML alias for an ip',
+    files: { 'policy/blacklist.yaml': '- ip: &office 192.0.2.1\n- ip: *office\n' },
+    code: 'invalid_policy_entry',
+    message: 'policy/blacklist.yaml:2: [1].ip: expected a string, got the alias *office (write the value out; entry files take no YAML anchors or aliases)',
+  },
+  {
     name: 'a mapping without entries',
     files: { 'policy/blacklist.yaml': 'ips:\n  - 203.0.113.9\n' },
     code: 'invalid_policy_file',

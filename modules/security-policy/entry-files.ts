@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { checkAddress } from '../../src/address';
 import { FILE_FIELD, PolicyFileError } from './errors';
 import { addressProblem, displayPath, type CheckedEntry } from './entries';
@@ -57,6 +57,7 @@ function checkJsonSyntax(text: string, shown: string): void {
 
 function describeNode(node: unknown): string {
   if (node === null || node === undefined) return 'nothing';
+  if (isAlias(node)) return `the alias *${node.source} (write the value out; entry files take no YAML anchors or aliases)`;
   if (isSeq(node)) return 'a list';
   if (isMap(node)) return 'an object';
   if (isScalar(node)) return `${typeof node.value} ${JSON.stringify(node.value)}`;
@@ -91,7 +92,9 @@ export function loadPolicyEntryFile(file: string): CheckedEntry[] {
 
   const syntaxError = document.errors[0];
   if (syntaxError !== undefined) {
-    throw fail(lineCounter.linePos(syntaxError.pos[0]).line, FILE_FIELD, `is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${syntaxError.message}`, undefined, 'invalid_policy_file');
+    // The parser's own words for this one tell a programmer to call another function.
+    const reason = syntaxError.code === 'MULTIPLE_DOCS' ? 'holds more than one document (a --- line); keep one list per file, or split it into files' : syntaxError.message;
+    throw fail(lineCounter.linePos(syntaxError.pos[0]).line, FILE_FIELD, `is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${reason}`, undefined, 'invalid_policy_file');
   }
 
   const contents = document.contents;
