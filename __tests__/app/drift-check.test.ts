@@ -26,9 +26,20 @@ describe('firstErrorLine', () => {
       'a boxed diagnostic',
       '╷\n│ Error: No valid credential sources found\n│ \n│   with provider["registry.terraform.io/hashicorp/aws"],\n╵\n╷\n│ Error: second\n╵\n',
       '',
-      'Error: No valid credential sources found',
+      'Error: No valid credential sources found (provider["registry.terraform.io/hashicorp/aws"])',
     ],
-    ['an unboxed one (-no-color)', '\nError: Failed to query available provider packages\n\nCould not retrieve...\n', '', 'Error: Failed to query available provider packages'],
+    [
+      'an unboxed one (-no-color): the detail says why',
+      '\nError: Failed to query available provider packages\n\nCould not retrieve the list of available versions for provider hashicorp/aws:\ncould not connect to registry.terraform.io\n\nTo see which modules...\n',
+      '',
+      'Error: Failed to query available provider packages: Could not retrieve the list of available versions for provider hashicorp/aws: could not connect to registry.terraform.io',
+    ],
+    [
+      'a resource diagnostic: its address and what to fix, not the quoted source',
+      '\nError: Login to the svc management API failed\n\n  with svc_blacklist_entry.b,\n  on cdk.tf.json line 52, in resource.svc_blacklist_entry.b:\n  52:       },\n\nread svc_blacklist_entry: login refused for tenant "acme": bad API key\nor inactive user.\n\nError: Login to the svc management API failed\n',
+      '',
+      'Error: Login to the svc management API failed (svc_blacklist_entry.b): read svc_blacklist_entry: login refused for tenant "acme": bad API key or inactive user.',
+    ],
     ['no Error line: the last line and the code', 'something odd\nthe end\n', '', 'the end (exit code 1)'],
     ['no output at all', '', '', 'exit code 1, no output'],
   ];

@@ -75,13 +75,36 @@ function terraform(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv)
   });
 }
 
-/** terraform's first `Error: ...` line (its diagnostics are boxed with │), else its last line. */
+const MAX_ERROR_LENGTH = 400;
+
+/**
+ * terraform's first diagnostic in one line: `Error: <summary> (<address>): <first paragraph of
+ * the detail>`, which says what to fix (its diagnostics are boxed with │ unless -no-color);
+ * without an `Error:` line, the last line and the exit code.
+ */
 export function firstErrorLine(result: CommandResult): string {
   const lines = `${result.stderr}\n${result.stdout}`.split('\n').map((line) => line.replace(/^[\s│╷╵]+/, '').trimEnd());
-  const error = lines.find((line) => line.startsWith('Error: '));
-  if (error !== undefined) return error;
-  const last = lines.filter((line) => line !== '').pop();
-  return last === undefined ? `exit code ${result.code}, no output` : `${last} (exit code ${result.code})`;
+  const start = lines.findIndex((line) => line.startsWith('Error: '));
+  if (start === -1) {
+    const last = lines.filter((line) => line !== '').pop();
+    return last === undefined ? `exit code ${result.code}, no output` : `${last} (exit code ${result.code})`;
+  }
+  let subject: string | undefined;
+  const detail: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('Error: ') || line.startsWith('Warning: ')) break;
+    if (line === '') {
+      if (detail.length > 0) break;
+      continue;
+    }
+    const withSubject = /^with (.+?),?$/.exec(line);
+    if (withSubject !== null && detail.length === 0) subject ??= withSubject[1];
+    // The source location and the quoted configuration line say where, not what.
+    else if (detail.length === 0 && (/^on .+ line \d+/.test(line) || /^\d+:/.test(line))) continue;
+    else detail.push(line);
+  }
+  const text = `${lines[start]}${subject === undefined ? '' : ` (${subject})`}${detail.length === 0 ? '' : `: ${detail.join(' ')}`}`;
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 3)}...` : text;
 }
 
 /** Picks the stacks named (all when none), failing on a name the app does not have. */
