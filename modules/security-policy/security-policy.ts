@@ -403,6 +403,14 @@ export class SecurityPolicy extends Construct {
   private checkSso(prop: string, settings: SsoSettings): void {
     if (typeof settings !== 'object' || settings === null) throw this.propError(prop, settings, 'expected { name, enabled, required?, samlMetadataUrl? }');
     if (typeof settings.name !== 'string') throw this.propError(`${prop}.name`, settings.name, 'expected the tenant or channel name');
+    // A string 'true' would pass to terraform, and skip the rules below that compare with true.
+    for (const flag of ['enabled', 'required'] as const) {
+      const value: unknown = settings[flag];
+      if (value !== undefined && typeof value !== 'boolean' && !Token.isUnresolved(value)) {
+        throw this.propError(`${prop}.${flag}`, value, `expected true or false${flag === 'required' ? ', or leave it out' : ''}`);
+      }
+    }
+    if (settings.enabled === undefined) throw this.propError(`${prop}.enabled`, undefined, 'is missing; give true or false');
     const problem = ssoSettingsProblem(settings, (value) => Token.isUnresolved(value));
     if (problem !== undefined) throw this.propError(`${prop}.${problem.field}`, problem.value, problem.message);
   }
