@@ -3,7 +3,7 @@
  * selection and arguments; the cdktf flags the npm scripts add. Real terraform runs in
  * cdktf-end-to-end.test.ts.
  */
-import { driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/app/drift-check';
+import { describeStackCheck, driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/app/drift-check';
 import { cdktfArguments, outputDirectory } from '../../scripts/cdktf-command';
 import { main, parseDriftArguments } from '../../scripts/drift-check';
 
@@ -18,6 +18,21 @@ describe('driftExitCode', () => {
     ['every stack skipped: nothing was checked', ['skipped', 'skipped'], 1],
   ];
   test.each(cases)('%s', (_name, statuses, code) => expect(driftExitCode(statuses.map(stack))).toBe(code));
+});
+
+describe('describeStackCheck', () => {
+  const update = { address: 'svc_tenant_sso.t', action: 'update' as const, attributes: [] };
+  const cases: Array<[name: string, check: StackCheck, expected: string]> = [
+    ['clean', { name: 's', status: 'clean', changes: { drift: [], changes: [], outputs: [] } }, 'no drift, nothing to change'],
+    [
+      'clean, though refresh found differences the configuration does not set (exit 0 from terraform)',
+      { name: 's', status: 'clean', changes: { drift: [update], changes: [], outputs: [] } },
+      'nothing to change: 1 changed outside terraform only in what the configuration does not set (listed below)',
+    ],
+    ['drift', { name: 's', status: 'drift', changes: { drift: [update], changes: [update], outputs: [] } }, 'DRIFT: 1 changed outside terraform, 1 planned change'],
+    ['pending changes', { name: 's', status: 'drift', changes: { drift: [], changes: [update, update], outputs: [] } }, 'PENDING CHANGES: 0 changed outside terraform, 2 planned changes'],
+  ];
+  test.each(cases)('%s', (_name, check, expected) => expect(describeStackCheck(check)).toBe(expected));
 });
 
 describe('firstErrorLine', () => {

@@ -145,10 +145,15 @@ export function driftExitCode(stacks: readonly StackCheck[]): 0 | 1 | 2 {
   return stacks.some((stack) => stack.status === 'drift') ? 2 : 0;
 }
 
-function describe(check: StackCheck): string {
+/** The one-line verdict printed for a stack. */
+export function describeStackCheck(check: StackCheck): string {
   switch (check.status) {
-    case 'clean':
-      return 'no drift, nothing to change';
+    case 'clean': {
+      // resource_drift lists every refreshed difference, also those the configuration does not set.
+      const drifted = check.changes?.drift.length ?? 0;
+      if (drifted === 0) return 'no drift, nothing to change';
+      return `nothing to change: ${drifted} changed outside terraform only in what the configuration does not set (listed below)`;
+    }
     case 'drift': {
       const changes = check.changes!;
       const planned = changes.changes.length + changes.outputs.length;
@@ -185,7 +190,7 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
     let check = await checkStack(stack, env, log, prefix);
     if (check.status === 'error' && options.skipUnreachable) check = { ...check, status: 'skipped' };
     results.push(check);
-    log(`${prefix} ${describe(check)}`);
+    log(`${prefix} ${describeStackCheck(check)}`);
     if (check.changes !== undefined) formatPlanChanges(check.changes, '    ').forEach((line) => log(line));
   }
   const exitCode = driftExitCode(results);
