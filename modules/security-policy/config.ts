@@ -32,6 +32,7 @@ import {
 /** The config key of the section, and the prefix of every field path in its errors. */
 export const SECURITY_POLICY_CONFIG_KEY = 'securityPolicy';
 
+/** `securityPolicy.allowControlPlaneEgress`: the NAT gateways whose public IPs are whitelisted (ControlPlaneEgress). */
 export interface ControlPlaneEgressConfig {
   /** NAT gateways whose public IPs go on the whitelist (`nat-...`). */
   readonly natGatewayIds?: readonly string[];
@@ -41,6 +42,7 @@ export interface ControlPlaneEgressConfig {
   readonly description?: string;
 }
 
+/** The parsed `securityPolicy` section; entry-file paths are absolute. */
 export interface SecurityPolicyConfig {
   /** The management API's base URL; unset: env SVC_BASE_URL. */
   readonly baseUrl?: string;
@@ -48,11 +50,17 @@ export interface SecurityPolicyConfig {
   readonly tenant?: string;
   /** https base of the channels' SAML service-provider URLs; unset: env SVC_SSO_BASE. */
   readonly ssoBase?: string;
+  /** As SecurityPolicyProps.blacklist. */
   readonly blacklist?: PolicyListProps;
+  /** As SecurityPolicyProps.blocklist. */
   readonly blocklist?: PolicyListProps;
+  /** As SecurityPolicyProps.whitelist. */
   readonly whitelist?: PolicyListProps;
+  /** As SecurityPolicyProps.tenantSso. */
   readonly tenantSso?: SsoSettings;
+  /** As SecurityPolicyProps.channelSso. */
   readonly channelSso?: readonly SsoSettings[];
+  /** Whitelist the control plane's NAT gateways (ControlPlaneEgress). @default not wired */
   readonly allowControlPlaneEgress?: ControlPlaneEgressConfig;
 }
 

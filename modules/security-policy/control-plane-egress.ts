@@ -23,6 +23,7 @@ import { DataAwsNatGateways } from '@cdktf/provider-aws/lib/data-aws-nat-gateway
 import { SecurityPolicyPropError } from './errors';
 import type { SecurityPolicy } from './security-policy';
 
+/** Which NAT gateways' public IPs go on which policy's whitelist. */
 export interface ControlPlaneEgressProps {
   /** The policy whose whitelist gets the addresses. */
   readonly policy: SecurityPolicy;
@@ -48,6 +49,10 @@ function hclString(text: string): string {
   return JSON.stringify(text).replace(/[$%]\{/g, (opener) => `${opener[0]}${opener}`);
 }
 
+/**
+ * Whitelists the control plane's egress: the public IPs of its NAT gateways (by id, or every
+ * public one of a VPC), read through AWS data sources at plan. Needs an AWS provider in the stack.
+ */
 export class ControlPlaneEgress extends Construct {
   /** The NAT gateway data sources given by id, by id. */
   readonly natGateways: ReadonlyMap<string, DataAwsNatGateway>;

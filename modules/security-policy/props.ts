@@ -10,6 +10,7 @@ export const POLICY_LIST_RESOURCES: readonly PolicyListResources[] = ['per-entry
 export type PolicyListMode = 'authoritative' | 'additive';
 export const POLICY_LIST_MODES: readonly PolicyListMode[] = ['authoritative', 'additive'];
 
+/** How one list (blacklist, blocklist or whitelist) is declared, and its entries. */
 export interface PolicyListProps {
   /** @default 'per-entry' */
   readonly resources?: PolicyListResources;
@@ -21,9 +22,11 @@ export interface PolicyListProps {
   readonly files?: readonly string[];
 }
 
+/** SAML single sign-on of the tenant or of one channel. */
 export interface SsoSettings {
   /** The tenant's or channel's name; it must exist on the service. */
   readonly name: string;
+  /** Users may sign in through the identity provider; needs samlMetadataUrl. */
   readonly enabled: boolean;
   /** Users must sign in through SSO; needs enabled. @default false */
   readonly required?: boolean;
@@ -31,15 +34,21 @@ export interface SsoSettings {
   readonly samlMetadataUrl?: string;
 }
 
+/** The lists and SSO settings of one tenant; every part is optional, and an unset part is not managed. */
 export interface SecurityPolicyProps {
   /** The svc provider (SvcProvider from modules/svc-provider/provider). @default the stack's default svc provider */
   readonly provider?: TerraformProvider;
   /** The tenant whose lists these are. @default the provider's tenant */
   readonly tenant?: string;
+  /** Addresses denied until removed. @default not managed (addEntries declares it per-entry) */
   readonly blacklist?: PolicyListProps;
+  /** Addresses denied for 30 minutes; the next apply renews them. @default not managed */
   readonly blocklist?: PolicyListProps;
+  /** Addresses never blocked, not even by risk-based blocking. @default not managed */
   readonly whitelist?: PolicyListProps;
+  /** The tenant's SSO (`svc_tenant_sso.tenant`). @default not managed */
   readonly tenantSso?: SsoSettings;
+  /** SSO of channels, one setting per channel (`svc_channel_sso.channel_<name>`). @default none managed */
   readonly channelSso?: readonly SsoSettings[];
   /**
    * Prefix of every Terraform resource name this policy declares, for a second SecurityPolicy

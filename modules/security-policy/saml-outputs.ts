@@ -11,15 +11,21 @@ import { TerraformOutput } from 'cdktf';
 import { outputName } from '../output-names';
 import type { SecurityPolicy } from './security-policy';
 
+/** The channel whose SAML service-provider URLs become outputs. */
 export interface ChannelServiceProviderOutputsProps {
+  /** The policy that declares the channel's SSO. */
   readonly policy: SecurityPolicy;
   /** A channel declared in the policy's channelSso. */
   readonly channel: string;
 }
 
+/** Outputs `<id>_entity_id`, `<id>_acs_url` and `<id>_metadata_url` of a channel's SAML service provider. */
 export class ChannelServiceProviderOutputs extends Construct {
+  /** `<id>_entity_id`: the entity ID, the identity provider's audience. */
   readonly entityId: TerraformOutput;
+  /** `<id>_acs_url`: where the identity provider posts its assertions. */
   readonly acsUrl: TerraformOutput;
+  /** `<id>_metadata_url`: the service provider's SAML metadata. */
   readonly metadataUrl: TerraformOutput;
 
   constructor(scope: Construct, id: string, props: ChannelServiceProviderOutputsProps) {

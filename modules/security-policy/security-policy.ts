@@ -62,8 +62,11 @@ const WHOLE_LIST_CLASSES = { blacklist: Blacklist, blocklist: Blocklist, whiteli
 
 /** The SAML service-provider side of a channel, as tokens of its svc_channel_sso (null without the provider's sso_base). */
 export interface ChannelServiceProvider {
+  /** The service provider's entity ID (the identity provider's audience), `{sso_base}/sign-in`. */
   readonly entityId: string;
+  /** The assertion consumer service URL, where the identity provider posts. */
   readonly acsUrl: string;
+  /** The service provider's SAML metadata URL. */
   readonly metadataUrl: string;
 }
 
@@ -96,7 +99,13 @@ function terraformText(text: string): string {
 /** Resource addresses declared by SecurityPolicies per stack, so two policies cannot take the same name. */
 const addressesByStack = new WeakMap<TerraformStack, Map<string, string>>();
 
+/**
+ * The svc lists and SSO settings of one tenant, from inline entries and entry files (YAML or
+ * JSON, checked at synth), as per-entry or whole-list resources. Terraform names derive from
+ * the canonical addresses, so reordering or respelling entries changes nothing.
+ */
 export class SecurityPolicy extends Construct {
+  /** The svc_tenant_sso resource, when tenantSso is given. */
   readonly tenantSso: TenantSso | undefined;
   /** svc_channel_sso resources by channel name. */
   readonly channelSso: ReadonlyMap<string, ChannelSso>;
