@@ -6,6 +6,7 @@ import {
   entryResourceName,
   type SecurityPolicyProps,
 } from '../../modules/security-policy';
+import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { svcStack, synthJson, thrownBy, useTemporaryWorkingDirectory, type SynthesizedStack } from './support';
 
@@ -69,6 +70,14 @@ describe('SecurityPolicy: per-entry lists', () => {
     expect(json.resource.svc_whitelist_entry.whitelist_192_0_2_1).toEqual({ ip: '192.0.2.1', tenant: 'globex', provider: 'svc.globex' });
     expect(json.resource.svc_blacklist.blacklist).toEqual({ entries: {}, tenant: 'globex', provider: 'svc.globex' });
     expect(json.resource.svc_tenant_sso.tenant).toEqual({ name: 'globex', enabled: false, provider: 'svc.globex' });
+  });
+
+  test('a provider that is not svc (the stack\'s aws one) is refused, naming it', () => {
+    const stack = svcStack();
+    const aws = new AwsProvider(stack, 'aws', { region: 'eu-west-1' });
+    const error = thrownBy(() => new SecurityPolicy(stack, 'security-policy', { provider: aws as never, blacklist: { entries: [{ ip: '203.0.113.9' }] } }));
+    expect(error.code).toBe('invalid_security_policy_prop');
+    expect(error.message).toBe('stack/security-policy: provider = "the aws provider stack/aws": is not an svc provider; pass the stack\'s SvcProvider (modules/svc-provider/provider), or leave provider out to use the default one');
   });
 
   test('without tenant and provider, resources use the default provider and its tenant', () => {

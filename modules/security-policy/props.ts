@@ -1,5 +1,5 @@
 /** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
-import type { TerraformProvider } from 'cdktf';
+import type { SvcProvider } from '../svc-provider/provider';
 import type { PolicyEntry } from './entries';
 
 /** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */
@@ -37,7 +37,7 @@ export interface SsoSettings {
 /** The lists and SSO settings of one tenant; every part is optional, and an unset part is not managed. */
 export interface SecurityPolicyProps {
   /** The svc provider (SvcProvider from modules/svc-provider/provider). @default the stack's default svc provider */
-  readonly provider?: TerraformProvider;
+  readonly provider?: SvcProvider;
   /** The tenant whose lists these are. @default the provider's tenant */
   readonly tenant?: string;
   /** Addresses denied until removed. @default not managed (addEntries declares it per-entry) */

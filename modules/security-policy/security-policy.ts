@@ -17,12 +17,13 @@
  * every one preceded by `namePrefix` when given.
  */
 import { Construct } from 'constructs';
-import { Fn, TerraformIterator, TerraformLocal, TerraformStack, Token, type IResolvable, type TerraformResource } from 'cdktf';
+import { Fn, TerraformIterator, TerraformLocal, TerraformProvider, TerraformStack, Token, type IResolvable, type TerraformResource } from 'cdktf';
 import { Blacklist } from '../svc-provider/blacklist';
 import { BlacklistEntry } from '../svc-provider/blacklist-entry';
 import { Blocklist } from '../svc-provider/blocklist';
 import { BlocklistEntry } from '../svc-provider/blocklist-entry';
 import { ChannelSso } from '../svc-provider/channel-sso';
+import { SvcProvider } from '../svc-provider/provider';
 import { TenantSso } from '../svc-provider/tenant-sso';
 import { Whitelist } from '../svc-provider/whitelist';
 import { WhitelistEntry } from '../svc-provider/whitelist-entry';
@@ -262,6 +263,11 @@ export class SecurityPolicy extends Construct {
     if (typeof props !== 'object' || props === null) throw this.propError('props', props, 'expected an object of SecurityPolicy props');
     for (const key of Object.keys(props)) {
       if (!SECURITY_POLICY_PROPS.includes(key)) throw this.propError(key, '(unknown prop)', `is not a SecurityPolicy prop; expected one of ${SECURITY_POLICY_PROPS.join(', ')}`);
+    }
+    // Another provider (e.g. the stack's aws one) would give svc resources a provider terraform refuses only at init.
+    if (props.provider !== undefined && !(props.provider instanceof TerraformProvider && props.provider.terraformResourceType === SvcProvider.tfResourceType)) {
+      const given = props.provider instanceof TerraformProvider ? `the ${props.provider.terraformResourceType} provider ${props.provider.node.path}` : typeof props.provider;
+      throw this.propError('provider', given, 'is not an svc provider; pass the stack\'s SvcProvider (modules/svc-provider/provider), or leave provider out to use the default one');
     }
     for (const list of POLICY_LIST_NAMES) {
       const listProps: unknown = props[list];
