@@ -6,8 +6,12 @@
  * does not know) fails. The page's example file must parse, and the "required" column must say
  * which fields the parser cannot do without.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PolicyFileError, loadPolicyEntryFile } from '../../modules/security-policy';
 import { AppConfigError, parseAppConfig } from '../../src/app/config';
-import { codeBlocks, codeSpans, readPage, section, tableRows } from './support/markdown';
+import { codeBlocks, codeSpans, readPage, repositoryRoot, section, tableRows } from './support/markdown';
 import { sourceStrings } from './support/source-text';
 
 const PAGE = 'configuration.md';
@@ -143,5 +147,57 @@ describe('help/configuration.md names exactly the environment variables the app 
 
   test('every SVC_* or TF_VAR_* variable the code names is documented', () => {
     expect([...read].filter((name) => !documented.includes(name)).sort()).toEqual([]);
+  });
+});
+
+describe('the entry files and entry-file errors the pages show are real', () => {
+  let directory: string;
+  beforeAll(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-help-entry-files-'));
+  });
+  afterAll(() => {
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  test('the YAML and JSON examples of "Entry files" load', () => {
+    const examples = codeBlocks(PAGE).filter((block) => block.section === 'Entry files' && (block.language === 'yaml' || block.language === 'json'));
+    expect(examples.map((block) => block.language).sort()).toEqual(['json', 'yaml']);
+    for (const [index, block] of examples.entries()) {
+      const file = path.join(directory, `example-${index}.${block.language}`);
+      fs.writeFileSync(file, block.code);
+      expect({ language: block.language, entries: loadPolicyEntryFile(file).length }).toEqual({ language: block.language, entries: expect.any(Number) });
+      expect(loadPolicyEntryFile(file).length).toBeGreaterThan(1);
+    }
+  });
+
+  /** The message loading `text` (saved as `name` in the temp directory) raises. */
+  function loadError(name: string, text: string): string {
+    const file = path.join(directory, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    try {
+      loadPolicyEntryFile(file);
+    } catch (error) {
+      if (!(error instanceof PolicyFileError)) throw error;
+      return error.message;
+    }
+    throw new Error(`${name} loaded without an error`);
+  }
+
+  test('configuration.md\'s bad-entry message is what a bad third entry on line 7 gives', () => {
+    const quotedMessage = /`policy\/blacklist\.yaml:7: (entries\[2\]\.ip: "10\.0\.0\.300" is not an IPv4 or IPv6 address) \.\.\.`/.exec(markdown);
+    expect(quotedMessage).not.toBeNull();
+    const text = ['entries:', '  - ip: 203.0.113.9', '    description: a', '  - ip: 198.51.100.0/24', '    description: b', '  - description: c', '    ip: 10.0.0.300', ''].join('\n');
+    expect(loadError('policy/blacklist.yaml', text)).toContain(`blacklist.yaml:7: ${quotedMessage![1]}`);
+  });
+
+  test('getting-started.md\'s typo in the appended entry is reported at the line and index it quotes', () => {
+    const gettingStarted = readPage('getting-started.md');
+    const quotedMessage = /`policy\/blacklist\.yaml:(\d+): (entries\[\d+\]\.ip: "192\.0\.2\.300" is not an IPv4\s+or IPv6 address) \.\.\.`/.exec(gettingStarted);
+    expect(quotedMessage).not.toBeNull();
+    const appended = /cat >> policy\/blacklist\.yaml <<'YAML'\n([\s\S]*?)YAML\n/.exec(gettingStarted)![1]!;
+    const shipped = fs.readFileSync(path.join(repositoryRoot, 'policy', 'blacklist.yaml'), 'utf8');
+    const message = loadError('typo/policy/blacklist.yaml', shipped + appended.replace('192.0.2.200', '192.0.2.300'));
+    expect(message).toContain(`blacklist.yaml:${quotedMessage![1]}: ${quotedMessage![2]!.replace(/\s+/g, ' ')}`);
   });
 });
