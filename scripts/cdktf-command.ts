@@ -46,12 +46,25 @@ export function cdktfArguments(command: string, rest: readonly string[]): string
   return [command, ...(TERRAFORM_COMMANDS.includes(command) && !rest.includes('--skip-provider-lock') ? ['--skip-provider-lock'] : []), ...rest];
 }
 
+/** `npm run deploy -- --help` (or -h anywhere after the command). */
+export function asksForHelp(rest: readonly string[]): boolean {
+  return rest.includes('--help') || rest.includes('-h');
+}
+
 function main(argv: readonly string[]): void {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || !COMMANDS.includes(command)) {
     const known = command === undefined || command === '--help' || command === '-h';
     (known ? process.stdout : process.stderr).write(`${known ? '' : `cdktf-command: unknown command "${command}"; expected one of ${COMMANDS.join(', ')}\n\n`}${USAGE}\n`);
     process.exitCode = known ? 0 : 2;
+    return;
+  }
+  if (asksForHelp(rest)) {
+    // Help only: say what this wrapper adds, then cdktf's own flags; no provider build, no changes.
+    process.stdout.write(`${USAGE}\n\n\`cdktf ${command} --help\`:\n`);
+    spawn(process.execPath, [CDKTF_CLI, command, '--help'], { stdio: 'inherit' }).once('close', (code) => {
+      process.exitCode = code ?? 1;
+    });
     return;
   }
   const mirror = ensureProviderBuilt({ log: (line) => process.stderr.write(`${line}\n`) });
