@@ -15,6 +15,7 @@ import { parseAppConfig } from '../src/app/config';
 import { runDriftCheck } from '../src/app/drift-check';
 import { ensureProviderBuilt, type ProviderMirror } from '../src/app/provider-mirror';
 import { startEmulatorProcess, type EmulatorProcess } from '../src/emulator/child-process';
+import { requireTerraform } from '../src/app/terraform-cli';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 const SHIPPED_CONFIG = path.join(REPOSITORY, 'svc.config.json');
@@ -153,6 +154,7 @@ async function run(keep: boolean): Promise<void> {
   let emulator: EmulatorProcess | undefined;
   let client: ManagementClient | undefined;
   try {
+    detail(`terraform ${requireTerraform()} on PATH`);
     step('Build the svc Terraform provider (only when dist/ is missing or older than its sources)');
     const mirror = ensureProviderBuilt({ log: detail });
     detail(`${mirror.built ? 'built' : 'up to date'}: svc-prevent/svc ${mirror.version} in ${mirror.mirrorDir} (${mirror.hash})`);
