@@ -25,8 +25,11 @@ Options:
   --stack <name>      check this stack only; repeat for more (default: every stack)
   --no-synth          use the app already synthesized in <dir> (e.g. by cdktf synth)
   --output <dir>      the synthesized app (default cdktf.out, as cdktf)
-  --skip-unreachable  a stack terraform cannot plan (no credentials, no network) is reported as
-                      skipped and does not fail the check (default: it fails it, exit 1)
+  --skip-unreachable  a stack that cannot be reached is reported as skipped and does not fail
+                      the check: the provider registry unreachable in terraform init, no AWS
+                      credentials, or no connection to the endpoint (refused, DNS, timeout).
+                      A refused key (svc login, AWS 401/403), a configuration error or an
+                      invalid value still fails it, exit 1 (default: every failure does)
   --help, -h          show this help
 
 Exit status: 0 no drift and nothing to change; 2 drift or pending changes in at least one

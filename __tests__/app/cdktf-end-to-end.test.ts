@@ -164,16 +164,17 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
   expect((await driftCheck(emulator.apiKey)).exitCode).toBe(0);
 }, 120_000);
 
-test('a stack terraform cannot plan fails the drift check with terraform\'s first error line, or is skipped when asked', async () => {
+test('a wrong key fails the drift check with terraform\'s first error line, also with --skip-unreachable (it is a refusal, not an unreachable stack)', async () => {
   const failed = await driftCheck('not-the-key');
   expect(failed.exitCode).toBe(1);
-  expect(failed.stacks[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^terraform plan: Error: /) });
+  expect(failed.stacks[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^terraform plan: Error: Login to the svc management API failed/) });
+  expect(failed.stacks[0].unreachable).toBeUndefined();
   expect(failed.log).toContain('ERROR (cannot be planned)');
 
-  const skipped = await driftCheck('not-the-key', { skipUnreachable: true });
-  expect(skipped.stacks[0].status).toBe('skipped');
-  // Every stack skipped means nothing was checked: still a failure.
-  expect(skipped.exitCode).toBe(1);
+  const notSkipped = await driftCheck('not-the-key', { skipUnreachable: true });
+  expect(notSkipped.stacks[0].status).toBe('error');
+  expect(notSkipped.exitCode).toBe(1);
+  expect(notSkipped.log).toContain('ERROR (cannot be planned): terraform plan: Error: Login to the svc management API failed');
 }, 60_000);
 
 test('a rebuilt provider (same version, new bytes) passes the next init once the app prepares the stack again', async () => {

@@ -31,6 +31,11 @@ describe('describeStackCheck', () => {
     ],
     ['drift', { name: 's', status: 'drift', changes: { drift: [update], changes: [update], outputs: [] } }, 'DRIFT: 1 changed outside terraform, 1 planned change'],
     ['pending changes', { name: 's', status: 'drift', changes: { drift: [], changes: [update, update], outputs: [] } }, 'PENDING CHANGES: 0 changed outside terraform, 2 planned changes'],
+    [
+      'skipped: says what could not be reached',
+      { name: 's', status: 'skipped', unreachable: 'no AWS credentials', error: 'terraform plan: Error: No valid credential sources found' },
+      'skipped (cannot be reached: no AWS credentials): terraform plan: Error: No valid credential sources found',
+    ],
   ];
   test.each(cases)('%s', (_name, check, expected) => expect(describeStackCheck(check)).toBe(expected));
 });
@@ -108,6 +113,7 @@ describe('command line', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run drift -- /);
     expect(result.stdout).toContain('Exit status: 0 no drift');
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain('A refused key (svc login, AWS 401/403), a configuration error or an invalid value still fails it');
   });
 
   test('a usage error exits 1 and says what is wrong', async () => {

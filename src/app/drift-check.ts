@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
 import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, type ProviderMirror, type SynthesizedStack } from './provider-mirror';
 
@@ -20,6 +21,8 @@ export interface StackCheck {
   readonly changes?: PlanChanges;
   /** For error and skipped: the step and terraform's first error line. */
   readonly error?: string;
+  /** For error and skipped: set when every error terraform gave says something cannot be reached. */
+  readonly unreachable?: UnreachableReason;
 }
 
 export interface DriftCheckOptions {
@@ -27,7 +30,11 @@ export interface DriftCheckOptions {
   readonly outdir: string;
   /** Stack names to check; empty: every stack. */
   readonly stacks?: readonly string[];
-  /** A stack terraform cannot plan (no credentials, no network) is reported as skipped, not as an error. */
+  /**
+   * A stack that cannot be reached (provider registry unreachable, no AWS credentials, no
+   * connection to the endpoint) is reported as skipped, not as an error. A refused key, a
+   * configuration error or an invalid value still fails.
+   */
   readonly skipUnreachable?: boolean;
   /** The environment terraform runs with (credentials, SVC_*, TF_VAR_*). @default process.env */
   readonly env?: NodeJS.ProcessEnv;
@@ -118,7 +125,10 @@ export function selectStacks(available: readonly SynthesizedStack[], names: read
 }
 
 async function checkStack(stack: SynthesizedStack, env: NodeJS.ProcessEnv, log: (line: string) => void, prefix: string): Promise<StackCheck> {
-  const fail = (step: string, result: CommandResult): StackCheck => ({ name: stack.name, status: 'error', error: `terraform ${step}: ${firstErrorLine(result)}` });
+  const fail = (step: string, result: CommandResult): StackCheck => {
+    const unreachable = unreachableStack(`${result.stderr}\n${result.stdout}`);
+    return { name: stack.name, status: 'error', error: `terraform ${step}: ${firstErrorLine(result)}`, ...(unreachable === null ? {} : { unreachable }) };
+  };
   log(`${prefix} terraform init`);
   const init = await terraform(['init', '-input=false', '-no-color'], stack.workingDirectory, env);
   if (init.code !== 0) return fail('init', init);
@@ -163,7 +173,7 @@ export function describeStackCheck(check: StackCheck): string {
     case 'error':
       return `ERROR (cannot be planned): ${check.error}`;
     case 'skipped':
-      return `skipped (cannot be planned): ${check.error}`;
+      return `skipped (cannot be reached: ${check.unreachable ?? 'unknown'}): ${check.error}`;
   }
 }
 
@@ -188,7 +198,8 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
       ...(usesSvc ? { TF_CLI_CONFIG_FILE: mirror().cliConfigFile } : {}),
     };
     let check = await checkStack(stack, env, log, prefix);
-    if (check.status === 'error' && options.skipUnreachable) check = { ...check, status: 'skipped' };
+    // Only what cannot be reached: a wrong key or a broken stack must fail the pipeline.
+    if (check.status === 'error' && options.skipUnreachable && check.unreachable !== undefined) check = { ...check, status: 'skipped' };
     results.push(check);
     log(`${prefix} ${describeStackCheck(check)}`);
     if (check.changes !== undefined) formatPlanChanges(check.changes, '    ').forEach((line) => log(line));
