@@ -2,7 +2,8 @@
  * `npm run synth|diff|deploy|destroy -- [stack] [cdktf flags]`: the cdktf CLI with terraform
  * pointed at the svc provider's build, so nobody writes a CLI config by hand. It builds the
  * provider when missing or stale (dist/, or SVC_PROVIDER_BUILD_DIR), sets
- * TF_CLI_CONFIG_FILE=<build>/terraform.rc and CHECKPOINT_DISABLE=1, and passes
+ * TF_CLI_CONFIG_FILE=<build>/terraform.rc unless the user set their own (kept, with a note when
+ * its provider_installation block hides the svc mirror) and CHECKPOINT_DISABLE=1, and passes
  * --skip-provider-lock to commands that run `terraform init` (cdktf would otherwise run
  * `terraform providers lock`, which asks the public registry for svc-prevent/svc).
  */
@@ -10,7 +11,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CDKTF_CLI } from '../src/app/cdktf-project';
-import { ensureProviderBuilt, prepareSynthesizedStacks } from '../src/app/provider-mirror';
+import { ensureProviderBuilt, prepareSynthesizedStacks, terraformCliConfig, type ProviderMirror } from '../src/app/provider-mirror';
 
 /** Commands that run terraform init in the stack directories. */
 const TERRAFORM_COMMANDS = ['diff', 'deploy', 'destroy'];
@@ -19,7 +20,11 @@ const COMMANDS = ['synth', ...TERRAFORM_COMMANDS];
 const USAGE = `Usage: npm run <synth|diff|deploy|destroy> -- [stacks...] [cdktf flags]
 
 Runs \`cdktf <command>\` (cdktf-cli of this repository) with:
-  TF_CLI_CONFIG_FILE=<build>/terraform.rc   svc-prevent/svc from the provider's mirror, the rest direct
+  TF_CLI_CONFIG_FILE=<build>/terraform.rc   svc-prevent/svc from the provider's mirror, the rest direct;
+                                           only when TF_CLI_CONFIG_FILE is not set: yours is kept
+                                           (terraform finds svc through the mirror link in each
+                                           stack; if your file has a provider_installation block,
+                                           a note says which filesystem_mirror block to add)
   CHECKPOINT_DISABLE=1                     no version checks or telemetry
   --skip-provider-lock                     (diff, deploy, destroy) no \`terraform providers lock\`
 building the provider first when it is missing or older than src/ (<build> is dist/, or
@@ -44,6 +49,19 @@ export function outputDirectory(rest: readonly string[]): string {
 
 export function cdktfArguments(command: string, rest: readonly string[]): string[] {
   return [command, ...(TERRAFORM_COMMANDS.includes(command) && !rest.includes('--skip-provider-lock') ? ['--skip-provider-lock'] : []), ...rest];
+}
+
+/**
+ * The environment cdktf runs with. The user's own TF_CLI_CONFIG_FILE (credentials helpers,
+ * network mirrors, plugin cache) is kept; the note, for stderr, says how to add the svc mirror
+ * when that file's provider_installation block hides it.
+ */
+export function cdktfEnvironment(env: NodeJS.ProcessEnv, mirror: ProviderMirror): { env: NodeJS.ProcessEnv; note?: string } {
+  const cliConfig = terraformCliConfig(mirror, env);
+  return {
+    env: { ...env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: cliConfig.file, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
+    ...(cliConfig.note === undefined ? {} : { note: cliConfig.note }),
+  };
 }
 
 /** `npm run deploy -- --help` (or -h anywhere after the command). */
@@ -71,9 +89,11 @@ function main(argv: readonly string[]): void {
   // The app prepares the stacks at synth; with --skip-synth a rebuilt provider still needs its lock entry.
   const outdir = path.resolve(outputDirectory(rest));
   if (fs.existsSync(path.join(outdir, 'manifest.json'))) prepareSynthesizedStacks(outdir, () => mirror);
+  const { env, note } = cdktfEnvironment(process.env, mirror);
+  if (note !== undefined) process.stderr.write(`${note}\n`);
   const child = spawn(process.execPath, [CDKTF_CLI, ...cdktfArguments(command, rest)], {
     stdio: 'inherit',
-    env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: mirror.cliConfigFile, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
+    env,
   });
   // Ctrl-C reaches cdktf through the terminal; this process waits for it to finish stopping terraform.
   const ignore = () => undefined;

@@ -19,7 +19,9 @@ Synthesizes the cdktf app (main.ts, configured by SVC_CONFIG, default ${DEFAULT_
 and prints what changed outside terraform (resource address, how, the attributes) and what the
 plan would do. Sensitive values are never printed. Terraform gets this shell's environment
 (SVC_API_KEY or TF_VAR_api_key, AWS credentials); stacks using the svc provider install it from
-its build (dist/, built when missing or stale).
+its build (dist/, built when missing or stale): through TF_CLI_CONFIG_FILE=<build>/terraform.rc,
+or, when TF_CLI_CONFIG_FILE is set, through your file and the mirror link in each stack (a note
+says which filesystem_mirror block to add if your file has a provider_installation block).
 
 Options:
   --stack <name>      check this stack only; repeat for more (default: every stack)
@@ -109,6 +111,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       skipUnreachable: options.skipUnreachable,
       mirror: () => ensureProviderBuilt({ log: progress }),
       log,
+      note: progress,
     });
     return result.exitCode;
   } catch (error) {

@@ -54,17 +54,19 @@ function stackDir(name: string): string {
   return path.join(outdir, 'stacks', name);
 }
 
-async function driftCheck(apiKey: string, options: { skipUnreachable?: boolean } = {}): Promise<DriftCheckResult & { log: string }> {
+async function driftCheck(apiKey: string, options: { skipUnreachable?: boolean; env?: Record<string, string> } = {}): Promise<DriftCheckResult & { log: string; notes: string[] }> {
   const lines: string[] = [];
+  const notes: string[] = [];
   const result = await runDriftCheck({
     outdir,
     stacks: ['security-policy'],
-    env: isolatedEnvironment({ TF_VAR_api_key: apiKey }),
+    env: isolatedEnvironment({ TF_VAR_api_key: apiKey, ...options.env }),
     mirror: () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }),
     log: (line) => lines.push(line),
-    ...options,
+    note: (line) => notes.push(line),
+    ...(options.skipUnreachable === undefined ? {} : { skipUnreachable: options.skipUnreachable }),
   });
-  return { ...result, log: lines.join('\n') };
+  return { ...result, log: lines.join('\n'), notes };
 }
 
 beforeAll(async () => {
@@ -175,6 +177,21 @@ test('a wrong key fails the drift check with terraform\'s first error line, also
   expect(notSkipped.stacks[0].status).toBe('error');
   expect(notSkipped.exitCode).toBe(1);
   expect(notSkipped.log).toContain('ERROR (cannot be planned): terraform plan: Error: Login to the svc management API failed');
+}, 60_000);
+
+test('the drift check keeps the user\'s TF_CLI_CONFIG_FILE: svc comes through the stack\'s mirror link; a provider_installation block of theirs gets the note', async () => {
+  const userConfig = path.join(scratch, 'user.tfrc');
+  fs.writeFileSync(userConfig, `plugin_cache_dir = "${path.join(scratch, 'no-such-cache')}"\n`);
+  const kept = await driftCheck(emulator.apiKey, { env: { TF_CLI_CONFIG_FILE: userConfig } });
+  expect({ exitCode: kept.exitCode, notes: kept.notes }).toEqual({ exitCode: 0, notes: [] });
+
+  // Only registry installation: terraform must look svc-prevent/svc up (a fresh data directory) and fails.
+  fs.writeFileSync(userConfig, 'provider_installation {\n  direct {}\n}\n');
+  const hidden = await driftCheck(emulator.apiKey, { env: { TF_CLI_CONFIG_FILE: userConfig, TF_DATA_DIR: path.join(scratch, 'fresh-data-dir') } });
+  expect(hidden.exitCode).toBe(1);
+  expect(hidden.stacks[0].error).toMatch(/^terraform init: Error: /);
+  expect(hidden.notes).toEqual([expect.stringContaining(`your TF_CLI_CONFIG_FILE (${userConfig}) has a provider_installation block`)]);
+  expect(hidden.notes[0]).toContain(`path    = "${build.mirrorDir}"`);
 }, 60_000);
 
 test('a rebuilt provider (same version, new bytes) passes the next init once the app prepares the stack again', async () => {

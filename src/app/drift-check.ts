@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
-import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, type ProviderMirror, type SynthesizedStack } from './provider-mirror';
+import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack } from './provider-mirror';
 
 export type StackStatus = 'clean' | 'drift' | 'error' | 'skipped';
 
@@ -42,6 +42,8 @@ export interface DriftCheckOptions {
   readonly mirror: () => ProviderMirror;
   /** Progress and report lines. @default nothing */
   readonly log?: (line: string) => void;
+  /** Notes about the setup (e.g. a CLI config that hides the svc mirror), for stderr. @default log */
+  readonly note?: (line: string) => void;
 }
 
 export interface DriftCheckResult {
@@ -186,16 +188,23 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
   const mirror = () => (built ??= options.mirror());
   prepareSynthesizedStacks(outdir, mirror);
   const results: StackCheck[] = [];
+  const baseEnv = options.env ?? process.env;
+  let noted = false;
   for (const [index, stack] of stacks.entries()) {
     const prefix = `[${index + 1}/${stacks.length}] ${stack.name}:`;
     const usesSvc = svcRequirement(JSON.parse(fs.readFileSync(stack.file, 'utf8'))) !== null;
+    // As the npm scripts: the user's TF_CLI_CONFIG_FILE is kept, else the build's for svc stacks.
+    const cliConfig = usesSvc ? terraformCliConfig(mirror(), baseEnv) : undefined;
+    if (cliConfig?.note !== undefined && !noted) {
+      (options.note ?? log)(cliConfig.note);
+      noted = true;
+    }
     const env: NodeJS.ProcessEnv = {
-      ...(options.env ?? process.env),
+      ...baseEnv,
       CHECKPOINT_DISABLE: '1',
       TF_IN_AUTOMATION: '1',
       TF_INPUT: '0',
-      // Stacks with the svc provider install it from its mirror; the others keep the user's CLI config.
-      ...(usesSvc ? { TF_CLI_CONFIG_FILE: mirror().cliConfigFile } : {}),
+      ...(cliConfig === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }),
     };
     let check = await checkStack(stack, env, log, prefix);
     // Only what cannot be reached: a wrong key or a broken stack must fail the pipeline.

@@ -12,8 +12,9 @@
  *                                           registry (where svc-prevent/svc does not exist)
  *
  * The build is `npm run build`'s output (dist/, or SVC_PROVIDER_BUILD_DIR), rebuilt when missing
- * or older than the sources. With TF_CLI_CONFIG_FILE=<build>/terraform.rc (the npm scripts set
- * it) terraform reads the same mirror explicitly.
+ * or older than the sources. With TF_CLI_CONFIG_FILE=<build>/terraform.rc (the npm scripts and
+ * the drift check set it when the user has no TF_CLI_CONFIG_FILE of their own) terraform reads
+ * the same mirror explicitly.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -110,6 +111,50 @@ export function ensureProviderBuilt(options: EnsureProviderOptions = {}): Provid
     buildProvider({ outDir: buildDir });
   }
   return { buildDir, mirrorDir, cliConfigFile, version, hash: packageHash(packageDirectory(mirrorDir, version)), built: stale };
+}
+
+/** The CLI config terraform runs with, and a note when it keeps terraform from finding the svc provider. */
+export interface TerraformCliConfig {
+  /** The value for TF_CLI_CONFIG_FILE. */
+  readonly file: string;
+  /** True when it is the user's own TF_CLI_CONFIG_FILE, kept as it is. */
+  readonly usersOwn: boolean;
+  /** For stderr: how to add the svc mirror to the user's provider_installation block. */
+  readonly note?: string;
+}
+
+/** A `provider_installation {` block outside comments. */
+function hasProviderInstallation(configText: string): boolean {
+  const code = configText
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .split('\n')
+    .filter((line) => !/^\s*(#|\/\/)/.test(line))
+    .join('\n');
+  return /(^|\n)\s*provider_installation\s*\{/.test(code);
+}
+
+/**
+ * The user's TF_CLI_CONFIG_FILE when set (their credentials helpers, network mirrors and plugin
+ * cache stay in effect; terraform finds svc through the implied mirror link of each stack),
+ * else the build's terraform.rc. A provider_installation block of their own turns the implied
+ * mirror off: then a note says what to add, unless the file names the mirror already.
+ */
+export function terraformCliConfig(mirror: ProviderMirror, env: NodeJS.ProcessEnv = process.env): TerraformCliConfig {
+  const own = env.TF_CLI_CONFIG_FILE;
+  if (own === undefined || own === '') return { file: mirror.cliConfigFile, usersOwn: false };
+  // A file terraform cannot open is terraform's to report (it warns and goes on without it).
+  const text = fs.existsSync(own) && fs.statSync(own).isFile() ? fs.readFileSync(own, 'utf8') : '';
+  if (!hasProviderInstallation(text) || text.includes(mirror.mirrorDir)) return { file: own, usersOwn: true };
+  const note = [
+    `svc provider: your TF_CLI_CONFIG_FILE (${own}) has a provider_installation block, so terraform ignores the svc mirror linked into each stack and cannot install ${PROVIDER_SOURCE}.`,
+    `Add the filesystem_mirror block of ${mirror.cliConfigFile} to that provider_installation block, and exclude ${PROVIDER_SOURCE} from its direct block:`,
+    '  filesystem_mirror {',
+    `    path    = "${mirror.mirrorDir}"`,
+    `    include = ["${PROVIDER_SOURCE}"]`,
+    '  }',
+    `or unset TF_CLI_CONFIG_FILE to use ${mirror.cliConfigFile}.`,
+  ].join('\n');
+  return { file: own, usersOwn: true, note };
 }
 
 /** The svc entry of a lock file, as terraform writes it. */
