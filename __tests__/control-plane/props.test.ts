@@ -188,4 +188,21 @@ describe('controlPlanePropsFromParameters', () => {
     expect(caught).toMatchObject({ code, propName: key, constructPath: 'parameter file' });
     expect((caught as Error).message).not.toContain('file-api-key-must-not-be-copied');
   });
+
+  it.each([
+    ['a mistyped ApiKey', 'ApiKy'],
+    ['the key in another spelling', 'API_KEY'],
+    ['any unknown key', 'Subnet'],
+  ])('names an unknown parameter but never repeats its value (%s)', (_name, key) => {
+    const value = 'sk-live-value-that-must-never-be-printed';
+    let caught: unknown;
+    try {
+      controlPlanePropsFromParameters({ ...TEMPLATE_FILE, [key]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'unknown_parameter', propName: key, value: undefined });
+    expect((caught as Error).message).toMatch(new RegExp(`^parameter file: ${key}: not a parameter of the control plane template\\. Fix: use one of `));
+    expect((caught as Error).message).not.toContain(value);
+  });
 });

@@ -37,6 +37,11 @@ export interface ControlPlaneValidationErrorDetails {
   readonly propName: string;
   /** The value received. Never the API key: that one is not a prop. */
   readonly value: unknown;
+  /**
+   * False for a value that may be a secret (an unknown parameter may be a mistyped ApiKey):
+   * the message names the parameter only, and `.value` is not kept. @default true
+   */
+  readonly showValue?: boolean;
   /** What is wrong, in a few words. */
   readonly problem: string;
   /** How to fix it. */
@@ -51,15 +56,13 @@ export class ControlPlaneValidationError extends Error {
   readonly fix: string;
 
   constructor(details: ControlPlaneValidationErrorDetails) {
-    super(
-      `${details.constructPath}: ${details.propName} = ${JSON.stringify(details.value)}: ` +
-        `${details.problem}. Fix: ${details.fix}`,
-    );
+    const shown = details.showValue ?? true;
+    super(`${details.constructPath}: ${details.propName}${shown ? ` = ${JSON.stringify(details.value)}` : ''}: ${details.problem}. Fix: ${details.fix}`);
     this.name = 'ControlPlaneValidationError';
     this.code = details.code;
     this.constructPath = details.constructPath;
     this.propName = details.propName;
-    this.value = details.value;
+    this.value = shown ? details.value : undefined;
     this.fix = details.fix;
   }
 }

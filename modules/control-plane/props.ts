@@ -285,8 +285,15 @@ export type ParameterFile =
 
 const PARAMETER_FILE = 'parameter file';
 
-function parameterError(key: string, value: unknown, problem: string, fix: string, code: 'unknown_parameter' | 'missing_parameter' | 'invalid_parameter_value') {
-  return new ControlPlaneValidationError({ code, constructPath: PARAMETER_FILE, propName: key, value, problem, fix });
+function parameterError(
+  key: string,
+  value: unknown,
+  problem: string,
+  fix: string,
+  code: 'unknown_parameter' | 'missing_parameter' | 'invalid_parameter_value',
+  showValue = true,
+) {
+  return new ControlPlaneValidationError({ code, constructPath: PARAMETER_FILE, propName: key, value, problem, fix, showValue });
 }
 
 function convertParameter(definition: ParameterDefinition, raw: string): unknown {
@@ -331,7 +338,8 @@ export function controlPlanePropsFromParameters(
   for (const [key, raw] of entries) {
     const definition = byKey.get(key);
     if (!definition) {
-      throw parameterError(key, raw, 'not a parameter of the control plane template', `use one of ${[...byKey.keys()].join(', ')}`, 'unknown_parameter');
+      // Named, never quoted: an unknown key may be a mistyped secret parameter (ApiKy, Api_Key).
+      throw parameterError(key, raw, 'not a parameter of the control plane template', `use one of ${[...byKey.keys()].join(', ')}`, 'unknown_parameter', false);
     }
     if (definition.kind === 'secret') continue;
     if (typeof raw !== 'string') {
