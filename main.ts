@@ -9,6 +9,9 @@
  *                      with allowControlPlaneEgress also the AWS provider and the NAT gateways
  *                      whose public IPs join the whitelist (ControlPlaneEgress)
  *
+ * Every stack keeps its state where the file's stateBackend says (src/app/state-backend.ts),
+ * else in cdktf's local terraform.<stack>.tfstate.
+ *
  * After synth, stacks that use the svc provider are prepared so terraform finds it
  * (src/app/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
  */
@@ -24,6 +27,7 @@ import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-ou
 import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './src/app/config';
 import { ensureProviderBuilt, prepareSynthesizedStacks } from './src/app/provider-mirror';
+import { applyStateBackendToStacks } from './src/app/state-backend';
 import { runReportingUserErrors } from './src/app/user-errors';
 
 export const STACK_NAMES = { controlPlane: 'control-plane', deploymentPolicy: 'deployment-policy', securityPolicy: 'security-policy' } as const;
@@ -92,6 +96,7 @@ export function buildApp(app: App, configFile: string): App {
   new ControlPlaneStack(app, STACK_NAMES.controlPlane, config);
   new DeploymentPolicyStack(app, STACK_NAMES.deploymentPolicy, config, config.controlPlane.HostedZoneId ?? '');
   if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config.securityPolicy, config.aws);
+  applyStateBackendToStacks(app, config.stateBackend);
   return app;
 }
 

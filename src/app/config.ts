@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../../modules/security-policy/config';
+import { parseStateBackendConfig, type StateBackendConfig } from './state-backend';
 
 export const DEFAULT_CONFIG_FILE = 'svc.config.json';
 
@@ -22,6 +23,8 @@ export interface AppConfig {
   readonly installationRole?: boolean;
   /** The security-policy stack's lists and SSO settings; absent: the app has no such stack. */
   readonly securityPolicy?: SecurityPolicyConfig;
+  /** Where every stack keeps its state (src/app/state-backend.ts); absent: cdktf's local terraform.<stack>.tfstate. */
+  readonly stateBackend?: StateBackendConfig;
 }
 
 /** A configuration problem, naming the file, the field and the value. */
@@ -59,7 +62,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, '(top level)', 'expected a JSON object');
   }
   const config = raw as Record<string, unknown>;
-  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy'];
+  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy', 'stateBackend'];
   for (const key of Object.keys(config)) {
     if (!known.includes(key)) throw new AppConfigError(file, key, `unknown field; expected one of ${known.join(', ')}`);
   }
@@ -92,6 +95,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     sensorCidrs: config.sensorCidrs as string[] | undefined,
     installationRole: config.installationRole as boolean | undefined,
     ...(config.securityPolicy === undefined ? {} : { securityPolicy: parseSecurityPolicyConfig(file, config.securityPolicy) }),
+    ...(config.stateBackend === undefined ? {} : { stateBackend: parseStateBackendConfig(file, config.stateBackend) }),
   };
 }
 
