@@ -15,7 +15,7 @@ import { AppConfigError, parseAppConfig } from '../../src/app/config';
 import { isolatedEnvironment } from '../../src/app/cdktf-project';
 import { runDriftCheck } from '../../src/app/drift-check';
 import { ensureProviderBuilt, prepareSynthesizedStacks } from '../../src/app/provider-mirror';
-import { readPage, section, tableRows } from '../help/support/markdown';
+import { codeBlocks, readPage, section, tableRows } from '../help/support/markdown';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { Workspace } from '../provider-acceptance/support/workspace';
@@ -184,6 +184,17 @@ describe('help/configuration.md documents the stateBackend fields the parser acc
     ['stateBackend.s3', { s3: { bucket: 'b', region: 'r', zzProbe: 1 } }, ['bucket', 'region']],
     ['stateBackend.local', { local: { directory: 'd', zzProbe: 1 } }, ['directory']],
   ];
+  test('the examples on configuration.md and drift-in-ci.md parse', () => {
+    const example = codeBlocks('configuration.md').find((block) => block.section === 'stateBackend' && block.language === 'json');
+    expect(parseAppConfig(FILE, JSON.parse(example!.code)).stateBackend).toEqual({
+      s3: { bucket: 'acme-terraform-state', region: 'eu-west-1', keyPrefix: 'svc-prevent/prod', useLockfile: true, encrypt: true },
+    });
+    // drift-in-ci.md shows the field alone, as a line of the file.
+    const fragment = codeBlocks('drift-in-ci.md').find((block) => block.language === 'json' && block.code.includes('"stateBackend"'));
+    const { stateBackend } = JSON.parse(`{${fragment!.code}}`);
+    expect(parseAppConfig(FILE, { ...baseConfig(), stateBackend }).stateBackend).toMatchObject({ s3: { keyPrefix: 'svc-prevent/prod', useLockfile: true } });
+  });
+
   test.each(cases)('the "%s" table names exactly the accepted fields and the required ones', (heading, probe, required) => {
     expect(fields(heading).map((field) => field.name).sort()).toEqual(accepted(probe).sort());
     expect(fields(heading).filter((field) => field.required).map((field) => field.name).sort()).toEqual(required.sort());
