@@ -53,7 +53,8 @@ async function run(): Promise<void> {
 
   step('Start the management-API emulator');
   const emulator = await startEmulatorProcess({
-    args: ['--tenant', TENANT, '--api-key', apiKey, '--quiet'],
+    args: ['--tenant', TENANT, '--quiet'],
+    apiKey,
     onStderr: (text) => process.stderr.write(text),
   });
   detail(`svc-emulator listening on ${emulator.url} (tenant "${TENANT}", channel "${CHANNEL}")`);

@@ -164,7 +164,7 @@ async function run(keep: boolean): Promise<void> {
     const apiKey = randomBytes(18).toString('base64url');
     const configFile = path.join(workDir, 'svc.config.json');
     const tenant = shippedTenant();
-    emulator = await startEmulatorProcess({ args: ['--tenant', tenant, '--api-key', apiKey, '--quiet'], onStderr: (text) => process.stderr.write(text) });
+    emulator = await startEmulatorProcess({ args: ['--tenant', tenant, '--quiet'], apiKey, onStderr: (text) => process.stderr.write(text) });
     detail(`svc-emulator listening on ${emulator.url} (tenant "${tenant}", channel "main")`);
     client = new ManagementClient({ baseUrl: emulator.url, apiKey, tenant });
 

@@ -2,6 +2,7 @@
  * startEmulatorProcess: the real `svc-emulator` executable as a child process. Each case
  * spawns node + ts-node, so the cases share processes where they can.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -39,7 +40,8 @@ describe('a started emulator process', () => {
 
   beforeAll(async () => {
     running = await startEmulatorProcess({
-      args: ['--tenant', 'acme', '--api-key', 'child-key-1', '--state-file', 'state.json'],
+      args: ['--tenant', 'acme', '--state-file', 'state.json'],
+      apiKey: 'child-key-1',
       cwd: scratch,
       onStderr: (text) => forwarded.push(text),
     });
@@ -54,12 +56,18 @@ describe('a started emulator process', () => {
     expect(await health(running.url)).toEqual({ ok: true });
   });
 
-  it('passes the flags and the working directory on (quick seed, relative state file)', async () => {
+  it('passes the flags, the key and the working directory on (quick seed, relative state file)', async () => {
     const client = new ManagementClient({ baseUrl: running.url, apiKey: 'child-key-1', tenant: 'acme' });
     await client.addEntry('blacklist', { ip: '192.0.2.1', description: 'from the child-process test' });
     expect((await client.listEntries('blacklist')).map((entry) => entry.ip)).toEqual(['192.0.2.1']);
     await client.close();
     expect(fs.existsSync(path.join(scratch, 'state.json'))).toBe(true);
+  });
+
+  it('keeps the apiKey off the command line (ps shows the flags, not the key)', () => {
+    const commandLine = execFileSync('ps', ['-o', 'args=', '-p', String(running.child.pid)], { encoding: 'utf8' });
+    expect(commandLine).toContain('--tenant acme');
+    expect(commandLine).not.toContain('child-key-1');
   });
 
   it('keeps reading stderr: request lines reach onStderr and stderr()', () => {

@@ -1,10 +1,10 @@
 /** The svc-emulator command, as a child process and through its argument parser. */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { FLAGS, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
+import { FLAGS, emulatorOptions, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
 import { ADMIN_ROUTES } from '../../src/emulator/routes/admin';
 
 const BIN = path.resolve(__dirname, '../../bin/svc-emulator.js');
@@ -42,8 +42,8 @@ interface Started {
 }
 
 /** Starts the emulator and resolves with its first stdout line (or rejects with its stderr). */
-function start(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '' } });
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env } });
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
@@ -92,6 +92,20 @@ test('quick flags: the first stdout line is exact, the contract is served, SIGTE
   expect(finished.stderr).toContain('SIGTERM received');
   expect(finished.stderr).not.toContain('k1-secret-value');
   expect(finished.stderr).not.toContain(token);
+});
+
+test('--api-key-file and SVC_EMULATOR_API_KEY seed the key without it on the command line', async () => {
+  const keyFile = path.join(directory, 'quick-key.txt');
+  fs.writeFileSync(keyFile, 'k-file-secret-value\n');
+  const fromFile = await start(['--port', '0', '--quiet', '--tenant', 'acme', '--api-key-file', keyFile]);
+  const fromEnvironment = await start(['--port', '0', '--quiet', '--tenant', 'acme'], { SVC_EMULATOR_API_KEY: 'k-env-secret-value' });
+  for (const [emulator, key] of [[fromFile, 'k-file-secret-value'], [fromEnvironment, 'k-env-secret-value']] as const) {
+    expect(await post(emulator.url, 'login', { command: 'login', api_token: key })).toEqual({ Ok: { status: true, token: expect.any(String) } });
+    expect(execFileSync('ps', ['-o', 'args=', '-p', String(emulator.child.pid)], { encoding: 'utf8' })).not.toContain(key);
+    const finished = await emulator.stop();
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).not.toContain(key);
+  }
 });
 
 test('a SIGTERM sent the moment the listening line arrives still shuts down cleanly (exit 0)', async () => {
@@ -213,12 +227,45 @@ describe('argument parsing', () => {
     ['empty value', ['--host='], /--host needs a non-empty value/],
     ['value for a switch', ['--quiet=yes'], /--quiet takes no value/],
     ['api key without tenant', ['--api-key', 'k1'], /--api-key needs --tenant/],
-    ['tenant without api key', ['--tenant', 'acme'], /--tenant needs --api-key/],
+    ['tenant without a key (none in the environment either)', ['--tenant', 'acme'], /--tenant needs --api-key <key>, --api-key-file <file> or SVC_EMULATOR_API_KEY/],
+    ['api key file without tenant', ['--api-key-file', 'key.txt'], /--api-key-file needs --tenant/],
+    ['both key flags', ['--tenant', 'acme', '--api-key', 'k1', '--api-key-file', 'key.txt'], /give the key once: --api-key or --api-key-file, not both/],
     ['positional argument', ['serve'], /unknown flag "serve"/],
   ];
   test.each(invalid)('%s is refused', (_name, args, pattern) => {
-    expect(() => parseArguments(args)).toThrow(CliUsageError);
-    expect(() => parseArguments(args)).toThrow(pattern);
+    expect(() => parseArguments(args, {})).toThrow(CliUsageError);
+    expect(() => parseArguments(args, {})).toThrow(pattern);
+  });
+
+  const keySources: Array<[name: string, args: string[], env: NodeJS.ProcessEnv, expected: Record<string, unknown>]> = [
+    ['SVC_EMULATOR_API_KEY gives the key to --tenant', ['--tenant', 'acme'], { SVC_EMULATOR_API_KEY: 'k-env' }, { tenant: 'acme', apiKey: 'k-env' }],
+    ['--api-key wins over the environment', ['--tenant', 'acme', '--api-key', 'k-flag'], { SVC_EMULATOR_API_KEY: 'k-env' }, { apiKey: 'k-flag' }],
+    ['--api-key-file wins over the environment (read at start)', ['--tenant', 'acme', '--api-key-file', 'key.txt'], { SVC_EMULATOR_API_KEY: 'k-env' }, { apiKey: null, apiKeyFile: 'key.txt' }],
+    ['without --tenant the environment is not used', [], { SVC_EMULATOR_API_KEY: 'k-env' }, { tenant: null, apiKey: null }],
+  ];
+  test.each(keySources)('%s', (_name, args, env, expected) => {
+    const parsed = parseArguments(args, env);
+    expect(parsed.kind).toBe('run');
+    // null: not set.
+    if (parsed.kind === 'run') for (const [name, value] of Object.entries(expected)) expect([name, parsed.settings[name as keyof typeof parsed.settings]]).toEqual([name, value ?? undefined]);
+  });
+
+  test('--api-key-file: the first line is the key; an empty or missing file is refused without showing its content', () => {
+    const settings = (args: string[]) => {
+      const parsed = parseArguments(args, {});
+      if (parsed.kind !== 'run') throw new Error('expected run');
+      return parsed.settings;
+    };
+    const keyFile = path.join(directory, 'api-key.txt');
+    fs.writeFileSync(keyFile, '  k-from-file  \nsecond line ignored\n');
+    const options = emulatorOptions(settings(['--tenant', 'acme', '--api-key-file', keyFile]), () => undefined);
+    expect(options.seed?.users).toEqual([expect.objectContaining({ apiKey: 'k-from-file' })]);
+
+    const blank = path.join(directory, 'blank-key.txt');
+    fs.writeFileSync(blank, '\nnot-the-first-line-secret\n');
+    expect(() => emulatorOptions(settings(['--tenant', 'acme', '--api-key-file', blank]), () => undefined)).toThrow(`--api-key-file ${blank} has no key on its first line; write the key there`);
+    const missing = path.join(directory, 'no-such-key.txt');
+    expect(() => emulatorOptions(settings(['--tenant', 'acme', '--api-key-file', missing]), () => undefined)).toThrow(`--api-key-file ${missing} cannot be read (ENOENT); check the path`);
   });
 
   test('-h and --help ask for help', () => {

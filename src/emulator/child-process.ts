@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { API_KEY_ENV } from './cli';
 
 export const EMULATOR_EXECUTABLE = path.resolve(__dirname, '..', '..', 'bin', 'svc-emulator.js');
 
@@ -15,8 +16,13 @@ const STDERR_TAIL_BYTES = 16 * 1024;
 const DEFAULT_STOP_GRACE_MS = 10_000;
 
 export interface EmulatorProcessOptions {
-  /** Flags after `--port 0` (a later `--port` wins), e.g. `['--tenant', 'acme', '--api-key', key]`. */
+  /** Flags after `--port 0` (a later `--port` wins), e.g. `['--tenant', 'acme', '--quiet']`. */
   readonly args?: readonly string[];
+  /**
+   * The quick seed's key (with `--tenant` in args), passed as SVC_EMULATOR_API_KEY in the
+   * child's environment: `--api-key` would show it to anyone running `ps`.
+   */
+  readonly apiKey?: string;
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** @default process.cwd() */
@@ -74,7 +80,7 @@ function withStderr(message: string, stderr: string): string {
 export async function startEmulatorProcess(options: EmulatorProcessOptions = {}): Promise<EmulatorProcess> {
   const child = spawn(process.execPath, [EMULATOR_EXECUTABLE, '--port', '0', ...(options.args ?? [])], {
     cwd: options.cwd,
-    env: options.env ?? process.env,
+    env: { ...(options.env ?? process.env), ...(options.apiKey === undefined ? {} : { [API_KEY_ENV]: options.apiKey }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 

@@ -10,14 +10,17 @@ import { mergeSeeds, quickSeed, validateSeed, type EmulatorSeed } from './seed';
 import { DEFAULT_TOKEN_TTL_SECONDS, startEmulator, type EmulatorOptions } from './server';
 
 export const DEFAULT_CLI_PORT = 8080;
+/** The quick seed's key from the environment, so it stays off the command line (`ps`). */
+export const API_KEY_ENV = 'SVC_EMULATOR_API_KEY';
 
 /** Every flag, in the order --help shows them; the help text is generated from this table. */
 export const FLAGS = [
   { name: '--port', value: '<n>', help: `TCP port; 0 picks a free one (default ${DEFAULT_CLI_PORT})` },
   { name: '--host', value: '<address>', help: 'address to bind (default 127.0.0.1; anything else exposes the emulator)' },
   { name: '--config', value: '<file>', help: 'seed JSON: {"tenants": [...], "channels": [...], "users": [...]} (see help/emulator.md)' },
-  { name: '--tenant', value: '<name>', help: 'quick seed (needs --api-key): one tenant, a channel "main" and one writable user' },
-  { name: '--api-key', value: '<key>', help: 'quick seed: the API key of that user (admin@<tenant>.example); needs --tenant' },
+  { name: '--tenant', value: '<name>', help: 'quick seed (needs a key: --api-key, --api-key-file or SVC_EMULATOR_API_KEY):\none tenant, a channel "main" and one writable user' },
+  { name: '--api-key', value: '<key>', help: 'quick seed: the API key of that user (admin@<tenant>.example); needs --tenant.\nVisible in the process list: prefer --api-key-file or SVC_EMULATOR_API_KEY' },
+  { name: '--api-key-file', value: '<file>', help: 'quick seed: read that key from the first line of this file instead; needs --tenant' },
   { name: '--token-ttl', value: '<seconds>', help: `session token lifetime on the emulator clock (default ${DEFAULT_TOKEN_TTL_SECONDS})` },
   {
     name: '--faults',
@@ -60,7 +63,11 @@ export function helpText(): string {
     'Admin routes (no token, never faulted): GET|POST /_emulator/clock, GET|POST /_emulator/faults,',
     'POST /_emulator/risk-block, GET /_emulator/stats, POST /_emulator/stats/reset, GET /_emulator/health.',
     '',
+    `Environment: ${API_KEY_ENV}=<key> gives the quick seed's key when --tenant has neither`,
+    '--api-key nor --api-key-file (keys on the command line show in `ps`).',
+    '',
     'Example: svc-emulator --port 0 --tenant acme --api-key k1',
+    `         ${API_KEY_ENV}=k1 svc-emulator --port 0 --tenant acme`,
     'More: help/emulator.md',
   ].join('\n');
 }
@@ -71,6 +78,8 @@ export interface CliSettings {
   configFile?: string;
   tenant?: string;
   apiKey?: string;
+  /** Read by emulatorOptions(), so the key never sits in the parsed arguments. */
+  apiKeyFile?: string;
   tokenTtlSeconds: number;
   faults?: ActiveFaultSettings;
   stateFile?: string;
@@ -88,8 +97,11 @@ function wholeNumber(flag: string, text: string, minimum: number, maximum: numbe
   return value;
 }
 
-/** Parses argv (without node and the script); `--flag value` and `--flag=value` both work. */
-export function parseArguments(argv: string[]): ParsedArguments {
+/**
+ * Parses argv (without node and the script); `--flag value` and `--flag=value` both work.
+ * `env` gives SVC_EMULATOR_API_KEY, used for --tenant when no key flag is given.
+ */
+export function parseArguments(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedArguments {
   const settings: CliSettings = { port: DEFAULT_CLI_PORT, host: '127.0.0.1', tokenTtlSeconds: DEFAULT_TOKEN_TTL_SECONDS, quiet: false };
   const known = new Map<string, (typeof FLAGS)[number]>(FLAGS.map((flag) => [flag.name, flag]));
   for (let index = 0; index < argv.length; index += 1) {
@@ -124,6 +136,9 @@ export function parseArguments(argv: string[]): ParsedArguments {
       case '--api-key':
         settings.apiKey = value;
         break;
+      case '--api-key-file':
+        settings.apiKeyFile = value;
+        break;
       case '--token-ttl':
         settings.tokenTtlSeconds = wholeNumber(name, value, 1, 365 * 24 * 60 * 60);
         break;
@@ -146,11 +161,21 @@ export function parseArguments(argv: string[]): ParsedArguments {
         break;
     }
   }
+  if (settings.apiKey !== undefined && settings.apiKeyFile !== undefined) {
+    throw new CliUsageError('give the key once: --api-key or --api-key-file, not both');
+  }
   if (settings.apiKey !== undefined && settings.tenant === undefined) {
     throw new CliUsageError('--api-key needs --tenant <name> (the tenant the key belongs to)');
   }
-  if (settings.tenant !== undefined && settings.apiKey === undefined) {
-    throw new CliUsageError('--tenant needs --api-key <key> (the key of its user)');
+  if (settings.apiKeyFile !== undefined && settings.tenant === undefined) {
+    throw new CliUsageError('--api-key-file needs --tenant <name> (the tenant the key belongs to)');
+  }
+  const fromEnvironment = env[API_KEY_ENV];
+  if (settings.tenant !== undefined && settings.apiKey === undefined && settings.apiKeyFile === undefined && fromEnvironment !== undefined && fromEnvironment !== '') {
+    settings.apiKey = fromEnvironment;
+  }
+  if (settings.tenant !== undefined && settings.apiKey === undefined && settings.apiKeyFile === undefined) {
+    throw new CliUsageError(`--tenant needs --api-key <key>, --api-key-file <file> or ${API_KEY_ENV} (the key of its user)`);
   }
   return { kind: 'run', settings };
 }
@@ -171,9 +196,23 @@ function readSeedFile(file: string): EmulatorSeed {
   return validateSeed(parsed, file);
 }
 
+/** The first line of --api-key-file; the message never shows the file's content. */
+function readApiKeyFile(file: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new EmulatorConfigError(`--api-key-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code}); check the path`);
+  }
+  const key = text.split(/\r?\n/)[0].trim();
+  if (key === '') throw new EmulatorConfigError(`--api-key-file ${file} has no key on its first line; write the key there`);
+  return key;
+}
+
 export function emulatorOptions(settings: CliSettings, log: (line: string) => void): EmulatorOptions {
   const fromFile = settings.configFile ? readSeedFile(settings.configFile) : undefined;
-  const quick = settings.tenant && settings.apiKey ? quickSeed(settings.tenant, settings.apiKey) : undefined;
+  const apiKey = settings.apiKeyFile !== undefined ? readApiKeyFile(settings.apiKeyFile) : settings.apiKey;
+  const quick = settings.tenant && apiKey ? quickSeed(settings.tenant, apiKey) : undefined;
   return {
     host: settings.host,
     port: settings.port,
