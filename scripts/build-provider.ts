@@ -9,6 +9,12 @@
  *
  * The tests call buildProvider() with their own out dir (and a fixture entry), so the CLI here
  * is a thin wrapper around it.
+ *
+ * Two processes may find the build stale at once (the demo and a synth) and build into the same
+ * directory while a third reads it. So every file is written complete in a private staging
+ * directory beside the target (`<out>/.staging-<pid>-<random>/`, same filesystem) and renamed
+ * into place: a reader sees the old file or the new one, never a half-written one, and a
+ * package directory never holds a temporary file (terraform and packageHash hash all of it).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -160,31 +166,66 @@ export function buildProvider(options: BuildOptions): BuildResult {
 
   const outDir = path.resolve(options.outDir);
   fs.mkdirSync(outDir, { recursive: true });
-  const executable = path.join(outDir, EXECUTABLE_NAME);
+  const staging = fs.mkdtempSync(path.join(outDir, `${STAGING_PREFIX}${process.pid}-`));
+  try {
+    return buildStaged({ entry, version, platforms, outDir, staging, log });
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** Names of the private directories a build writes in before renaming into place. */
+export const STAGING_PREFIX = '.staging-';
+
+/** Moves a complete file from the staging directory into place (rename(2): atomic on one filesystem). */
+function publish(staged: string, target: string): void {
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.renameSync(staged, target);
+}
+
+function buildStaged(build: {
+  entry: string;
+  version: string;
+  platforms: readonly string[];
+  outDir: string;
+  staging: string;
+  log: (line: string) => void;
+}): BuildResult {
+  const { entry, version, platforms, outDir, staging, log } = build;
+  const stagedBundle = path.join(staging, EXECUTABLE_NAME);
   log(`bundling ${path.relative(process.cwd(), entry) || entry} with esbuild (node20)`);
-  bundle(entry, executable);
-  fs.chmodSync(executable, 0o755);
-  const bundleBytes = fs.statSync(executable).size;
-  log(`wrote ${executable} (${(bundleBytes / 1024).toFixed(0)} KiB)`);
+  bundle(entry, stagedBundle);
+  fs.chmodSync(stagedBundle, 0o755);
+  const bundleBytes = fs.statSync(stagedBundle).size;
 
   const mirrorDir = path.join(outDir, 'mirror');
   const versionDir = path.join(mirrorDir, ...PROVIDER_SOURCE.split('/'), version);
-  // Platforms left over from an earlier build of this version would be served with the new ones.
-  fs.rmSync(versionDir, { recursive: true, force: true });
-  const mirrorExecutables = platforms.map((platform) => {
-    const platformDir = path.join(versionDir, platform);
-    fs.mkdirSync(platformDir, { recursive: true });
-    const target = path.join(platformDir, `${EXECUTABLE_NAME}_v${version}`);
+  const mirrorExecutables = platforms.map((platform, index) => {
+    const target = path.join(versionDir, platform, `${EXECUTABLE_NAME}_v${version}`);
     // A copy, not a symlink: terraform hashes the package directory's contents.
-    fs.copyFileSync(executable, target);
-    fs.chmodSync(target, 0o755);
+    const staged = path.join(staging, `package-${index}`);
+    fs.copyFileSync(stagedBundle, staged);
+    fs.chmodSync(staged, 0o755);
+    publish(staged, target);
     log(`wrote ${target}`);
     return target;
   });
+  // Platforms left over from an earlier build of this version would be served with the new ones.
+  for (const leftover of fs.readdirSync(versionDir).filter((name) => !platforms.includes(name))) {
+    fs.rmSync(path.join(versionDir, leftover), { recursive: true, force: true });
+  }
 
   const cliConfigFile = path.join(outDir, 'terraform.rc');
-  fs.writeFileSync(cliConfigFile, cliConfigText(mirrorDir));
+  const stagedConfig = path.join(staging, 'terraform.rc');
+  fs.writeFileSync(stagedConfig, cliConfigText(mirrorDir));
+  publish(stagedConfig, cliConfigFile);
   log(`wrote ${cliConfigFile}`);
+
+  // Last: ensureProviderBuilt compares the mirror executable's time with the sources, and this
+  // one is what a user runs by hand.
+  const executable = path.join(outDir, EXECUTABLE_NAME);
+  publish(stagedBundle, executable);
+  log(`wrote ${executable} (${(bundleBytes / 1024).toFixed(0)} KiB)`);
   return { version, executable, mirrorDir, mirrorExecutables, cliConfigFile, bundleBytes };
 }
 

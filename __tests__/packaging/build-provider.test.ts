@@ -17,6 +17,7 @@ import {
   parseCliArguments,
   type BuildResult,
 } from '../../scripts/build-provider';
+import { packageHash } from '../../src/app/provider-mirror';
 
 const run = promisify(execFile);
 const REPOSITORY = path.resolve(__dirname, '..', '..');
@@ -209,4 +210,56 @@ describe('the build-provider command line', () => {
     expect(stdout).toContain('Usage: npm run build [-- --out-dir <dir>]');
     expect(stdout).toContain('TF_CLI_CONFIG_FILE');
   });
+});
+
+describe('concurrent builds into one directory (the demo and a synth finding the build stale at once)', () => {
+  /** Runs buildProvider in its own node process (the build is synchronous: one process cannot overlap two). */
+  function buildInChild(outDir: string): Promise<void> {
+    const code = `require(${JSON.stringify(path.join(REPOSITORY, 'scripts', 'build-provider.ts'))}).buildProvider({ outDir: process.argv[1] })`;
+    return run(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', code, outDir], { cwd: REPOSITORY }).then(() => undefined);
+  }
+
+  it('a reader sees the old or the new build, complete, never a half-written file, a missing one or a wrong hash', async () => {
+    const outDir = freshDir('concurrent');
+    const first = buildProvider({ outDir, platforms: DEFAULT_PLATFORMS });
+    const bundle = fs.readFileSync(first.executable);
+    const cliConfig = fs.readFileSync(first.cliConfigFile, 'utf8');
+    const packageDirs = first.mirrorExecutables.map((file) => path.dirname(file));
+    const hash = packageHash(packageDirs[0]);
+
+    let done = false;
+    const builds = Promise.all([buildInChild(outDir), buildInChild(outDir)]).finally(() => {
+      done = true;
+    });
+    const problems = new Set<string>();
+    let reads = 0;
+    // Reads between turns of the event loop until both builds have exited (and once more after).
+    for (let last = false; !last; ) {
+      last = done;
+      reads += 1;
+      const check = (what: string, ok: () => boolean) => {
+        let fine: boolean;
+        try {
+          fine = ok();
+        } catch (error) {
+          // A file or directory missing at that moment (ENOENT) is a problem to report; anything else is a bug here.
+          if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+          fine = false;
+        }
+        if (!fine) problems.add(what);
+      };
+      check('the bundle incomplete or missing', () => fs.readFileSync(first.executable).equals(bundle));
+      check('terraform.rc incomplete or missing', () => fs.readFileSync(first.cliConfigFile, 'utf8') === cliConfig);
+      for (const [index, dir] of packageDirs.entries()) {
+        check(`package ${index}: not exactly its executable`, () => JSON.stringify(fs.readdirSync(dir)) === JSON.stringify([path.basename(first.mirrorExecutables[index])]));
+        check(`package ${index}: executable incomplete`, () => fs.readFileSync(first.mirrorExecutables[index]).equals(bundle));
+      }
+      check('package 0: another hash', () => packageHash(packageDirs[0]) === hash);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await builds;
+    expect({ problems: [...problems], readWhileBuilding: reads > 3 }).toEqual({ problems: [], readWhileBuilding: true });
+    // Nothing of the staging directories is left.
+    expect(fs.readdirSync(outDir).sort()).toEqual(['mirror', 'terraform-provider-svc', 'terraform.rc']);
+  }, 60_000);
 });
