@@ -124,6 +124,21 @@ Could not retrieve the list of available versions for provider hashicorp/aws:
 no available releases match the given constraints 6.11.0
 `;
 
+// The security-policy stack with a user CLI config whose provider_installation has only direct {}.
+const SVC_FROM_REGISTRY = `
+Error: Failed to query available provider packages
+
+Could not retrieve the list of available versions for provider
+svc-prevent/svc: could not connect to registry.terraform.io: failed to
+request discovery document: Get
+"https://registry.terraform.io/.well-known/terraform.json": dial tcp: lookup
+registry.terraform.io on 10.255.255.53:53: no such host
+
+To see which modules are currently depending on svc-prevent/svc and what
+versions are specified, run the following command:
+    terraform providers
+`;
+
 describe('unreachableStack: skip only what cannot be reached', () => {
   const cases: Array<[name: string, output: string, expected: UnreachableReason | null]> = [
     ['terraform init: the provider registry has no DNS answer', REGISTRY_DNS, 'provider registry not reachable'],
@@ -136,6 +151,7 @@ describe('unreachableStack: skip only what cannot be reached', () => {
     ['AWS: an invalid access key (403 InvalidClientTokenId) is a refusal', AWS_INVALID_TOKEN, null],
     ['configuration errors: a variable not set, an inconsistent lock file', MISSING_VARIABLE_AND_LOCK, null],
     ['a mirror without the version asked for is a setup error, not the network', MIRROR_WITHOUT_VERSION, null],
+    ['svc-prevent/svc looked up on the registry (its mirror hidden by the CLI config) is a setup error', SVC_FROM_REGISTRY, null],
     ['unreachable and a refusal together: the refusal wins', `${SVC_CLOSED_PORT}\n${SVC_WRONG_KEY}`, null],
     ['unreachable and a configuration error together: not skipped', `${REGISTRY_DNS}\n${MISSING_VARIABLE_AND_LOCK}`, null],
     ['no diagnostic at all (a crash): not skipped', 'panic: runtime error\n', null],

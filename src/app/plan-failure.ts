@@ -70,6 +70,9 @@ export function unreachableReason(diagnostic: TerraformDiagnostic): UnreachableR
   // The AWS provider found no credentials at all (its IMDS lookup comes as a second diagnostic).
   if (/^No valid credential sources found/.test(diagnostic.summary)) return 'no AWS credentials';
   if (/no EC2 IMDS role found/.test(text)) return 'no AWS credentials';
+  // svc-prevent/svc is never on the public registry: looking for it there means the CLI config
+  // hides the svc mirror, a setup error however the registry answers.
+  if (PROVIDER_INSTALLATION.test(diagnostic.summary) && /svc-prevent\/svc/.test(diagnostic.detail)) return null;
   const network = NETWORK.some((pattern) => pattern.test(text));
   if (!network) return null;
   return PROVIDER_INSTALLATION.test(diagnostic.summary) ? 'provider registry not reachable' : 'endpoint not reachable';
