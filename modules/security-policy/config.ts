@@ -16,7 +16,7 @@
  */
 import * as path from 'node:path';
 import { checkAddress } from '../../src/address';
-import { addressProblem, POLICY_LIST_NAMES, type PolicyEntry, type PolicyListName } from './entries';
+import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { SecurityPolicyConfigError } from './errors';
 import {
   POLICY_LIST_MODES,
@@ -135,7 +135,8 @@ function oneOf<T extends string>(value: unknown, field: string, fail: Fail, allo
   return value as T;
 }
 
-function parseList(value: unknown, field: string, fail: Fail, configDir: string): PolicyListProps {
+function parseList(value: unknown, field: string, fail: Fail, configFile: string): PolicyListProps {
+  const configDir = path.dirname(path.resolve(configFile));
   const list = expectObject(value, field, LIST_FIELDS, fail, '{ resources?, mode?, entries?, files? }');
   const resources = oneOf<PolicyListResources>(list.resources, `${field}.resources`, fail, POLICY_LIST_RESOURCES);
   const mode = oneOf<PolicyListMode>(list.mode, `${field}.mode`, fail, POLICY_LIST_MODES);
@@ -154,7 +155,8 @@ function parseList(value: unknown, field: string, fail: Fail, configDir: string)
       if (entry.description !== undefined && typeof entry.description !== 'string') {
         throw fail(`${entryField}.description`, `expected a string, got ${JSON.stringify(entry.description)}`);
       }
-      return { ip: entry.ip, ...(entry.description === undefined ? {} : { description: entry.description }) };
+      // Messages about this entry (a duplicate found at synth) name this file and field.
+      return withConfigOrigin({ ip: entry.ip, ...(entry.description === undefined ? {} : { description: entry.description }) }, { file: configFile, field: entryField });
     });
   }
   let files: string[] | undefined;
@@ -228,11 +230,10 @@ export function parseSecurityPolicyConfig(file: string, raw: unknown): SecurityP
   const root = SECURITY_POLICY_CONFIG_KEY;
   rejectSecrets(raw, root, fail);
   const section = expectObject(raw, root, SECTION_FIELDS, fail, 'an object (see help: the securityPolicy section)');
-  const configDir = path.dirname(path.resolve(file));
 
   const lists: Partial<Record<PolicyListName, PolicyListProps>> = {};
   for (const list of POLICY_LIST_NAMES) {
-    if (section[list] !== undefined) lists[list] = parseList(section[list], `${root}.${list}`, fail, configDir);
+    if (section[list] !== undefined) lists[list] = parseList(section[list], `${root}.${list}`, fail, file);
   }
   let channelSso: SsoSettings[] | undefined;
   if (section.channelSso !== undefined) {

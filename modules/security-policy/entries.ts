@@ -50,24 +50,52 @@ export function addressProblem(reason: string): string {
   return `is not an IPv4 or IPv6 address or CIDR range (${reason}); write e.g. 203.0.113.9, 198.51.100.0/24 or 2001:db8::/32`;
 }
 
+/** Where an inline entry of a configuration file sits: the file and the field path in it. */
+export interface ConfigEntryOrigin {
+  /** The configuration file, as the user named it. */
+  readonly file: string;
+  /** e.g. `securityPolicy.blocklist.entries[2]`. */
+  readonly field: string;
+}
+
+const CONFIG_ORIGIN = Symbol('svc-prevent.configEntryOrigin');
+
 /**
- * Checks an inline or added entry (not from a file): a literal ip must be an address, a token
- * passes as it is (terraform and the provider check it once known).
+ * Marks an entry the config parser read from a configuration file, so messages about it (a
+ * duplicate address) name that file and field instead of the construct path and prop. Not
+ * enumerable: the entry stays `{ ip, description }` to everything else.
  */
-export function checkPropEntry(entry: unknown, source: EntrySource & { constructPath: string }): CheckedEntry {
+export function withConfigOrigin<T extends PolicyEntry>(entry: T, origin: ConfigEntryOrigin): T {
+  Object.defineProperty(entry, CONFIG_ORIGIN, { value: origin, enumerable: false });
+  return entry;
+}
+
+function configOrigin(entry: object): ConfigEntryOrigin | undefined {
+  return (entry as { [CONFIG_ORIGIN]?: ConfigEntryOrigin })[CONFIG_ORIGIN];
+}
+
+/**
+ * Checks an inline or added entry (not from an entry file): a literal ip must be an address, a
+ * token passes as it is (terraform and the provider check it once known). An entry from the
+ * app's configuration file keeps that file and field as its source.
+ */
+export function checkPropEntry(entry: unknown, propSource: EntrySource & { constructPath: string }): CheckedEntry {
+  const origin = typeof entry === 'object' && entry !== null ? configOrigin(entry) : undefined;
+  const source: EntrySource & { constructPath: string } = origin === undefined ? propSource : { ...propSource, file: origin.file, field: origin.field };
   const fail = (prop: string, value: unknown, message: string) =>
-    new SecurityPolicyPropError({ constructPath: source.constructPath, prop, value, message });
+    new SecurityPolicyPropError({ constructPath: propSource.constructPath, prop, value, message });
+  // The config parser has checked these already; a prop error names the construct's prop.
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    throw fail(source.field, entry, 'expected an object { ip, description? }');
+    throw fail(propSource.field, entry, 'expected an object { ip, description? }');
   }
   const { ip, description } = entry as { ip?: unknown; description?: unknown };
-  if (typeof ip !== 'string') throw fail(`${source.field}.ip`, ip, 'expected a string: an IPv4/IPv6 address or CIDR range');
+  if (typeof ip !== 'string') throw fail(`${propSource.field}.ip`, ip, 'expected a string: an IPv4/IPv6 address or CIDR range');
   if (description !== undefined && typeof description !== 'string') {
-    throw fail(`${source.field}.description`, description, 'expected a string, or leave it out');
+    throw fail(`${propSource.field}.description`, description, 'expected a string, or leave it out');
   }
   if (Token.isUnresolved(ip)) return { ip, canonical: undefined, description, source };
   const checked = checkAddress(ip);
-  if (!checked.ok) throw fail(`${source.field}.ip`, ip, addressProblem(checked.error.reason));
+  if (!checked.ok) throw fail(`${propSource.field}.ip`, ip, addressProblem(checked.error.reason));
   return { ip, canonical: checked.canonical, description, source };
 }
 
