@@ -17,6 +17,7 @@
 import * as path from 'node:path';
 import { checkAddress } from '../../src/address';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
+import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';
 import {
   POLICY_LIST_MODES,
@@ -72,8 +73,6 @@ const EGRESS_FIELDS = ['natGatewayIds', 'vpcId', 'description'];
 
 /** Keys that name a credential in any spelling (apiKey, api_key, API-KEY, secret, password, token). */
 const SECRET_KEY = /api[-_]?key|secret|passw(or)?d|token|credential/i;
-const NAT_GATEWAY_ID = /^nat-[0-9a-f]{8}([0-9a-f]{9})?$/;
-const VPC_ID = /^vpc-[0-9a-f]{8}([0-9a-f]{9})?$/;
 
 type Fail = (field: string, message: string) => SecurityPolicyConfigError;
 

@@ -20,6 +20,7 @@ import { Construct } from 'constructs';
 import { TerraformIterator, Token, type TerraformProvider } from 'cdktf';
 import { DataAwsNatGateway } from '@cdktf/provider-aws/lib/data-aws-nat-gateway';
 import { DataAwsNatGateways } from '@cdktf/provider-aws/lib/data-aws-nat-gateways';
+import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyPropError } from './errors';
 import type { SecurityPolicy } from './security-policy';
 
@@ -37,8 +38,6 @@ export interface ControlPlaneEgressProps {
   readonly awsProvider?: TerraformProvider;
 }
 
-const NAT_GATEWAY_ID = /^nat-[0-9a-f]{8}([0-9a-f]{9})?$/;
-const VPC_ID = /^vpc-[0-9a-f]{8}([0-9a-f]{9})?$/;
 
 function snakeCase(text: string): string {
   return text.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
