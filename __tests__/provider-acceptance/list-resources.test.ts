@@ -148,11 +148,11 @@ describe('whole lists, authoritative: create, import, update, drift, destroy', (
     }
   });
 
-  it('imports each list by tenant name into a fresh state, and the import plans no change', async () => {
+  it('imports each list by tenant name (the blacklist by its id, tenant/list) into a fresh state, and the import plans no change', async () => {
     const fresh = harness().createWorkspace('lists-import');
     fresh.write(configuration(FIRST));
     await fresh.init();
-    for (const list of LIST_NAMES) await fresh.importResource(resourceAddress(list), tenant);
+    for (const list of LIST_NAMES) await fresh.importResource(resourceAddress(list), list === 'blacklist' ? `${tenant}/${list}` : tenant);
     for (const list of LIST_NAMES) {
       expect({ list, ...fresh.stateAttributes(resourceAddress(list)) }).toMatchObject({ list, id: `${tenant}/${list}`, tenant, mode: 'authoritative' });
     }

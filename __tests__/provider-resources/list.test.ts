@@ -251,11 +251,28 @@ test('a tenant change replaces; a mode change updates in place', async () => {
   expect(modeChange.planned).toEqual({ ...prior, mode: 'additive' });
 });
 
-test('import by tenant only', async () => {
+test('import by the tenant name or by the id the state shows; anything else is refused, naming the ID', async () => {
   const resource = resourceNamed('svc_blacklist');
   const context = await world.configure();
-  await expect(resource.import!({ context, id: 'acme/blacklist' })).rejects.toBeInstanceOf(DiagnosticsError);
-  await expect(resource.import!({ context, id: '' })).rejects.toBeInstanceOf(DiagnosticsError);
+  await world.api.addEntry('blacklist', { ip: '192.0.2.77', description: 'imported' });
+  for (const id of [TENANT, `${TENANT}/blacklist`]) {
+    const imported = await resource.import!({ context, id });
+    expect({ id, imported }).toMatchObject({ id, imported: { tenant: TENANT, id: `${TENANT}/blacklist`, entries: { '192.0.2.77': 'imported' } } });
+  }
+  const refusals: Array<[string, RegExp]> = [
+    [`${TENANT}/whitelist`, /"acme\/whitelist".*names the whitelist, which svc_whitelist imports/],
+    [`${TENANT}/blacklist/extra`, /"acme\/blacklist\/extra": svc_blacklist is imported by the tenant name/],
+    [`${TENANT}/`, /"acme\/"/],
+    ['/blacklist', /"\/blacklist"/],
+    ['', /Import ID "": svc_blacklist is imported by the tenant name \(e\.g\. acme\) or by its id \(e\.g\. acme\/blacklist\)/],
+  ];
+  for (const [id, message] of refusals) {
+    const refused = await resource.import!({ context, id }).then(
+      () => 'imported',
+      (error: unknown) => (error instanceof DiagnosticsError ? error.diagnostics.map((d) => `${d.summary}: ${d.detail}`).join('\n') : String(error)),
+    );
+    expect({ id, refused }).toEqual({ id, refused: expect.stringMatching(message) });
+  }
 });
 
 describe('a bulk apply that fails part-way: the 2nd chunk refused after its retries', () => {

@@ -7,7 +7,7 @@
  * through bulk_new_/bulk_delete_ in chunks of at most 1000, with progress on stderr.
  */
 import { checkAddress } from '../../address';
-import type { BulkProgress, ListName } from '../../api';
+import { LIST_NAMES, type BulkProgress, type ListName } from '../../api';
 import {
   DiagnosticsError,
   PartialApplyError,
@@ -308,6 +308,24 @@ async function unseenRemovalsWarning(
   ];
 }
 
+/**
+ * The tenant an import ID names: the tenant alone (`acme`) or the resource's own id
+ * (`acme/blacklist`), so the id shown in state can be pasted back into an import.
+ */
+export function importedTenant(list: ListName, id: string): string {
+  const [tenant, listPart, ...rest] = id.split('/');
+  if (tenant.trim() !== '' && rest.length === 0 && (listPart === undefined || listPart === list)) return tenant;
+  const otherList = rest.length === 0 && tenant.trim() !== '' && LIST_NAMES.find((name) => name === listPart);
+  throw new DiagnosticsError([
+    errorDiagnostic(
+      'Invalid import ID',
+      `Import ID ${JSON.stringify(id)}: svc_${list} is imported by the tenant name (e.g. acme) or by its id (e.g. acme/${list}); ` +
+        (otherList ? `that ID names the ${otherList}, which svc_${otherList} imports. ` : '') +
+        'The resource then owns the whole list (mode "authoritative").',
+    ),
+  ]);
+}
+
 // ---- definition --------------------------------------------------------------------------------
 
 export function createListResource(list: ListName): ResourceDefinition<SvcContext> {
@@ -370,23 +388,16 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
     },
 
     async import({ context, id }) {
-      if (id.trim() === '' || id.includes('/')) {
-        throw new DiagnosticsError([
-          errorDiagnostic(
-            'Invalid import ID',
-            `Import ID ${JSON.stringify(id)}: svc_${list} is imported by the tenant name alone (e.g. acme); it then owns the whole list (mode "authoritative").`,
-          ),
-        ]);
-      }
-      const current = await context.lists.read(id, list);
+      const tenant = importedTenant(list, id);
+      const current = await context.lists.read(tenant, list);
       return {
         entries: entriesFromService(current, null, 'authoritative'),
         mode: DEFAULT_MODE,
-        tenant: id,
-        id: `${id}/${list}`,
+        tenant,
+        id: `${tenant}/${list}`,
       };
     },
   };
 }
 
-export const listResources: readonly ResourceDefinition<SvcContext>[] = (['blacklist', 'blocklist', 'whitelist'] as const).map(createListResource);
+export const listResources: readonly ResourceDefinition<SvcContext>[] = LIST_NAMES.map(createListResource);
