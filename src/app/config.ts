@@ -7,7 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../../modules/security-policy/config';
+import { AppConfigError } from './config-error';
 import { parseStateBackendConfig, type StateBackendConfig } from './state-backend';
+
+// The error lives in its own module so that state-backend.ts can throw it without importing this one.
+export { AppConfigError };
 
 export const DEFAULT_CONFIG_FILE = 'svc.config.json';
 
@@ -25,19 +29,6 @@ export interface AppConfig {
   readonly securityPolicy?: SecurityPolicyConfig;
   /** Where every stack keeps its state (src/app/state-backend.ts); absent: cdktf's local terraform.<stack>.tfstate. */
   readonly stateBackend?: StateBackendConfig;
-}
-
-/** A configuration problem, naming the file, the field and the value. */
-export class AppConfigError extends Error {
-  readonly code = 'invalid_config';
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${file}: ${field}: ${message}`);
-    this.name = 'AppConfigError';
-  }
 }
 
 /**

@@ -15,7 +15,7 @@
 import * as path from 'node:path';
 import { LocalBackend, S3Backend, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { AppConfigError } from './config';
+import { AppConfigError } from './config-error';
 
 export interface S3StateBackend {
   readonly bucket: string;
