@@ -37,7 +37,7 @@ Offline, on this machine only:
   8. repairs it with cdktf deploy, checks again (exit 0), and destroys the stack
   9. summarises the control-plane stack the same cdktf run synthesized (deploying it needs AWS)
 The API key travels as TF_VAR_api_key and is never printed. Your cdktf.out and state files
-are not touched; the scratch project is removed at the end.
+are not touched; the scratch project is removed at the end, and on Ctrl-C (exit 130).
 
 Options:
   --keep      keep the scratch project (cdktf.out, state) and print where it is
@@ -149,10 +149,28 @@ function summariseStack(file: string): void {
   detail(`  data sources: ${data.map(([type, n]) => `${type} (${n})`).join(', ') || 'none'}`);
 }
 
+/**
+ * Ctrl-C (SIGINT) or SIGTERM mid-demo: node's default would exit at once, leaving the scratch
+ * project in the temp directory and, when only this process was signalled, the emulator running.
+ * The handler stops the emulator, removes the project (unless --keep) and exits 130 or 143.
+ */
+function cleanUpOnSignal(workDir: string, keep: boolean, emulator: () => EmulatorProcess | undefined): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`\ndemo interrupted (${signal}): stopping the emulator${keep ? '' : ` and removing ${workDir}`}`);
+    void emulator()?.kill();
+    if (keep) console.error(`Kept the scratch project: ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}
+
 async function run(keep: boolean): Promise<void> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-demo-'));
   let emulator: EmulatorProcess | undefined;
   let client: ManagementClient | undefined;
+  cleanUpOnSignal(workDir, keep, () => emulator);
   try {
     detail(`terraform ${requireTerraform()} on PATH`);
     step('Build the svc Terraform provider (only when dist/ is missing or older than its sources)');

@@ -2,8 +2,9 @@
  * The README is a contract with a new user: its two commands must exist and run, and every
  * page it links must be there.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 const root = path.join(__dirname, '..', '..');
@@ -67,6 +68,41 @@ describe('npm run demo', () => {
     expect(scratch).toBeDefined();
     expect(existsSync(scratch!)).toBe(false);
   });
+
+  test('Ctrl-C mid-demo stops the emulator, removes the scratch project and exits 130', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-interrupt-'));
+    const tsNode = require.resolve('ts-node/dist/bin.js');
+    const demo = spawn(process.execPath, [tsNode, '--transpile-only', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        demo.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const listening = /svc-emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+          // Interrupt once the scratch project is written, so there is something to remove.
+          if (listening !== null && stdout.includes('Deploy the security-policy stack')) resolve(listening[1]);
+        });
+        void exited.then((code) => reject(new Error(`the demo exited (${code}) before it deployed:\n${stdout}\n${stderr}`)));
+      });
+      const scratch = readdirSync(tmp).filter((name) => name.startsWith('svc-demo-'));
+      expect(scratch).toHaveLength(1);
+      demo.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain(`demo interrupted (SIGINT): stopping the emulator and removing ${path.join(tmp, scratch[0])}`);
+      expect(readdirSync(tmp).filter((name) => name.startsWith('svc-demo-'))).toEqual([]);
+      const health = await fetch(`${url}/_emulator/health`).then(
+        (response) => `answered ${response.status}`,
+        () => 'unreachable',
+      );
+      expect(health).toBe('unreachable');
+    } finally {
+      if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGKILL');
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   test('--help describes it without starting anything', () => {
     const result = spawnSync('npm', ['run', '--silent', 'demo', '--', '--help'], { cwd: root, encoding: 'utf8' });
