@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { unreachableStack, type UnreachableReason } from './plan-failure';
+import { terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
-import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack } from './provider-mirror';
+import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack, type TerraformCliConfig } from './provider-mirror';
 
 export type StackStatus = 'clean' | 'drift' | 'error' | 'skipped';
 
@@ -92,7 +92,7 @@ const MAX_ERROR_LENGTH = 400;
  * without an `Error:` line, the last line and the exit code.
  */
 export function firstErrorLine(result: CommandResult): string {
-  const lines = `${result.stderr}\n${result.stdout}`.split('\n').map((line) => line.replace(/^[\s│╷╵]+/, '').trimEnd());
+  const lines = terraformOutputLines(`${result.stderr}\n${result.stdout}`);
   const start = lines.findIndex((line) => line.startsWith('Error: '));
   if (start === -1) {
     const last = lines.filter((line) => line !== '').pop();
@@ -189,16 +189,20 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
   prepareSynthesizedStacks(outdir, mirror);
   const results: StackCheck[] = [];
   const baseEnv = options.env ?? process.env;
-  let noted = false;
+  // As the npm scripts: the user's TF_CLI_CONFIG_FILE is kept, else the build's for svc stacks.
+  // Worked out (and its note printed) once, at the first stack that uses svc.
+  let svcCliConfig: TerraformCliConfig | undefined;
+  const cliConfigForSvc = (): TerraformCliConfig => {
+    if (svcCliConfig === undefined) {
+      svcCliConfig = terraformCliConfig(mirror(), baseEnv);
+      if (svcCliConfig.note !== undefined) (options.note ?? log)(svcCliConfig.note);
+    }
+    return svcCliConfig;
+  };
   for (const [index, stack] of stacks.entries()) {
     const prefix = `[${index + 1}/${stacks.length}] ${stack.name}:`;
     const usesSvc = svcRequirement(JSON.parse(fs.readFileSync(stack.file, 'utf8'))) !== null;
-    // As the npm scripts: the user's TF_CLI_CONFIG_FILE is kept, else the build's for svc stacks.
-    const cliConfig = usesSvc ? terraformCliConfig(mirror(), baseEnv) : undefined;
-    if (cliConfig?.note !== undefined && !noted) {
-      (options.note ?? log)(cliConfig.note);
-      noted = true;
-    }
+    const cliConfig = usesSvc ? cliConfigForSvc() : undefined;
     const env: NodeJS.ProcessEnv = {
       ...baseEnv,
       CHECKPOINT_DISABLE: '1',

@@ -16,9 +16,14 @@ export interface TerraformDiagnostic {
   readonly detail: string;
 }
 
+/** terraform's output as plain lines: the box drawing of its diagnostics (│ ╷ ╵, absent with -no-color) and indentation removed. */
+export function terraformOutputLines(output: string): string[] {
+  return output.split('\n').map((line) => line.replace(/^[\s│╷╵]+/, '').trimEnd());
+}
+
 /** The error diagnostics of terraform's output, in order (warnings are left out). */
 export function errorDiagnostics(output: string): TerraformDiagnostic[] {
-  const lines = output.split('\n').map((line) => line.replace(/^[\s│╷╵]+/, '').trimEnd());
+  const lines = terraformOutputLines(output);
   const found: Array<{ summary: string; detail: string[] }> = [];
   let current: { summary: string; detail: string[] } | undefined;
   for (const line of lines) {
