@@ -11,6 +11,7 @@ import {
   type DataSourceDefinition,
   type Diagnostic,
   type ObjectValue,
+  type PrivateData,
   type ResourceDefinition,
   type Schema,
   type Value,
@@ -152,6 +153,7 @@ export interface PlanOutcome {
   readonly replace: string[];
   readonly diagnostics: readonly Diagnostic[];
   readonly config: ObjectValue;
+  readonly privateData: PrivateData | undefined;
 }
 
 export async function plan(
@@ -159,24 +161,25 @@ export async function plan(
   context: SvcContext,
   values: Record<string, Value>,
   prior: ObjectValue | null = null,
+  priorPrivate: PrivateData | null = null,
 ): Promise<PlanOutcome> {
   const config = fullObject(resource.schema, values);
   expect(resource.validate?.({ config }) ?? []).toEqual([]);
   const proposed = proposedOf(resource.schema, config, prior);
-  const result = resource.plan === undefined ? { planned: proposed } : await resource.plan({ context, config, prior, proposed });
+  const result = resource.plan === undefined ? { planned: proposed } : await resource.plan({ context, config, prior, proposed, priorPrivate });
   const replace =
     prior === null
       ? []
       : Object.entries(resource.schema.attributes)
           .filter(([name, attribute]) => attribute.requiresReplace && !sameValue(result.planned[name], prior[name]))
           .map(([name]) => name);
-  return { planned: result.planned, replace, diagnostics: result.diagnostics ?? [], config };
+  return { planned: result.planned, replace, diagnostics: result.diagnostics ?? [], config, privateData: 'privateData' in result ? result.privateData : undefined };
 }
 
 /** plan + create, checked like terraform checks them. */
 export async function create(resource: ResourceDefinition<SvcContext>, context: SvcContext, values: Record<string, Value>): Promise<ObjectValue> {
   const { planned, config } = await plan(resource, context, values);
-  const state = await resource.create({ context, config, planned });
+  const state = await resource.create({ context, config, planned, warn: failOnWarning });
   expectConformsToPlan(planned, state);
   return state;
 }
@@ -190,7 +193,7 @@ export async function update(
 ): Promise<ObjectValue> {
   const { planned, config, replace } = await plan(resource, context, values, prior);
   expect(replace).toEqual([]);
-  const state = await resource.update({ context, config, prior, planned });
+  const state = await resource.update({ context, config, prior, planned, warn: failOnWarning });
   expectConformsToPlan(planned, state);
   return state;
 }
@@ -224,4 +227,9 @@ export function expectBlockEndIn(expires: Value | undefined, window: { from: num
   expect(typeof expires).toBe('number');
   expect(expires as number).toBeGreaterThanOrEqual(window.from + BLOCK_SECONDS);
   expect(expires as number).toBeLessThanOrEqual(window.to + BLOCK_SECONDS);
+}
+
+/** The `warn` of an apply hook where the test expects none: a warning fails the test, naming it. */
+export function failOnWarning(diagnostic: Diagnostic): void {
+  throw new Error(`unexpected apply warning: ${diagnostic.summary}: ${diagnostic.detail}`);
 }

@@ -5,7 +5,7 @@
  * when the plan could not check them).
  */
 import { DiagnosticsError, UNKNOWN, type Value } from '../../src/provider/core';
-import { SSO_BASE, TENANT, create, plan, plansNoChange, resourceNamed, startWorld, update, type World } from './harness';
+import { SSO_BASE, TENANT, create, plan, plansNoChange, resourceNamed, startWorld, update, type World, failOnWarning } from './harness';
 
 const METADATA = 'https://idp.example.com/saml/metadata';
 
@@ -42,7 +42,7 @@ describe('svc_tenant_sso', () => {
 
     expect(await resource.import!({ context: await world.configure(), id: TENANT })).toEqual(required);
 
-    await resource.delete({ context, prior: required });
+    await resource.delete({ context, prior: required, warn: failOnWarning });
     expect((await world.api.listCustomers()).find((tenant) => tenant.name === TENANT)).toEqual(before);
   });
 
@@ -72,7 +72,7 @@ describe('svc_tenant_sso', () => {
     // Create (a name not known until apply) names the tenant in a diagnostic of its own, not the
     // client's NotFoundError (whose text ends in library advice: "check the name against listCustomers()").
     const config = { name: 'initech', enabled: false, required: null, saml_metadata_url: null, id: null, uuid: null };
-    const created = resource.create({ context, config, planned: { ...config, required: false, id: 'initech' } });
+    const created = resource.create({ context, config, planned: { ...config, required: false, id: 'initech' }, warn: failOnWarning });
     await expect(created).rejects.toBeInstanceOf(DiagnosticsError);
     await expect(created).rejects.toMatchObject({
       diagnostics: [expect.objectContaining({ summary: 'Unknown tenant "initech"', detail: expect.stringContaining(`it lists "${TENANT}"`), path: ['name'] })],
@@ -115,7 +115,7 @@ describe('svc_channel_sso', () => {
     expect(disabled).toMatchObject({ enabled: false, saml_metadata_url: METADATA, sp_acs_url: state.sp_acs_url });
     expect(await resource.import!({ context, id: 'main' })).toEqual(disabled);
 
-    await resource.delete({ context, prior: disabled });
+    await resource.delete({ context, prior: disabled, warn: failOnWarning });
     expect((await world.api.listChannels()).find((channel) => channel.name === 'main')).toEqual(before);
   });
 
@@ -144,7 +144,7 @@ describe('svc_channel_sso', () => {
     if (tenant === UNKNOWN) return;
     const created = await create(resource, context, { name: 'main', enabled: true, saml_metadata_url: METADATA });
     expect(created).toMatchObject({ name: 'main', enabled: true });
-    await resource.delete({ context, prior: created });
+    await resource.delete({ context, prior: created, warn: failOnWarning });
     expect((await world.api.listChannels()).find((channel) => channel.name === 'main')!.sso).toBeNull();
   });
 
@@ -181,7 +181,7 @@ describe('an unknown channel name', () => {
   test('at create (a name not known until apply) is a diagnostic on name, without the client\'s advice to call listChannels()', async () => {
     const context = await world.configure();
     const config = { name: 'mian', enabled: false, required: null, saml_metadata_url: null, id: null, uuid: null, sp_entity_id: null, sp_acs_url: null, sp_metadata_url: null };
-    const created = resource.create({ context, config, planned: config });
+    const created = resource.create({ context, config, planned: config, warn: failOnWarning });
     await expect(created).rejects.toBeInstanceOf(DiagnosticsError);
     await expect(created).rejects.toMatchObject({ diagnostics: [expect.objectContaining(expected)] });
     await expect(created).rejects.not.toThrow(/listChannels/);

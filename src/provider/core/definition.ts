@@ -28,31 +28,52 @@ export interface PlanRequest<Context> {
    * config leaves null is UNKNOWN. A hook returns it unchanged, or adjusts it.
    */
   readonly proposed: ObjectValue;
+  /**
+   * What the previous plan call for this object returned as `privateData` (terraform plans a
+   * replacement in two calls: the update against the prior object, then a create against none);
+   * null when there is none. Terraform does not carry it from a plan into apply.
+   */
+  readonly priorPrivate: PrivateData | null;
 }
+
+/** A resource's private planning notes: JSON, opaque to terraform. */
+export type PrivateData = Readonly<Record<string, unknown>>;
 
 export interface PlanResult {
   readonly planned: ObjectValue;
+  /** Handed to the next plan call for the same object (see PlanRequest.priorPrivate). */
+  readonly privateData?: PrivateData;
   /** Extra replacement triggers besides attributes marked `requiresReplace` in the schema. */
   readonly requiresReplace?: readonly AttributePath[];
   readonly diagnostics?: readonly Diagnostic[];
 }
 
+/**
+ * Reports a warning with the apply's result (e.g. something found on the service that the plan
+ * did not show and the hook therefore left alone); terraform prints it after the change.
+ */
+export type ApplyWarning = (diagnostic: Diagnostic) => void;
+
 export interface CreateRequest<Context> {
   readonly context: Context;
   readonly config: ObjectValue;
   readonly planned: ObjectValue;
+  readonly warn: ApplyWarning;
 }
 
 export interface UpdateRequest<Context> {
   readonly context: Context;
   readonly config: ObjectValue;
+  /** The state the plan was made from (refreshed then): what the plan showed as "before". */
   readonly prior: ObjectValue;
   readonly planned: ObjectValue;
+  readonly warn: ApplyWarning;
 }
 
 export interface DeleteRequest<Context> {
   readonly context: Context;
   readonly prior: ObjectValue;
+  readonly warn: ApplyWarning;
 }
 
 export interface ReadRequest<Context> {

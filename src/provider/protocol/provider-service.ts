@@ -7,7 +7,7 @@
  */
 import { inspect } from 'node:util';
 import { redact } from '../../api/redaction';
-import type { ProviderDefinition } from '../core/definition';
+import type { PrivateData, ProviderDefinition } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { defaultPlan, findAppliedInconsistency, replacementPaths } from '../core/plan';
 import type { Schema } from '../core/schema';
@@ -246,25 +246,28 @@ export function createProviderService<Context>(
       let planned = defaultPlan(resourceDefinition.schema, proposed, prior);
       let hookReplace: readonly AttributePath[] = [];
       let hookDiagnostics: readonly Diagnostic[] = [];
+      let hookPrivate: PrivateData | undefined;
       const plan = resourceDefinition.plan;
       if (plan !== undefined) {
         const operation = `plan ${request.typeName}`;
         if (configured === undefined) return failed([notConfigured(operation)]);
         const { context } = configured;
         const proposedPlan = planned;
-        const outcome = await runHook(operation, () => plan.call(resourceDefinition, { context, config, prior, proposed: proposedPlan }));
+        const priorPrivate = decodePrivate(request.priorPrivate);
+        const outcome = await runHook(operation, () => plan.call(resourceDefinition, { context, config, prior, proposed: proposedPlan, priorPrivate }));
         if (!outcome.ok) return failed(outcome.diagnostics);
         const problem = badReturnedValue(operation, type, outcome.value.planned, true);
         if (problem !== undefined) return failed([...(outcome.value.diagnostics ?? []), problem]);
         planned = outcome.value.planned;
         hookReplace = outcome.value.requiresReplace ?? [];
         hookDiagnostics = outcome.value.diagnostics ?? [];
+        hookPrivate = outcome.value.privateData;
       }
       const requiresReplace = uniquePaths([...replacementPaths(resourceDefinition.schema, prior, planned), ...hookReplace]);
       return {
         plannedState: { msgpack: encodeValue(type, planned) },
         requiresReplace: requiresReplace.map(toProtocolPath),
-        plannedPrivate: request.priorPrivate,
+        plannedPrivate: hookPrivate === undefined ? request.priorPrivate : Buffer.from(JSON.stringify(hookPrivate)),
         diagnostics: toProtocolDiagnostics(hookDiagnostics),
       };
     },
@@ -294,30 +297,37 @@ export function createProviderService<Context>(
       if (configured === undefined) return stateOnFailure([notConfigured(operation)]);
       const { context } = configured;
 
+      // Warnings a hook reports travel with its result, also when it fails afterwards.
+      const warnings: Diagnostic[] = [];
+      const warn = (diagnostic: Diagnostic) => warnings.push({ ...diagnostic, severity: 'warning' });
       if (planned === null) {
         if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
-        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior }));
-        if (!outcome.ok) return stateOnFailure(outcome.diagnostics);
-        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
+        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn }));
+        if (!outcome.ok) return stateOnFailure([...warnings, ...outcome.diagnostics]);
+        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocolDiagnostics(warnings) };
       }
       const appliedConfig = config ?? planned;
       const outcome = await runHook(operation, () =>
         prior === null
-          ? resourceDefinition.create({ context, config: appliedConfig, planned })
-          : resourceDefinition.update({ context, config: appliedConfig, prior, planned }),
+          ? resourceDefinition.create({ context, config: appliedConfig, planned, warn })
+          : resourceDefinition.update({ context, config: appliedConfig, prior, planned, warn }),
       );
       if (!outcome.ok) {
         // An update that failed part-way may name the state it left; a state that does not fit
         // the schema is reported as well, and the prior state kept.
         const partial = action === 'update' ? outcome.partialState : undefined;
-        if (partial === undefined) return stateOnFailure(outcome.diagnostics);
+        if (partial === undefined) return stateOnFailure([...warnings, ...outcome.diagnostics]);
         const problem = badReturnedValue(operation, type, partial, false);
-        if (problem !== undefined) return stateOnFailure([...outcome.diagnostics, problem]);
-        return { newState: { msgpack: encodeValue(type, partial) }, private: request.plannedPrivate, diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+        if (problem !== undefined) return stateOnFailure([...warnings, ...outcome.diagnostics, problem]);
+        return {
+          newState: { msgpack: encodeValue(type, partial) },
+          private: request.plannedPrivate,
+          diagnostics: toProtocolDiagnostics([...warnings, ...outcome.diagnostics]),
+        };
       }
       const applied = outcome.value;
       const problem = badReturnedValue(operation, type, applied, false);
-      if (problem !== undefined) return stateOnFailure([problem]);
+      if (problem !== undefined) return stateOnFailure([...warnings, problem]);
       const newState = { msgpack: encodeValue(type, applied) };
       const inconsistency = findAppliedInconsistency(resourceDefinition.schema, planned, applied);
       if (inconsistency !== undefined) {
@@ -327,6 +337,7 @@ export function createProviderService<Context>(
           newState,
           private: request.plannedPrivate,
           diagnostics: toProtocolDiagnostics([
+            ...warnings,
             errorDiagnostic(
               `${request.typeName}: ${where} after ${action} differs from the plan`,
               `${where}: ${inconsistency.reason}. The new state was recorded as the API returned it; ` +
@@ -336,7 +347,7 @@ export function createProviderService<Context>(
           ]),
         };
       }
-      return { newState, private: request.plannedPrivate, diagnostics: [] };
+      return { newState, private: request.plannedPrivate, diagnostics: toProtocolDiagnostics(warnings) };
     },
 
     async importResourceState(request) {
@@ -458,6 +469,18 @@ function decodeObject(type: ValueType, dynamicValue: messages.DynamicValue | und
   const value = decodeObjectOrNull(type, dynamicValue, field);
   if (value === null) throw new Error(`${field} must be an object, got null`);
   return value;
+}
+
+/** Private bytes as a hook's notes: only a JSON object counts (other providers' or empty bytes are none). */
+function decodePrivate(bytes: Buffer | undefined): PrivateData | null {
+  if (bytes === undefined || bytes.length === 0) return null;
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    return isPlainObject(parsed) ? (parsed as PrivateData) : null;
+  } catch {
+    // Deliberate: bytes that are not our JSON carry no notes for us.
+    return null;
+  }
 }
 
 function uniquePaths(paths: readonly AttributePath[]): AttributePath[] {
