@@ -243,12 +243,13 @@ describe('whole lists, additive: only the declared entries are owned', () => {
     expect(await allApiEntries(tenant, LISTS)).toEqual(sameForEveryList([...DECLARED_ON_API, ...foreignEntries], LISTS));
   });
 
-  it('a plan switching to authoritative (mode line deleted) warns about the foreign entries its apply would remove', async () => {
+  it('a plan switching to authoritative (mode line deleted) names the foreign entries its state never held (apply would leave them)', async () => {
     workspace.write(harness().providerBlock(tenant) + LISTS.map((list) => listBlock(list, { entries: DECLARED })).join('\n'));
     const plan = await workspace.planExpecting(2);
     for (const list of LISTS) {
-      expect(plan.text).toContain(`Warning: svc_${list} will remove 2 entries this plan does not list`);
+      expect(plan.text).toContain(`Warning: svc_${list}: 2 entries on the service not in this plan`);
     }
+    expect(plan.text).toContain('This apply leaves them in place');
     expect(plan.text).toContain('(198.51.100.66, 198.51.100.67)');
     workspace.write(harness().providerBlock(tenant) + LISTS.map((list) => listBlock(list, { entries: DECLARED, mode: 'additive' })).join('\n'));
     await workspace.planExpecting(0);

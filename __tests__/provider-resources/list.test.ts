@@ -5,7 +5,7 @@
  * entries, bulk chunks with progress, blocklist expiry as drift, import and destroy.
  */
 import type { ListName } from '../../src/api';
-import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
+import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type Value } from '../../src/provider/core';
 import type { SvcContext } from '../../src/provider/context';
 import { entriesFromService, planEntries, respelledKeysAwaitingValues, type ListMode } from '../../src/provider/resources/list';
 import {
@@ -21,6 +21,7 @@ import {
   startWorld,
   update,
   type World,
+  failOnWarning,
 } from './harness';
 
 let world: World;
@@ -120,7 +121,7 @@ describe.each<ListName>(['blacklist', 'whitelist', 'blocklist'])('svc_%s', (list
     expect(imported).toMatchObject({ mode: 'authoritative', tenant: TENANT, id: `${TENANT}/${list}` });
     expect(await plansNoChange(resource, context, imported, { entries: next })).toBe(true);
 
-    await resource.delete({ context: await world.configure(), prior: updated });
+    await resource.delete({ context: await world.configure(), prior: updated, warn: failOnWarning });
     expect(await listed(list)).toEqual([]);
   });
 
@@ -188,7 +189,7 @@ describe('additive mode', () => {
       { ip: '203.0.113.5', description: 'foreign' },
     ]);
 
-    await resource.delete({ context: fresh, prior: updated });
+    await resource.delete({ context: fresh, prior: updated, warn: failOnWarning });
     expect((await listed('blacklist')).map((entry) => entry.ip)).toEqual(['198.51.100.9', '203.0.113.5']);
   });
 
@@ -222,7 +223,7 @@ test('large lists go in chunks of at most 1000, with progress in the log', async
     ]),
   );
   world.emulator.resetStats();
-  await resource.delete({ context, prior: state });
+  await resource.delete({ context, prior: state, warn: failOnWarning });
   expect(world.emulator.stats().byCommand.bulk_delete_whitelist).toBe(3);
   expect(await world.api.listEntries('whitelist')).toEqual([]);
 });
@@ -297,7 +298,7 @@ describe('a bulk apply that fails part-way: the 2nd chunk refused after its retr
     refuseAfterFirstChunk(failing, 'bulk_new_whitelist');
     const config = fullObject(resource.schema, { entries: { ...kept, ...many }, mode });
     const { planned } = await plan(resource, failing, { entries: { ...kept, ...many }, mode }, prior);
-    await expect(resource.update({ context: failing, config, prior, planned })).rejects.toThrow(/503|unavailable/i);
+    await expect(resource.update({ context: failing, config, prior, planned, warn: failOnWarning })).rejects.toThrow(/503|unavailable/i);
     world.emulator.setFaults(undefined);
     expect((await world.api.listEntries('whitelist')).length).toBe(1 + 1000);
 
@@ -319,7 +320,7 @@ describe('a bulk apply that fails part-way: the 2nd chunk refused after its retr
     const failing = await world.configure();
     refuseAfterFirstChunk(failing, 'bulk_new_whitelist');
     const { planned, config } = await plan(resource, failing, { entries: many });
-    await expect(resource.create({ context: failing, config, planned })).rejects.toThrow(/503|unavailable/i);
+    await expect(resource.create({ context: failing, config, planned, warn: failOnWarning })).rejects.toThrow(/503|unavailable/i);
     world.emulator.setFaults(undefined);
     world.emulator.resetStats();
     await create(resource, await world.configure(), { entries: many });
@@ -328,7 +329,7 @@ describe('a bulk apply that fails part-way: the 2nd chunk refused after its retr
   });
 });
 
-describe('authoritative apply would remove entries the plan cannot show: the plan warns and names them', () => {
+describe('entries on the service that the plan cannot show: the plan names them, apply leaves them, the next plan proposes their removal', () => {
   const resource = resourceNamed('svc_blacklist');
   const foreign = Array.from({ length: 7 }, (_, index) => `203.0.113.${index + 1}`);
 
@@ -336,31 +337,44 @@ describe('authoritative apply would remove entries the plan cannot show: the pla
     await world.api.bulkAddEntries('blacklist', foreign.map((ip) => ({ ip, description: 'risk-based' })));
   }
 
-  test('create over a list holding other entries', async () => {
+  test('create over a list holding other entries: warned at plan, left in place at apply, proposed for removal by the next plan', async () => {
     await addForeign();
     await world.api.addEntry('blacklist', { ip: '192.0.2.1', description: 'ours' });
-    const { diagnostics } = await plan(resource, await world.configure(), { entries: entries(['192.0.2.1/32', 'ours']) });
+    const context = await world.configure();
+    const values = { entries: entries(['192.0.2.1/32', 'ours']) };
+    const { diagnostics, planned, config } = await plan(resource, context, values);
     expect(diagnostics).toEqual([
       {
         severity: 'warning',
-        summary: 'svc_blacklist will remove 7 entries this plan does not list',
+        summary: 'svc_blacklist: 7 entries on the service not in this plan',
         detail: expect.stringMatching(
-          /^The blacklist of tenant "acme" holds 7 entries that entries does not declare \(203\.0\.113\.1, 203\.0\.113\.2, 203\.0\.113\.3, 203\.0\.113\.4, 203\.0\.113\.5, and 2 more\); with mode = "authoritative" apply removes them\. .*set mode = "additive".*import the list first \(ID "acme"\)/,
+          /^The blacklist of tenant "acme" holds 7 entries that entries does not declare \(203\.0\.113\.1, 203\.0\.113\.2, 203\.0\.113\.3, 203\.0\.113\.4, 203\.0\.113\.5, and 2 more\)\. This apply leaves them in place.*next plan.*proposes their removal.*set mode = "additive"/,
         ),
         path: ['mode'],
       },
     ]);
+    const warnings: Diagnostic[] = [];
+    const state = await resource.create({ context, config, planned, warn: (warning) => warnings.push(warning) });
+    expect(warnings).toEqual([expect.objectContaining({ severity: 'warning', summary: 'svc_blacklist: 7 entries not in this plan left in place' })]);
+    expect((await world.api.listEntries('blacklist')).map((entry) => entry.ip).sort()).toEqual(['192.0.2.1', ...foreign].sort());
+    // The refresh puts them in state (drift), so the next plan shows their removal itself, without a warning.
+    const later = await world.configure();
+    const refreshed = (await resource.read({ context: later, state }))!;
+    expect(Object.keys(refreshed.entries as ObjectValue).sort()).toEqual(['192.0.2.1/32', ...foreign].sort());
+    const next = await plan(resource, later, values, refreshed);
+    expect(next.diagnostics).toEqual([]);
+    expect(Object.keys(next.planned.entries as ObjectValue)).toEqual(['192.0.2.1/32']);
   });
 
-  test('an authoritative create whose keys are not known yet warns that it may remove them all', async () => {
+  test('an authoritative create whose keys are not known yet names them too', async () => {
     await addForeign();
     const { diagnostics, planned } = await plan(resource, await world.configure(), { entries: UNKNOWN });
     expect(planned.entries).toBe(UNKNOWN);
     expect(diagnostics).toEqual([
       {
         severity: 'warning',
-        summary: 'svc_blacklist may remove up to 7 entries this plan does not list',
-        detail: expect.stringMatching(/^The blacklist of tenant "acme" holds 7 entries \(203\.0\.113\.1, .*, and 2 more\) and the keys of entries are not known yet; .*set mode = "additive"/),
+        summary: 'svc_blacklist: 7 entries on the service not in this plan',
+        detail: expect.stringMatching(/^The blacklist of tenant "acme" holds 7 entries that entries may not declare \(its keys are not known yet\) \(203\.0\.113\.1, .*, and 2 more\)\. This apply leaves them in place.*set mode = "additive"/),
         path: ['mode'],
       },
     ]);
@@ -374,7 +388,7 @@ describe('authoritative apply would remove entries the plan cannot show: the pla
     expect((await plan(resource, await world.configure(), values)).diagnostics).toEqual([]);
   });
 
-  test('an additive resource switched to authoritative warns about the entries its state never held', async () => {
+  test('an additive resource switched to authoritative: the plan names the entries its state never held, apply keeps them', async () => {
     const context = await world.configure();
     const declared = entries(['192.0.2.1', 'ours'], ['192.0.2.2', 'ours too']);
     const state = await create(resource, context, { entries: declared, mode: 'additive' });
@@ -383,10 +397,13 @@ describe('authoritative apply would remove entries the plan cannot show: the pla
     const read = (await resource.read({ context: fresh, state }))!;
     // 192.0.2.2 leaves entries too, but that removal is in the plan already.
     const switched = await plan(resource, fresh, { entries: entries(['192.0.2.1', 'ours']) }, read);
-    expect(switched.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'svc_blacklist will remove 1 entry this plan does not list' })]);
+    expect(switched.diagnostics).toEqual([expect.objectContaining({ severity: 'warning', summary: 'svc_blacklist: 1 entry on the service not in this plan' })]);
     expect(switched.diagnostics[0].detail).toContain('(198.51.100.9)');
+    const warnings: Diagnostic[] = [];
+    const owned = await resource.update({ context: fresh, config: switched.config, prior: read, planned: switched.planned, warn: (warning) => warnings.push(warning) });
+    expect(warnings.map((warning) => warning.summary)).toEqual(['svc_blacklist: 1 entry not in this plan left in place']);
+    expect((await world.api.listEntries('blacklist')).map((entry) => entry.ip).sort()).toEqual(['192.0.2.1', '198.51.100.9']);
     // Once authoritative, the refresh reads the whole list, so the plan itself shows such drift.
-    const owned = await update(resource, fresh, read, { entries: entries(['192.0.2.1', 'ours']) });
     await addForeign();
     const later = await world.configure();
     const drifted = (await resource.read({ context: later, state: owned }))!;
@@ -426,7 +443,7 @@ describe('unknown values at plan, a list emptied elsewhere', () => {
       { ip: '192.0.2.2', description: '' },
     ]);
     await world.api.bulkDeleteEntries('blacklist', ['192.0.2.1', '192.0.2.2']);
-    await resource.delete({ context: await world.configure(), prior: readded });
+    await resource.delete({ context: await world.configure(), prior: readded, warn: failOnWarning });
     expect(await listed('blacklist')).toEqual([]);
   });
 

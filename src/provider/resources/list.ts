@@ -17,6 +17,7 @@ import {
   warningDiagnostic,
   isWhollyKnown,
   types,
+  type ApplyWarning,
   type Diagnostic,
   type ObjectValue,
   type ResourceDefinition,
@@ -25,7 +26,8 @@ import {
 } from '../core';
 import type { SvcContext } from '../context';
 import type { CachedList } from '../list-cache';
-import { ADDRESS_FIX, attribute, canonicalIpOf, emptyStringDiagnostic, mapAttribute, readListForPlan, requiredString, stringAttribute } from './attributes';
+import { listId, splitId } from './resource-ids';
+import { ADDRESS_FIX, attribute, canonicalIpOf, descriptionDiagnostic, emptyStringDiagnostic, mapAttribute, readListForPlan, requiredString, stringAttribute } from './attributes';
 
 export const LIST_MODES = ['authoritative', 'additive'] as const;
 export type ListMode = (typeof LIST_MODES)[number];
@@ -47,7 +49,7 @@ function listSchema(list: ListName): Schema {
       entries: {
         description:
           'The entries, as a map from IPv4/IPv6 address or CIDR range (without host bits) to its description (`""` for none). ' +
-          'Keys compare by canonical address (`10.0.0.1/32` is `10.0.0.1`), values as text.',
+          'Keys compare by canonical address (`10.0.0.1/32` is `10.0.0.1`), values as text: at most 1,024 characters, no control characters.',
         type: types.map(types.string),
         required: true,
       },
@@ -60,7 +62,7 @@ function listSchema(list: ListName): Schema {
       tenant: attribute.optionalComputedString("The tenant (customer_name) whose list this is. Defaults to the provider's tenant. Changing it replaces the resource.", {
         requiresReplace: true,
       }),
-      id: attribute.computedString('`<tenant>/<list name>`.'),
+      id: attribute.computedString('`<tenant>/<list name>`; a "/" in the tenant name is written %2F (and "%" as %25). Also the import ID.'),
     },
   };
 }
@@ -70,7 +72,11 @@ function listSchema(list: ListName): Schema {
 function validateEntries(entries: EntryMap): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, string>();
-  for (const key of Object.keys(entries)) {
+  for (const [key, description] of Object.entries(entries)) {
+    if (typeof description === 'string') {
+      const invalid = descriptionDiagnostic(description, ['entries', { key }], `entries[${JSON.stringify(key)}]`);
+      if (invalid !== undefined) diagnostics.push(invalid);
+    }
     const checked = checkAddress(key);
     if (!checked.ok) {
       diagnostics.push(
@@ -220,8 +226,22 @@ function describeProgress(list: ListName, progress: BulkProgress): string {
   return `svc_${list}: ${progress.command} chunk ${progress.chunk}/${progress.chunks} (${progress.done}/${progress.total} entries)`;
 }
 
-/** Creates or updates: sends the difference between the service's list and the planned entries. */
-async function applyList(context: SvcContext, list: ListName, config: ObjectValue, prior: ObjectValue | null): Promise<ObjectValue> {
+/**
+ * Creates or updates: sends what the reviewed plan showed and nothing more. Additions are the
+ * planned entries the service lacks or describes differently; removals are the entries of the
+ * prior state (what the plan showed as "before", refreshed when the plan was made) that the plan
+ * drops. An entry on the service that the prior state does not hold (added after the plan, e.g.
+ * by risk-based blocking, or never seen by this state) is left where it is, with a warning: the
+ * next plan shows it as a change made outside terraform (mode "authoritative") and proposes its
+ * removal for review.
+ */
+async function applyList(
+  context: SvcContext,
+  list: ListName,
+  config: ObjectValue,
+  prior: ObjectValue | null,
+  warn: ApplyWarning,
+): Promise<ObjectValue> {
   const configuredTenant = stringAttribute(config, 'tenant');
   const tenant = typeof configuredTenant === 'string' ? configuredTenant : context.defaultTenant();
   const mode = modeOf(config);
@@ -235,10 +255,14 @@ async function applyList(context: SvcContext, list: ListName, config: ObjectValu
   const toAdd = [...desired]
     .filter(([ip, description]) => current.get(ip)?.description !== description)
     .map(([ip, description]) => ({ ip, description }));
-  const owned = mode === 'authoritative' ? [...current.keys()] : [...byCanonicalIp(priorEntries).keys()];
-  const toDelete = owned.filter((ip) => !desired.has(ip) && current.has(ip));
+  const shownBefore = byCanonicalIp(priorEntries);
+  const toDelete = [...shownBefore.keys()].filter((ip) => !desired.has(ip) && current.has(ip));
+  if (mode === 'authoritative') {
+    const unshown = [...current.keys()].filter((ip) => !desired.has(ip) && !shownBefore.has(ip));
+    if (unshown.length > 0) warn(leftInPlaceWarning(list, tenant, unshown, 'apply'));
+  }
 
-  const applied = { entries, mode, tenant, id: `${tenant}/${list}` };
+  const applied = { entries, mode, tenant, id: listId(tenant, list) };
   if (toAdd.length > 0 || toDelete.length > 0) {
     context.progress(`svc_${list} (${tenant}): ${toAdd.length} to add or update, ${toDelete.length} to remove`);
     try {
@@ -258,6 +282,30 @@ async function applyList(context: SvcContext, list: ListName, config: ObjectValu
   return applied;
 }
 
+/** Entries an authoritative apply or destroy did not remove because its plan never showed them. */
+function leftInPlaceWarning(list: ListName, tenant: string, unshown: readonly string[], operation: 'apply' | 'destroy'): Diagnostic {
+  const next =
+    operation === 'apply'
+      ? 'The next plan shows them as changed outside terraform and, with mode = "authoritative", proposes their removal for you to review; ' +
+        'add them to entries to keep them.'
+      : 'They stay on the service, no longer managed by terraform.';
+  return warningDiagnostic(
+    `svc_${list}: ${describeCount(unshown)} not in this plan left in place`,
+    `The ${list} of tenant ${JSON.stringify(tenant)} holds ${describeCount(unshown)} (${nameSome(unshown)}) that this plan did not show, ` +
+      `so ${operation} left them in place (an entry added after the plan, e.g. by risk-based blocking, or one this state never held). ${next}`,
+    operation === 'apply' ? ['entries'] : undefined,
+  );
+}
+
+function describeCount(ips: readonly string[]): string {
+  return `${ips.length} ${ips.length === 1 ? 'entry' : 'entries'}`;
+}
+
+/** The first few addresses, and how many more. */
+function nameSome(ips: readonly string[]): string {
+  return ips.slice(0, UNSEEN_NAMED).join(', ') + (ips.length > UNSEEN_NAMED ? `, and ${ips.length - UNSEEN_NAMED} more` : '');
+}
+
 /** The planned entries, plus the prior ones (by canonical address) whose removal may not have happened. */
 function mayExistAfterFailure(planned: EntryMap, prior: EntryMap | null): EntryMap {
   const plannedIps = byCanonicalIp(planned);
@@ -269,13 +317,12 @@ function mayExistAfterFailure(planned: EntryMap, prior: EntryMap | null): EntryM
 const UNSEEN_NAMED = 5;
 
 /**
- * Authoritative apply removes every entry of the list that `entries` leaves out, but a plan shows
- * only removals of keys the state holds. On create, and when an additive resource turns
- * authoritative, the list may hold entries the state never saw: a warning names them, so the
- * plan does not hide that apply deletes them (e.g. blocks risk-based blocking added).
+ * On create, and when an additive resource turns authoritative, the list may hold entries the
+ * state never saw. Apply leaves them (it removes only what a plan shows), so the warning says so
+ * and that the next plan, made from state that then holds them, proposes their removal.
  * `configured` is null while the keys of `entries` are not known yet.
  */
-async function unseenRemovalsWarning(
+async function unseenEntriesWarning(
   context: SvcContext,
   list: ListName,
   tenant: string,
@@ -286,41 +333,34 @@ async function unseenRemovalsWarning(
   const shown = new Set([...byCanonicalIp(configured).keys(), ...byCanonicalIp(priorEntries).keys()]);
   const unseen = [...(await readListForPlan(context, tenant, list, tenantIsConfigured)).byIp.keys()].filter((ip) => !shown.has(ip));
   if (unseen.length === 0) return [];
-  const count = `${unseen.length} ${unseen.length === 1 ? 'entry' : 'entries'}`;
-  const named = unseen.slice(0, UNSEEN_NAMED).join(', ') + (unseen.length > UNSEEN_NAMED ? `, and ${unseen.length - UNSEEN_NAMED} more` : '');
-  const fix =
-    'To keep them, add them to entries, set mode = "additive" (the resource then owns only its declared entries), ' +
-    `or import the list first (ID ${JSON.stringify(tenant)}) so the plan shows each removal.`;
+  const what = configured === null ? 'that entries may not declare (its keys are not known yet)' : 'that entries does not declare';
   return [
-    configured === null
-      ? warningDiagnostic(
-          `svc_${list} may remove up to ${count} this plan does not list`,
-          `The ${list} of tenant ${JSON.stringify(tenant)} holds ${count} (${named}) and the keys of entries are not known yet; ` +
-            `with mode = "authoritative" apply removes each one entries does not declare. ${fix}`,
-          ['mode'],
-        )
-      : warningDiagnostic(
-          `svc_${list} will remove ${count} this plan does not list`,
-          `The ${list} of tenant ${JSON.stringify(tenant)} holds ${count} that entries does not declare (${named}); ` +
-            `with mode = "authoritative" apply removes them. ${fix}`,
-          ['mode'],
-        ),
+    warningDiagnostic(
+      `svc_${list}: ${describeCount(unseen)} on the service not in this plan`,
+      `The ${list} of tenant ${JSON.stringify(tenant)} holds ${describeCount(unseen)} ${what} (${nameSome(unseen)}). ` +
+        'This apply leaves them in place: it removes only what a plan shows. Afterwards the state holds the whole list, so the next ' +
+        'plan shows them as changed outside terraform and, with mode = "authoritative", proposes their removal for review. ' +
+        'To keep them, add them to entries, or set mode = "additive" (the resource then owns only its declared entries).',
+      ['mode'],
+    ),
   ];
 }
 
 /**
  * The tenant an import ID names: the tenant alone (`acme`) or the resource's own id
- * (`acme/blacklist`), so the id shown in state can be pasted back into an import.
+ * (`acme/blacklist`), so the id shown in state can be pasted back into an import. A tenant with
+ * "/" in its name is written with it escaped as %2F (and "%" as %25), as its id shows it.
  */
 export function importedTenant(list: ListName, id: string): string {
-  const [tenant, listPart, ...rest] = id.split('/');
-  if (tenant.trim() !== '' && rest.length === 0 && (listPart === undefined || listPart === list)) return tenant;
-  const otherList = rest.length === 0 && tenant.trim() !== '' && LIST_NAMES.find((name) => name === listPart);
+  const { tenant, rest } = splitId(id);
+  if (tenant.trim() !== '' && (rest === undefined || rest === list)) return tenant;
+  const otherList = tenant.trim() !== '' && LIST_NAMES.find((name) => name === rest);
   throw new DiagnosticsError([
     errorDiagnostic(
       'Invalid import ID',
       `Import ID ${JSON.stringify(id)}: svc_${list} is imported by the tenant name (e.g. acme) or by its id (e.g. acme/${list}); ` +
         (otherList ? `that ID names the ${otherList}, which svc_${otherList} imports. ` : '') +
+        'Write a "/" in the tenant name as %2F and a "%" as %25 (the id in state shows it so). ' +
         'The resource then owns the whole list (mode "authoritative").',
     ),
   ]);
@@ -348,7 +388,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       // Only create and a switch from additive can remove entries the state never held.
       const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
       if (entries !== null && mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
-        diagnostics.push(...(await unseenRemovalsWarning(context, list, tenant, configuredTenant !== null, configured, knownPriorEntries)));
+        diagnostics.push(...(await unseenEntriesWarning(context, list, tenant, configuredTenant !== null, configured, knownPriorEntries)));
       }
       return {
         planned: {
@@ -356,13 +396,13 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
           entries: configured === null ? entries : planEntries(configured, knownPriorEntries),
           mode,
           tenant,
-          id: typeof tenant === 'string' ? `${tenant}/${list}` : UNKNOWN,
+          id: typeof tenant === 'string' ? listId(tenant, list) : UNKNOWN,
         },
         diagnostics,
       };
     },
 
-    create: ({ context, config }) => applyList(context, list, config, null),
+    create: ({ context, config, warn }) => applyList(context, list, config, null, warn),
 
     async read({ context, state }) {
       if (context.connectionUnknown) return state;
@@ -372,14 +412,18 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       return { ...state, mode, entries: entriesFromService(current, knownEntries(state), mode) };
     },
 
-    update: ({ context, config, prior }) => applyList(context, list, config, prior),
+    update: ({ context, config, prior, warn }) => applyList(context, list, config, prior, warn),
 
-    async delete({ context, prior }) {
+    async delete({ context, prior, warn }) {
+      // Only what the destroy plan showed (the state's entries); anything added since stays.
       const tenant = requiredString(prior, 'tenant');
-      const owned =
-        modeOf(prior) === 'authoritative'
-          ? [...(await context.lists.read(tenant, list)).byIp.keys()]
-          : [...byCanonicalIp(knownEntries(prior)).keys()];
+      const current = (await context.lists.read(tenant, list)).byIp;
+      const shown = byCanonicalIp(knownEntries(prior));
+      const owned = [...shown.keys()].filter((ip) => current.has(ip));
+      if (modeOf(prior) === 'authoritative') {
+        const unshown = [...current.keys()].filter((ip) => !shown.has(ip));
+        if (unshown.length > 0) warn(leftInPlaceWarning(list, tenant, unshown, 'destroy'));
+      }
       if (owned.length === 0) return;
       context.progress(`svc_${list} (${tenant}): removing ${owned.length} entries`);
       await context.writeList(tenant, list, (client) =>
@@ -394,7 +438,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
         entries: entriesFromService(current, null, 'authoritative'),
         mode: DEFAULT_MODE,
         tenant,
-        id: `${tenant}/${list}`,
+        id: listId(tenant, list),
       };
     },
   };
