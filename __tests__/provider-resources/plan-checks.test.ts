@@ -78,7 +78,7 @@ describe('an unknown name is refused at plan, on the attribute, naming it and wh
   });
 });
 
-describe('plan stays cheap: at most one call per process for the check, however many resources', () => {
+describe('plan stays cheap: one call per (tenant, list) at most, however many resources', () => {
   const entries = (count: number, tenant: string | null) =>
     Array.from({ length: count }, (_, index) => ({
       type: `svc_${(['blacklist', 'blocklist', 'whitelist'] as const)[index % 3]}_entry`,
@@ -91,9 +91,17 @@ describe('plan stays cheap: at most one call per process for the check, however 
   }
 
   test.each<[string, string | null, Record<string, Value>, Record<string, number>, number]>([
-    // The provider's tenant is proven by one list read, which a refresh would make anyway.
-    ["1,000 entries of the provider's tenant: one list read", null, {}, { login: 1, list_blacklist: 1 }, 0],
-    ['1,000 entries naming another tenant: one customers listing', OTHER_TENANT, {}, { login: 1, list: 1 }, 0],
+    // The provider's tenant is proven by one list read, which a refresh would make anyway; a
+    // create also checks that its list does not hold the address yet: one read per list.
+    ["1,000 entries of the provider's tenant: one read per list", null, {}, { login: 1, list_blacklist: 1, list_blocklist: 1, list_whitelist: 1 }, 0],
+    // Clients are bound to a tenant, so the other tenant's list reads log in once more.
+    [
+      '1,000 entries naming another tenant: one customers listing and one read per list',
+      OTHER_TENANT,
+      {},
+      { login: 2, list: 1, list_blacklist: 1, list_blocklist: 1, list_whitelist: 1 },
+      0,
+    ],
     ['1,000 entries naming an unknown tenant: one customers listing, every plan refused', 'initech', {}, { login: 1, list: 1 }, 1000],
     ["1,000 entries of an unknown provider's tenant: one refused list read and one customers listing", null, { tenant: 'initech' }, { login: 1, list_blacklist: 1, list: 1 }, 1000],
   ])('%s', async (_name, tenant, providerConfig, calls, refused) => {

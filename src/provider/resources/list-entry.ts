@@ -22,10 +22,12 @@ import {
   canonicalIpOf,
   checkIpAttribute,
   checkTenantForPlan,
+  descriptionDiagnostic,
   emptyStringDiagnostic,
   requiredString,
   stringAttribute,
 } from './attributes';
+import { entryId, splitId } from './resource-ids';
 
 const LIST_PURPOSE: Record<ListName, string> = {
   blacklist: 'denied permanently, until removed',
@@ -52,11 +54,13 @@ function entrySchema(list: ListName): Schema {
           'are the same entry. Changing it to another address replaces the entry.',
         { requiresReplace: true },
       ),
-      description: attribute.optionalComputedString('Free text shown next to the entry. Unset means "". Changes update the entry in place.'),
+      description: attribute.optionalComputedString(
+        'Free text shown next to the entry, at most 1,024 characters with no control characters. Unset means "". Changes update the entry in place.',
+      ),
       tenant: attribute.optionalComputedString("The tenant (customer_name) whose list holds the entry. Defaults to the provider's tenant. Changing it replaces the entry.", {
         requiresReplace: true,
       }),
-      id: attribute.computedString('`<tenant>/<canonical ip>`.'),
+      id: attribute.computedString('`<tenant>/<canonical ip>`; a "/" in the tenant name is written %2F (and "%" as %25). Also the import ID.'),
       created: attribute.computedNumber('When the entry was added, in epoch seconds, as the service reports it.'),
       ...(list === 'blocklist'
         ? { expires: attribute.computedNumber('When the block ends, in epoch seconds; the entry is gone from the service after that.') }
@@ -74,6 +78,11 @@ function validateEntry(config: ObjectValue): Diagnostic[] {
     const checked = checkIpAttribute(ip, ['ip']);
     if ('diagnostic' in checked) diagnostics.push(checked.diagnostic);
   }
+  const description = stringAttribute(config, 'description');
+  if (typeof description === 'string') {
+    const invalid = descriptionDiagnostic(description, ['description'], 'description');
+    if (invalid !== undefined) diagnostics.push(invalid);
+  }
   const emptyTenant = emptyStringDiagnostic(config, 'tenant', "Leave tenant out to use the provider's tenant, or name one.");
   if (emptyTenant !== undefined) diagnostics.push(emptyTenant);
   return diagnostics;
@@ -88,7 +97,7 @@ function entryState(list: ListName, ip: string, tenant: string, entry: ListEntry
     ip,
     description: entry.description ?? '',
     tenant,
-    id: `${tenant}/${canonical}`,
+    id: entryId(tenant, canonical),
     created: entry.created,
     ...(list === 'blocklist' ? { expires: typeof entry.expires === 'number' ? entry.expires : null } : {}),
   };
@@ -119,17 +128,43 @@ async function readBack(context: SvcContext, list: ListName, tenant: string, can
   ]);
 }
 
-/** Parses `<tenant>/<ip or CIDR>`: the tenant is everything before the first slash. */
+/** The private note an update plan leaves for the create plan of a replacement: the id of the entry it replaces. */
+const REPLACES_NOTE = 'replaces';
+
+/**
+ * A create of an address the list already holds: new_<list> would overwrite that entry's
+ * description and terraform would own it from then on, so destroy would delete an entry it never
+ * made (a block placed by risk-based blocking, a colleague's entry). Import it instead.
+ */
+function alreadyOnListDiagnostic(list: ListName, tenant: string, canonical: string, existing: ListEntry): Diagnostic {
+  const id = entryId(tenant, canonical);
+  const description = existing.description === undefined || existing.description === '' ? 'no description' : `description ${JSON.stringify(existing.description)}`;
+  return errorDiagnostic(
+    `The ${list} already holds ${canonical}`,
+    `Tenant ${JSON.stringify(tenant)}'s ${list} already has an entry for ${canonical} (${description}) that this resource did not create, ` +
+      'so creating it would take that entry over, and destroying the resource later would delete it. Nothing was sent. ' +
+      `To manage it with terraform, import it: terraform import <address of this resource> ${id}, ` +
+      `or add an import block: import { to = <address of this resource>, id = "${id}" }. ` +
+      'Otherwise remove this resource from the configuration. (A resource marked tainted is planned as a new one: ' +
+      'run terraform untaint on it, or replace it with terraform apply -replace=<address>.)',
+    ['ip'],
+  );
+}
+
+/**
+ * Parses `<tenant>/<ip or CIDR>`: the tenant is everything before the first slash, with a "/" in
+ * its name written %2F (and "%" as %25), as the resource's id shows it.
+ */
 export function parseEntryImportId(list: ListName, id: string): { tenant: string; ip: string } {
-  const slash = id.indexOf('/');
-  const tenant = slash === -1 ? '' : id.slice(0, slash);
-  const ip = slash === -1 ? '' : id.slice(slash + 1);
+  const { tenant, rest } = splitId(id);
+  const ip = rest ?? '';
   if (tenant === '' || ip === '') {
     throw new DiagnosticsError([
       errorDiagnostic(
         'Invalid import ID',
         `Import ID ${JSON.stringify(id)}: expected <tenant>/<ip or CIDR>, e.g. acme/203.0.113.9 or acme/10.0.0.0/8 ` +
-          `(the tenant is everything before the first slash). Import it as svc_${list}_entry with that ID.`,
+          '(the tenant is everything before the first slash; write a "/" in the tenant name as %2F and a "%" as %25). ' +
+          `Import it as svc_${list}_entry with that ID.`,
       ),
     ]);
   }
@@ -148,7 +183,7 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
 
     validate: ({ config }) => validateEntry(config),
 
-    async plan({ context, config, prior, proposed }) {
+    async plan({ context, config, prior, proposed, priorPrivate }) {
       const configuredIp = stringAttribute(config, 'ip');
       const configuredTenant = stringAttribute(config, 'tenant');
       const tenant = context.tenantForPlan(configuredTenant);
@@ -164,6 +199,14 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
         const priorIp = prior === null ? null : stringAttribute(prior, 'ip');
         if (typeof priorIp === 'string' && canonicalIpOf(priorIp, ['ip']) === canonical) ip = priorIp;
       }
+      // A create must not adopt an entry someone else made (destroy would then delete it). A
+      // replacement (-replace) plans its create right after the update plan of the object it
+      // replaces, whose entry is in the list until apply deletes it: that one is ours.
+      const replacing = typeof priorPrivate?.[REPLACES_NOTE] === 'string' ? priorPrivate[REPLACES_NOTE] : undefined;
+      if (prior === null && canonical !== undefined && typeof tenant === 'string' && !context.connectionUnknown && replacing !== entryId(tenant, canonical)) {
+        const existing = await context.lists.find(tenant, list, canonical);
+        if (existing !== undefined) throw new DiagnosticsError([alreadyOnListDiagnostic(list, tenant, canonical, existing)]);
+      }
       // Same tenant and address: an update in place (the upsert keeps created and the block's end).
       const sameEntry = prior !== null && canonical !== undefined && ip === prior.ip && tenant === prior.tenant;
       const planned: Record<string, Value> = {
@@ -171,20 +214,24 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
         ip,
         tenant,
         description: configuredDescription === null ? '' : configuredDescription,
-        id: typeof tenant === 'string' && canonical !== undefined ? `${tenant}/${canonical}` : UNKNOWN,
+        id: typeof tenant === 'string' && canonical !== undefined ? entryId(tenant, canonical) : UNKNOWN,
         created: sameEntry ? prior.created : UNKNOWN,
       };
       // An update re-adds an entry whose block ended after this plan (e.g. a saved plan applied
       // later), which starts a new block: expires is only known when nothing is sent at all.
       if (hasExpiry) planned.expires = sameEntry && planned.description === prior.description ? prior.expires : UNKNOWN;
-      return { planned };
+      const priorId = prior === null ? null : stringAttribute(prior, 'id');
+      return { planned, ...(typeof priorId === 'string' ? { privateData: { [REPLACES_NOTE]: priorId } } : {}) };
     },
 
     async create({ context, config }) {
       const desired = desiredEntry(context, config);
-      await context.writeList(desired.tenant, list, (client) =>
-        client.addEntry(list, { ip: desired.canonical, description: desired.description }),
-      );
+      await context.writeList(desired.tenant, list, async (client) => {
+        // Again right before writing: new_<list> is an upsert, and the entry may have appeared since the plan.
+        const existing = await client.getEntry(list, desired.canonical);
+        if (existing !== null) throw new DiagnosticsError([alreadyOnListDiagnostic(list, desired.tenant, desired.canonical, existing)]);
+        await client.addEntry(list, { ip: desired.canonical, description: desired.description });
+      });
       const entry = await readBack(context, list, desired.tenant, desired.canonical);
       return entryState(list, desired.ip, desired.tenant, entry);
     },
