@@ -8,7 +8,7 @@ import { ManagementClient } from '../../src/api';
 import { startEmulator } from '../../src/emulator/server';
 import { DiagnosticsError, UNKNOWN, type ObjectValue } from '../../src/provider/core';
 import { createSvcProvider, describeSvcError } from '../../src/provider/provider';
-import { API_KEY, OTHER_TENANT, SEED, TENANT, create, plan, resourceNamed, startWorld, type World } from './harness';
+import { API_KEY, OTHER_TENANT, SEED, TENANT, create, plan, resourceNamed, startWorld, type World, failOnWarning } from './harness';
 
 let world: World;
 beforeEach(async () => {
@@ -79,7 +79,7 @@ describe('settings', () => {
     expect(await entry.read({ context, state })).toBe(state);
     const channel = await plan(resourceNamed('svc_channel_sso'), context, { name: 'main', enabled: false });
     expect(channel.planned).toMatchObject({ sp_entity_id: UNKNOWN, sp_acs_url: UNKNOWN });
-    const failure = await failureOf(entry.create({ context, config: { ...config, tenant: TENANT }, planned }));
+    const failure = await failureOf(entry.create({ context, config: { ...config, tenant: TENANT }, planned, warn: failOnWarning }));
     expect((failure as DiagnosticsError).diagnostics[0]).toMatchObject({ summary: 'Provider setting base_url is not known yet' });
   });
 
@@ -151,7 +151,7 @@ describe('errors as diagnostics', () => {
   ])('%s', async (_name, config, withPlan, summary, detail) => {
     const context = await world.configure(config);
     const values = { ip: '192.0.2.1', description: null, tenant: null, id: null, created: null };
-    const failure = await failureOf(withPlan ? create(entry, context, values) : entry.create({ context, config: values, planned: { ...values, tenant: 'initech' } }));
+    const failure = await failureOf(withPlan ? create(entry, context, values) : entry.create({ context, config: values, planned: { ...values, tenant: 'initech' }, warn: failOnWarning }));
     const diagnostic = describeSvcError(failure, 'svc_blacklist_entry create');
     expect(diagnostic).toMatchObject({ severity: 'error', summary });
     expect(diagnostic!.detail).toMatch(detail);
@@ -188,7 +188,7 @@ describe('errors as diagnostics', () => {
     const failure = await failureOf(client.listEntries('whitelist'));
     const diagnostic = describeSvcError(failure, 'create svc_whitelist_entry');
     expect(diagnostic).toMatchObject({ summary: 'The svc provider was stopping' });
-    expect(diagnostic!.detail).toMatch(/^create svc_whitelist_entry: terraform stopped the provider during list_whitelist\..*next plan.*run the command again/s);
+    expect(diagnostic!.detail).toMatch(/^create svc_whitelist_entry: terraform stopped the provider \(Ctrl-C\) before or during list_whitelist;.*next plan.*run the command again/s);
     expect(diagnostic!.detail).not.toContain('ManagementClient');
   });
 

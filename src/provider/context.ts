@@ -6,7 +6,7 @@
  * not known yet during plan, is only an error when a hook actually needs it, and the error
  * names the attribute and the variable.
  */
-import { ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
+import { ClientClosedError, ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
 import { KnownNames, type NameKind } from './known-names';
 import { ListCache } from './list-cache';
@@ -50,6 +50,8 @@ export class SvcContext {
   /** accountClient()'s client when no tenant is set or known; it never makes tenant-scoped calls. */
   private accountOnly: ManagementClient | undefined;
   private readonly log: ProviderLog;
+  /** Set by close() (terraform's StopProvider): from then on no client is created and no call starts. */
+  private stopped = false;
 
   constructor(
     private readonly settings: SvcSettings,
@@ -103,6 +105,7 @@ export class SvcContext {
 
   /** The client for `tenant`, created on first use; it logs in on its first call. */
   client(tenant: string): ManagementClient {
+    this.assertNotStopped(`the calls for tenant ${JSON.stringify(tenant)}`);
     const existing = this.clients.get(tenant);
     if (existing !== undefined) return existing;
     const client = this.createClient(tenant);
@@ -116,6 +119,7 @@ export class SvcContext {
    * a configuration of channels alone needs no provider tenant (nor one known at plan time).
    */
   accountClient(fallbackTenant?: string): ManagementClient {
+    this.assertNotStopped('the account-wide calls');
     const first = this.clients.values().next();
     if (!first.done) return first.value;
     if (this.accountOnly !== undefined) return this.accountOnly;
@@ -140,11 +144,22 @@ export class SvcContext {
     return this.lists.write(tenant, list, () => run(client));
   }
 
+  /**
+   * Stops all API work for good: calls under way end at their next step (a bulk write between
+   * chunks, a retry while it waits), and any later hook fails before sending anything. Terraform
+   * can send StopProvider (Ctrl-C) before it asks for the next change, so closing the clients
+   * made so far is not enough: a hook arriving afterwards would make a new one.
+   */
   async close(): Promise<void> {
+    this.stopped = true;
     const clients = [...this.clients.values(), ...(this.accountOnly === undefined ? [] : [this.accountOnly])];
     this.clients.clear();
     this.accountOnly = undefined;
     await Promise.all(clients.map((client) => client.close()));
+  }
+
+  private assertNotStopped(what: string): void {
+    if (this.stopped) throw new ClientClosedError(what);
   }
 
   private async listNames(kind: NameKind): Promise<readonly string[]> {

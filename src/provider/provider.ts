@@ -235,7 +235,10 @@ export function describeSvcError(error: unknown, operation: string): Diagnostic 
     const { summary, advice } = API_ERROR_ADVICE[failing ? 'service_failing' : error.code] ?? API_ERROR_ADVICE.service_error;
     // A closed client means terraform stopped us (Ctrl-C); the client's own text ("create a new
     // ManagementClient") is advice for library users, not for a terraform user.
-    const what = error.code === 'client_closed' ? `terraform stopped the provider during ${error.command ?? 'an API call'}.` : error.message;
+    const what =
+      error.code === 'client_closed'
+        ? `terraform stopped the provider (Ctrl-C) before or during ${error.command ?? 'an API call'}; no API call starts after a stop.`
+        : error.message;
     // The client scrubs its own messages; scrubbing again costs nothing and guards the boundary.
     return errorDiagnostic(summary, secretRegistry.redact(`${operation}: ${what} ${advice}`));
   }
