@@ -20,6 +20,7 @@ import {
   startWorld,
   update,
   type World,
+  failOnWarning,
 } from './harness';
 
 const LISTS: ListName[] = ['blacklist', 'blocklist', 'whitelist'];
@@ -91,11 +92,11 @@ describe.each(LISTS)('svc_%s_entry round trip', (list) => {
     expect(imported).toEqual(updated);
     expect(await plansNoChange(entry, context, imported, { ip: '10.0.0.0/8', description: 'corp range' })).toBe(true);
 
-    await entry.delete({ context, prior: updated });
+    await entry.delete({ context, prior: updated, warn: failOnWarning });
     expect(await world.api.listEntries(list)).toEqual([]);
     expect(await entry.read({ context, state: updated })).toBeNull();
     // Already gone: still a success.
-    await expect(entry.delete({ context, prior: updated })).resolves.toBeUndefined();
+    await expect(entry.delete({ context, prior: updated, warn: failOnWarning })).resolves.toBeUndefined();
   });
 
   test('drift made through the API shows on read; a removal reads as gone', async () => {
@@ -145,7 +146,7 @@ describe('blocklist expiry', () => {
     expect(planned).toMatchObject({ description: 'second', created: state.created, expires: UNKNOWN });
     world.emulator.advanceClock(BLOCK_SECONDS + 60);
     const later = await world.configure();
-    const { result: updated, ...window } = await duringClock(world, () => entry.update({ context: later, config, prior: state, planned }));
+    const { result: updated, ...window } = await duringClock(world, () => entry.update({ context: later, config, prior: state, planned, warn: failOnWarning }));
     expectConformsToPlan(planned, updated);
     expect(updated).toMatchObject({ description: 'second', created: state.created });
     expectBlockEndIn(updated.expires, window);

@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { Token } from 'cdktf';
 import { checkAddress } from '../../src/address';
+import { descriptionProblem } from '../../src/description';
 import { PolicyFileError, SecurityPolicyPropError, describeSource, type EntrySource } from './errors';
 
 export type PolicyListName = 'blacklist' | 'blocklist' | 'whitelist';
@@ -93,6 +94,8 @@ export function checkPropEntry(entry: unknown, propSource: EntrySource & { const
   if (description !== undefined && typeof description !== 'string') {
     throw fail(`${propSource.field}.description`, description, 'expected a string, or leave it out');
   }
+  const descriptionIssue = typeof description === 'string' && !Token.isUnresolved(description) ? descriptionProblem(description) : undefined;
+  if (descriptionIssue !== undefined) throw fail(`${propSource.field}.description`, description, descriptionIssue);
   if (Token.isUnresolved(ip)) return { ip, canonical: undefined, description, source };
   const checked = checkAddress(ip);
   if (!checked.ok) throw fail(`${propSource.field}.ip`, ip, addressProblem(checked.error.reason));

@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import { checkAddress } from '../../src/address';
+import { descriptionProblem } from '../../src/description';
 import { FILE_FIELD, PolicyFileError } from './errors';
 import { addressProblem, displayPath, type CheckedEntry } from './entries';
 import { jsonSyntaxProblem } from './json-syntax';
@@ -155,6 +156,8 @@ export function loadPolicyEntryFile(file: string): CheckedEntry[] {
         throw fail(lineOf(descriptionNode, itemLine), `${field}.description`, `expected text, got ${describeNode(descriptionNode)}; put it in quotes`, value);
       }
       description = descriptionNode.value;
+      const problem = descriptionProblem(descriptionNode.value);
+      if (problem !== undefined) throw fail(lineOf(descriptionNode, itemLine), `${field}.description`, problem, descriptionNode.value);
     }
     return { ip, canonical: checked.canonical, description, source: { file: shown, line: ipLine, field } };
   });

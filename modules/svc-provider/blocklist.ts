@@ -12,7 +12,7 @@ export interface BlocklistConfig extends cdktf.TerraformMetaArguments {
   /**
    * The entries, as a map from IPv4/IPv6 address or CIDR range (without host bits) to its
    * description (`""` for none). Keys compare by canonical address (`10.0.0.1/32` is `10.0.0.1`),
-   * values as text.
+   * values as text: at most 1,024 characters, no control characters.
    *
    * Required.
    */
@@ -76,7 +76,7 @@ export class Blocklist extends cdktf.TerraformResource {
   /**
    * The entries, as a map from IPv4/IPv6 address or CIDR range (without host bits) to its
    * description (`""` for none). Keys compare by canonical address (`10.0.0.1/32` is `10.0.0.1`),
-   * values as text.
+   * values as text: at most 1,024 characters, no control characters.
    *
    * Attribute `entries`. Required.
    */
@@ -143,7 +143,8 @@ export class Blocklist extends cdktf.TerraformResource {
   }
 
   /**
-   * `<tenant>/<list name>`.
+   * `<tenant>/<list name>`; a "/" in the tenant name is written %2F (and "%" as %25). Also the
+   * import ID.
    *
    * Attribute `id`. Computed (read-only): known after apply or read.
    */

@@ -18,7 +18,8 @@ export interface WhitelistEntryConfig extends cdktf.TerraformMetaArguments {
   readonly ip: string;
 
   /**
-   * Free text shown next to the entry. Unset means "". Changes update the entry in place.
+   * Free text shown next to the entry, at most 1,024 characters with no control characters. Unset
+   * means "". Changes update the entry in place.
    *
    * Optional; computed by the provider when unset.
    */
@@ -87,7 +88,8 @@ export class WhitelistEntry extends cdktf.TerraformResource {
   }
 
   /**
-   * Free text shown next to the entry. Unset means "". Changes update the entry in place.
+   * Free text shown next to the entry, at most 1,024 characters with no control characters. Unset
+   * means "". Changes update the entry in place.
    *
    * Attribute `description`. Optional; computed by the provider when unset.
    */
@@ -132,7 +134,8 @@ export class WhitelistEntry extends cdktf.TerraformResource {
   }
 
   /**
-   * `<tenant>/<canonical ip>`.
+   * `<tenant>/<canonical ip>`; a "/" in the tenant name is written %2F (and "%" as %25). Also the
+   * import ID.
    *
    * Attribute `id`. Computed (read-only): known after apply or read.
    */

@@ -48,6 +48,12 @@ import {
 
 /** The service refuses bulk calls above this many entries. */
 export const MAX_BULK_ENTRIES = 1000;
+/**
+ * A bulk call's items, JSON-encoded, stay under this many bytes: the contract bounds a call by
+ * count only, but a service (the emulator: 4 MiB) or a proxy in front of it bounds the body, and
+ * 1,000 entries with long descriptions would pass the count and never the size.
+ */
+export const MAX_BULK_BODY_BYTES = 1024 * 1024;
 
 export type ClientLogEvent =
   | { readonly type: 'request'; readonly command: string; readonly attempt: number }
@@ -91,6 +97,8 @@ export interface ManagementClientOptions {
   readonly logger?: ClientLogger;
   /** Entries per bulk call, at most 1000. @default 1000 */
   readonly bulkChunkSize?: number;
+  /** Bytes of JSON items per bulk call, at least 1024. @default MAX_BULK_BODY_BYTES (1 MiB) */
+  readonly bulkBodyBytes?: number;
 }
 
 export interface BulkOptions {
@@ -151,6 +159,7 @@ export class ManagementClient {
   private readonly now: () => number;
   private readonly logger: ClientLogger | undefined;
   private readonly bulkChunkSize: number;
+  private readonly bulkBodyBytes: number;
   private closed = false;
   /** Aborted by close(), so a call waiting to retry ends at once instead of holding a timer. */
   private readonly closing = new AbortController();
@@ -179,6 +188,10 @@ export class ManagementClient {
     this.bulkChunkSize = options.bulkChunkSize ?? MAX_BULK_ENTRIES;
     if (!Number.isSafeInteger(this.bulkChunkSize) || this.bulkChunkSize < 1 || this.bulkChunkSize > MAX_BULK_ENTRIES) {
       throw new ValidationError('bulkChunkSize', options.bulkChunkSize, `bulkChunkSize: expected 1 to ${MAX_BULK_ENTRIES}, got ${options.bulkChunkSize}.`);
+    }
+    this.bulkBodyBytes = options.bulkBodyBytes ?? MAX_BULK_BODY_BYTES;
+    if (!Number.isSafeInteger(this.bulkBodyBytes) || this.bulkBodyBytes < 1024) {
+      throw new ValidationError('bulkBodyBytes', options.bulkBodyBytes, `bulkBodyBytes: expected a whole number of bytes of at least 1024, got ${options.bulkBodyBytes}.`);
     }
     this.session = new Session(() => this.performLogin());
   }
@@ -224,7 +237,9 @@ export class ManagementClient {
     this.assertOpen(command);
     return await this.listReads.read(list, async () => {
       const result = await this.execute({ area: 'lists', command, fields: {}, authenticated: true, tenantScoped: true });
-      return expectArray(result, command) as ListEntry[];
+      const entries = expectArray(result, command);
+      entries.forEach((entry, index) => expectListEntry(result, command, entry, `[${index}]`));
+      return entries as ListEntry[];
     });
   }
 
@@ -241,7 +256,7 @@ export class ManagementClient {
       onServiceError: (_message, kind) => (kind === 'not-found' ? { value: null } : undefined),
     });
     if (result.value === null || result.value === undefined) return null;
-    return expectObject(result, command) as ListEntry;
+    return expectListEntry(result, command, expectObject(result, command), '');
   }
 
   /** Adds an entry, or replaces the description of the one already there (upsert). */
@@ -275,7 +290,7 @@ export class ManagementClient {
     return describeValue(result.value);
   }
 
-  /** Adds many entries, in calls of at most 1,000; every entry is checked before the first call. */
+  /** Adds many entries, in calls of at most 1,000 entries and 1 MiB; every entry is checked before the first call. */
   async bulkAddEntries(list: ListName, entries: readonly NewListEntry[], options: BulkOptions = {}): Promise<BulkResult> {
     const command = `bulk_new_${assertListName(list, 'bulk_new_<list>')}`;
     if (!Array.isArray(entries)) throw new ValidationError('entries', entries, 'entries: expected an array of entries.', { command });
@@ -290,7 +305,7 @@ export class ManagementClient {
     return this.inChunks(list, command, [...byIp.values()], 'entries', options);
   }
 
-  /** Removes many addresses, in calls of at most 1,000; absent addresses are skipped by the service. */
+  /** Removes many addresses, in calls of at most 1,000 (and 1 MiB); absent addresses are skipped by the service. */
   async bulkDeleteEntries(list: ListName, ips: readonly string[], options: BulkOptions = {}): Promise<BulkResult> {
     const command = `bulk_delete_${assertListName(list, 'bulk_delete_<list>')}`;
     if (!Array.isArray(ips)) throw new ValidationError('ips', ips, 'ips: expected an array of addresses.', { command });
@@ -306,23 +321,18 @@ export class ManagementClient {
     options: BulkOptions,
   ): Promise<BulkResult> {
     this.assertOpen(command);
-    const chunks = Math.ceil(items.length / this.bulkChunkSize);
+    const parts = splitIntoCalls(items, this.bulkChunkSize, this.bulkBodyBytes);
     const messages: string[] = [];
+    let done = 0;
     await this.listReads.write(list, async () => {
-      for (let chunk = 0; chunk < chunks; chunk += 1) {
-        const part = items.slice(chunk * this.bulkChunkSize, (chunk + 1) * this.bulkChunkSize);
+      for (const [index, part] of parts.entries()) {
         const result = await this.execute({ area: 'lists', command, fields: { [field]: part }, authenticated: true, tenantScoped: true });
         messages.push(describeValue(result.value));
-        options.onProgress?.({
-          command,
-          chunk: chunk + 1,
-          chunks,
-          done: Math.min(items.length, (chunk + 1) * this.bulkChunkSize),
-          total: items.length,
-        });
+        done += part.length;
+        options.onProgress?.({ command, chunk: index + 1, chunks: parts.length, done, total: items.length });
       }
     });
-    return { count: items.length, chunks, messages };
+    return { count: items.length, chunks: parts.length, messages };
   }
 
   // ---- tenants (customers) and channels ---------------------------------------------------
@@ -568,6 +578,28 @@ export class ManagementClient {
   }
 }
 
+/**
+ * Consecutive calls of at most `maxItems` items whose JSON stays under `maxBytes` (one item too
+ * large for that goes alone: the service, not the client, says whether it takes it).
+ */
+export function splitIntoCalls<Item>(items: readonly Item[], maxItems: number, maxBytes: number): Item[][] {
+  const calls: Item[][] = [];
+  let current: Item[] = [];
+  let bytes = 2;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (current.length > 0 && (current.length >= maxItems || bytes + size > maxBytes)) {
+      calls.push(current);
+      current = [];
+      bytes = 2;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) calls.push(current);
+  return calls;
+}
+
 function validatePolicy(policy: RetryPolicy): RetryPolicy {
   const checks: Array<[keyof RetryPolicy, boolean]> = [
     ['maxAttempts', Number.isSafeInteger(policy.maxAttempts) && policy.maxAttempts >= 1],
@@ -616,6 +648,31 @@ function expectArray(result: CallResult, command: string): unknown[] {
 function expectObject(result: CallResult, command: string): object {
   if (result.value !== null && typeof result.value === 'object' && !Array.isArray(result.value)) return result.value;
   throw unexpectedShape(result, command, 'an object');
+}
+
+/**
+ * A list entry as the contract describes it (ip text, description text, created and expires
+ * numbers when present): a reply that breaks that is the service's fault, reported as what it
+ * answered, instead of surfacing later as a value that does not fit somebody's schema.
+ */
+function expectListEntry(result: CallResult, command: string, entry: unknown, where: string): ListEntry {
+  const problem = listEntryProblem(entry);
+  if (problem === undefined) return entry as ListEntry;
+  const excerpt = redact(bodyExcerpt(JSON.stringify(entry) ?? 'undefined'));
+  throw new UnexpectedReplyError(
+    `${command}: the entry under "Ok"${where} ${problem} (HTTP ${result.status}, X-Request-ID ${result.requestId ?? '(none)'}); the service answered ${excerpt}.`,
+    excerpt,
+    { command, status: result.status, ...(result.requestId === undefined ? {} : { requestId: result.requestId }) },
+  );
+}
+
+function listEntryProblem(entry: unknown): string | undefined {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return 'is not an object';
+  const record = entry as Record<string, unknown>;
+  if (typeof record.ip !== 'string') return 'has no text "ip"';
+  if (record.description !== undefined && record.description !== null && typeof record.description !== 'string') return 'has a "description" that is not text';
+  const notNumber = (['created', 'expires'] as const).find((field) => record[field] !== undefined && record[field] !== null && typeof record[field] !== 'number');
+  return notNumber === undefined ? undefined : `has a "${notNumber}" that is not a number`;
 }
 
 function unexpectedShape(result: CallResult, command: string, wanted: string): UnexpectedReplyError {

@@ -3,6 +3,7 @@
  * naming the field, the value and the fix, instead of a round trip and a terse service error.
  */
 import { checkAddress } from '../address';
+import { descriptionProblem } from '../description';
 import { ValidationError } from './errors';
 import { LIST_NAMES, type ListName, type NewListEntry, type SsoSettings } from './types';
 
@@ -62,6 +63,12 @@ export function normaliseEntry(entry: NewListEntry, field: string, nowSeconds: n
       ...(command === undefined ? {} : { command }),
     });
   }
+  const problem = descriptionProblem(description);
+  if (problem !== undefined) {
+    throw new ValidationError(`${field}.description`, description, `${field}.description ${describeText(description)}: ${problem}.`, {
+      ...(command === undefined ? {} : { command }),
+    });
+  }
   const created = entry.created ?? nowSeconds;
   if (typeof created !== 'number' || !Number.isSafeInteger(created) || created < 0) {
     throw new ValidationError(
@@ -114,4 +121,10 @@ function isHttpsUrl(text: string): boolean {
   if (!URL.canParse(text)) return false;
   const url = new URL(text);
   return url.protocol === 'https:' && url.hostname.length > 0;
+}
+
+/** A text for a message: JSON-quoted (control characters escaped), the first 60 characters of a long one. */
+export function describeText(text: string): string {
+  const characters = [...text];
+  return characters.length <= 60 ? JSON.stringify(text) : `${JSON.stringify(characters.slice(0, 60).join(''))}... (${characters.length} characters)`;
 }

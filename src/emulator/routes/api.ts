@@ -6,6 +6,7 @@
 import type { EmulatorClock } from '../clock';
 import { ApiCommandError, describeValue } from '../errors';
 import type { StatsCounter } from '../stats';
+import { MAX_BODY_BYTES } from '../http';
 import type { User } from '../model';
 import type { EmulatorStore } from '../store';
 import type { TokenStore } from '../tokens';
@@ -64,7 +65,7 @@ export function handleApiRequest(request: ApiRequest, dependencies: ApiDependenc
   const commands = Object.hasOwn(AREAS, area) ? AREAS[area] : undefined;
   if (!commands) return refuse(`Unknown area ${describeValue(area)}; use one of ${Object.keys(AREAS).join(', ')}`);
   if (request.method !== 'POST') return refuse(`Method ${request.method} is not allowed; send a POST with a JSON body`);
-  if (request.bodyTooLarge) return refuse('Request body too large; send at most 1000 entries per bulk call');
+  if (request.bodyTooLarge) return refuse(`Request body too large: the emulator takes at most ${MAX_BODY_BYTES} bytes per call; split it into smaller calls`);
 
   let body: unknown;
   try {

@@ -4,7 +4,8 @@
  * address check every ip attribute goes through.
  */
 import { checkAddress } from '../../address';
-import { ManagementApiError, type ListName } from '../../api';
+import { descriptionProblem } from '../../description';
+import { ManagementApiError, describeText, type ListName } from '../../api';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
 import type { CachedList } from '../list-cache';
@@ -90,6 +91,16 @@ export function checkIpAttribute(value: string, path: AttributePath, what = 'ip'
   };
 }
 
+/**
+ * An error on `path` for a description the service should not get (too long, control
+ * characters: see src/description.ts), naming `what` and the value; undefined when it is fine.
+ */
+export function descriptionDiagnostic(value: string, path: AttributePath, what: string): Diagnostic | undefined {
+  const problem = descriptionProblem(value);
+  if (problem === undefined) return undefined;
+  return errorDiagnostic(`Invalid description in ${what}`, `${what} = ${describeText(value)}: ${problem}.`, path);
+}
+
 /** How to write an address, for every diagnostic about a bad one. */
 export const ADDRESS_FIX =
   'Give an IPv4 or IPv6 address (e.g. 192.0.2.10, 2001:db8::1) or a CIDR range whose address is the network ' +
@@ -147,10 +158,19 @@ export async function readListForPlan(context: SvcContext, tenant: string, list:
   try {
     return await context.lists.read(tenant, list);
   } catch (error) {
-    // Deliberate: only the service's refusal is about the tenant; network trouble stays as it is.
+    // Deliberate: only the service's refusal is ours to word; network trouble stays as it is.
     if (!isServiceRefusal(error)) throw error;
+    if (isUnknownTenantRefusal(error)) {
+      throw new DiagnosticsError([
+        cannotUseTenantDiagnostic(tenant, `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message}`, tenantIsConfigured),
+      ]);
+    }
+    // Any other refusal (permissions, a failing service) is not about the name: say what it answered.
     throw new DiagnosticsError([
-      cannotUseTenantDiagnostic(tenant, `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message}`, tenantIsConfigured),
+      errorDiagnostic(
+        `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused`,
+        `${error.message} This is the service's answer, not a problem with the tenant name; nothing was changed. Fix what it names (or ask its operator), then plan again.`,
+      ),
     ]);
   }
 }
@@ -184,6 +204,14 @@ async function listAnswers(context: SvcContext, tenant: string, list: ListName):
     if (isServiceRefusal(error)) return false;
     throw error;
   }
+}
+
+/**
+ * A refusal that says the tenant does not exist. The contract leaves the wording open; the
+ * emulator says "Unknown customer: <name>", and "no such"/"not found" spellings count too.
+ */
+function isUnknownTenantRefusal(error: ManagementApiError): boolean {
+  return /unknown (customer|tenant)|no such (customer|tenant)|(customer|tenant)\b.*\bnot found/i.test(error.message);
 }
 
 function isServiceRefusal(error: unknown): error is ManagementApiError {
