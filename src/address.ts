@@ -55,11 +55,15 @@ function parseIpv6(text: string, original: string): ipaddr.IPv6 {
   if (!IPV6_CHARACTERS.test(text) || !ipaddr.IPv6.isValid(text)) {
     throw new InvalidAddressError(original, 'not a valid IPv6 address');
   }
-  // An embedded IPv4 tail must itself be a strict dotted quad.
+  // An embedded IPv4 tail must itself be a strict dotted quad. It is rewritten as the two hex
+  // groups it stands for before ipaddr.js parses the address: ipaddr.js reads `::1.2.3.4`
+  // (IPv4-compatible, ::102:304) as `::ffff:1.2.3.4` (IPv4-mapped), a different address.
   const lastColon = text.lastIndexOf(':');
   const tail = text.slice(lastColon + 1);
-  if (tail.includes('.')) parseIpv4(tail, original);
-  return ipaddr.IPv6.parse(text);
+  if (!tail.includes('.')) return ipaddr.IPv6.parse(text);
+  const [high1, high2, low1, low2] = parseIpv4(tail, original).octets;
+  const groups = `${((high1 << 8) | high2).toString(16)}:${((low1 << 8) | low2).toString(16)}`;
+  return ipaddr.IPv6.parse(`${text.slice(0, lastColon + 1)}${groups}`);
 }
 
 function formatIpv6(address: ipaddr.IPv6): string {
@@ -88,6 +92,10 @@ export function parseAddress(value: string): ParsedAddress {
   if (prefixText !== undefined) {
     if (!PREFIX_PATTERN.test(prefixText)) {
       throw new InvalidAddressError(value, `prefix length "${prefixText}" is not a number`);
+    }
+    if (prefixText.length > 1 && prefixText.startsWith('0')) {
+      // Refused like a leading-zero octet: `/08` is not a spelling any other part writes.
+      throw new InvalidAddressError(value, `prefix length "${prefixText}" has a leading zero`);
     }
     prefixLength = Number(prefixText);
     if (prefixLength > maxPrefix) {

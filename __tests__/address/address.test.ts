@@ -11,7 +11,6 @@ describe('canonicalAddress: valid input', () => {
     ['IPv4 /0 default route', '0.0.0.0/0', '0.0.0.0/0'],
     ['IPv4 /31 pair', '10.0.0.2/31', '10.0.0.2/31'],
     ['IPv4 single zero octets', '10.0.0.0/16', '10.0.0.0/16'],
-    ['IPv4 prefix with leading zero is read as decimal', '10.0.0.0/08', '10.0.0.0/8'],
     ['IPv6 loopback', '::1', '::1'],
     ['IPv6 unspecified', '::', '::'],
     ['IPv6 upper case lowers', '2001:DB8::1', '2001:db8::1'],
@@ -27,9 +26,18 @@ describe('canonicalAddress: valid input', () => {
     ['IPv6 trailing compression', '1::', '1::'],
     ['IPv6 IPv4-mapped keeps the dotted tail', '::FFFF:192.0.2.1', '::ffff:192.0.2.1'],
     ['IPv6 IPv4-mapped written in hex', '::ffff:c000:0201', '::ffff:192.0.2.1'],
+    // IPv4-compatible (deprecated, RFC 4291): ::1.2.3.4 is ::102:304, not the mapped ::ffff:1.2.3.4.
+    ['IPv6 IPv4-compatible is the hex form', '::1.2.3.4', '::102:304'],
+    ['IPv6 IPv4-compatible written in hex', '::102:304', '::102:304'],
+    ['IPv6 dotted tail after other groups', '64:ff9b::192.0.2.1', '64:ff9b::c000:201'],
   ];
   test.each(cases)('%s: %s -> %s', (_name, input, canonical) => {
     expect(canonicalAddress(input)).toBe(canonical);
+  });
+
+  test('the IPv4-compatible and the IPv4-mapped spelling are two addresses', () => {
+    expect(canonicalAddress('::1.2.3.4')).not.toBe(canonicalAddress('::ffff:1.2.3.4'));
+    expect(canonicalAddress('::1.2.3.4')).toBe(canonicalAddress('::102:304'));
   });
 
   test('canonical form is a fixed point', () => {
@@ -54,6 +62,9 @@ describe('canonicalAddress: invalid input', () => {
     ['IPv4 empty prefix', '10.0.0.0/', /not a number/],
     ['IPv4 two prefixes', '10.0.0.0/8/8', /not a number/],
     ['IPv4 prefix with letters', '10.0.0.0/8a', /not a number/],
+    // Refused like a leading-zero octet, rather than read as decimal.
+    ['IPv4 prefix with a leading zero', '10.0.0.0/08', /prefix length "08" has a leading zero/],
+    ['IPv6 prefix with a leading zero', '2001:db8::/032', /prefix length "032" has a leading zero/],
     ['IPv6 two compressions', '2001::db8::1', /IPv6/],
     ['IPv6 group too long', '2001:db8::12345', /IPv6/],
     ['IPv6 bad hex digit', '2001:db8::g', /IPv6/],
