@@ -3,6 +3,7 @@
  * `-detailed-exitcode` semantics and prints what drifted. For pipelines: exit 0 clean, 2 drift
  * or pending changes, 1 a stack could not be planned. The logic is src/app/drift-check.ts.
  */
+import { redact } from '../src/api/redaction';
 import * as path from 'node:path';
 import { synthesizeApp } from '../main';
 import { DEFAULT_CONFIG_FILE } from '../src/app/config';
@@ -89,7 +90,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     options = parseDriftArguments(argv);
   } catch (error) {
     if (!(error instanceof DriftCheckError)) throw error;
-    process.stderr.write(`drift check: ${error.message}\n`);
+    process.stderr.write(`drift check: ${redact(error.message)}\n`);
     return 1;
   }
   if (options.help) {
@@ -97,8 +98,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const outdir = path.resolve(options.output);
-  const log = (line: string) => process.stdout.write(`${line}\n`);
-  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  // Everything this prints may quote terraform's messages or settings: credentials never reach CI logs.
+  const log = (line: string) => process.stdout.write(`${redact(line)}\n`);
+  const progress = (line: string) => process.stderr.write(`${redact(line)}\n`);
   if (options.synth) {
     const configFile = process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE;
     log(`drift check: synthesizing the app from ${configFile} into ${outdir}`);
@@ -116,7 +118,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return result.exitCode;
   } catch (error) {
     if (!(error instanceof DriftCheckError || error instanceof ProviderMirrorError)) throw error;
-    process.stderr.write(`drift check: ${error.message}\n`);
+    process.stderr.write(`drift check: ${redact(error.message)}\n`);
     return 1;
   }
 }
@@ -127,7 +129,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`drift check failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`drift check failed: ${redact(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     },
   );

@@ -14,12 +14,12 @@ export const MAX_DESCRIPTION_LENGTH = 1024;
 export function descriptionProblem(description: string): string | undefined {
   const length = [...description].length;
   if (length > MAX_DESCRIPTION_LENGTH) {
-    return `it is ${length} characters long; descriptions hold at most ${MAX_DESCRIPTION_LENGTH}`;
+    return `is ${length} characters long; descriptions hold at most ${MAX_DESCRIPTION_LENGTH}`;
   }
   const control = /[\u0000-\u001f\u007f-\u009f]/.exec(description);
   if (control !== null) {
     const code = control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    return `it holds the control character U+${code} at position ${control.index + 1}; descriptions are one line of printable text`;
+    return `holds the control character U+${code} at position ${control.index + 1}; descriptions are one line of printable text`;
   }
   return undefined;
 }

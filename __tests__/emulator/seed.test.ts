@@ -13,7 +13,7 @@ const invalidSeeds: Array<[name: string, seed: unknown, pattern: RegExp]> = [
   ['tenant with a typo', { tenants: [{ name: 'a', contact_mail: 'x' }] }, /tenants\[0\] has unknown field "contact_mail"/],
   ['tenant number as string', { tenants: [{ name: 'a', autoblock_threshold: '10' }] }, /autoblock_threshold must be a number, got "10"/],
   ['duplicate tenant', { tenants: [{ name: 'a' }, { name: 'a' }] }, /tenants\[1\]\.name repeats "a"/],
-  ['sso enabled over http', { channels: [{ name: 'c', sso: { enabled: true, required: false, saml_metadata_url: 'http://x' } }] }, /channels\[0\]\.sso\.enabled is true but saml_metadata_url/],
+  ['sso enabled over http', { channels: [{ name: 'c', sso: { enabled: true, required: false, saml_metadata_url: 'http://x' } }] }, /channels\[0\]\.sso\.saml_metadata_url "http:\/\/x" is not an https:\/\/ URL/],
   ['user without a key', { users: [{ email: 'a@b.example' }] }, /users\[0\]\.apiKey is required/],
   ['duplicate API key', { users: [{ email: 'a@x', apiKey: 'same' }, { email: 'b@x', apiKey: 'same' }] }, /users\[1\]\.apiKey repeats an API key/],
   ['duplicate email', { users: [{ email: 'a@x', apiKey: 'k1', readOnly: true }, { email: 'a@x', apiKey: 'k2' }] }, /users\[1\]\.email repeats "a@x"/],

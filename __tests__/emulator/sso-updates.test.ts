@@ -32,8 +32,8 @@ const refusals: Array<[name: string, change: Change, pattern: RegExp]> = [
   ['an unknown field', (copy) => { copy.colour = 'blue'; copy.sso = ENABLED; }, /unknown field "colour"/],
   // Names every object inherits must not pass for fields of the listed object.
   ['an inherited name as a field', (copy) => { Object.assign(copy, { toString: 'x', sso: ENABLED }); }, /unknown field "toString"/],
-  ['enabled without a metadata URL', (copy) => { copy.sso = { enabled: true, required: false, saml_metadata_url: '' }; }, /not an https URL/],
-  ['enabled with an http metadata URL', (copy) => { copy.sso = { ...ENABLED, saml_metadata_url: 'http://idp.example/metadata' }; }, /not an https URL/],
+  ['enabled without a metadata URL', (copy) => { copy.sso = { enabled: true, required: false, saml_metadata_url: '' }; }, /not an https:\/\/ URL/],
+  ['enabled with an http metadata URL', (copy) => { copy.sso = { ...ENABLED, saml_metadata_url: 'http://idp.example/metadata' }; }, /not an https:\/\/ URL/],
   ['required without enabled', (copy) => { copy.sso = { enabled: false, required: true, saml_metadata_url: 'https://idp.example/m' }; }, /required is true but enabled is false/],
   ['sso not an object', (copy) => { copy.sso = 'on'; }, /must be null or an object/],
   ['sso with a non-boolean', (copy) => { copy.sso = { ...ENABLED, enabled: 'yes' }; }, /sso\.enabled must be true or false/],

@@ -112,6 +112,12 @@ const CASES: BadInput[] = [
   { name: 'channel SSO metadata URL over ftp', ...resource('svc_channel_sso', `name = "main"\n  enabled = true\n  saml_metadata_url = "ftp://idp.example.com/m"`, 'saml_metadata_url'), says: /https/ },
   { name: 'channel SSO metadata URL empty', ...resource('svc_channel_sso', `name = "main"\n  enabled = true\n  saml_metadata_url = ""`, 'saml_metadata_url'), says: /https/ },
   { name: 'channel SSO name empty', ...resource('svc_channel_sso', `name = ""\n  enabled = false`, 'name'), says: /Empty name/ },
+  { name: 'tenant SSO metadata URL with a password in it', ...resource('svc_tenant_sso', `name = "corpus"\n  enabled = true\n  saml_metadata_url = "https://admin:pw@idp.example.com/m"`, 'saml_metadata_url'), says: /user name or password/ },
+  { name: 'channel SSO metadata URL with a newline', ...resource('svc_channel_sso', `name = "main"\n  enabled = true\n  saml_metadata_url = "https://idp.example.com/meta\\ndata"`, 'saml_metadata_url'), says: /U\+000A/ },
+  // descriptions
+  { name: 'entry description with an ESC sequence', ...resource('svc_blacklist_entry', `ip = "192.0.2.9"\n  description = "scan\\u001b[2Jner"`, 'description'), says: /control character U\+001B/ },
+  { name: 'entry description over 1,024 characters', ...resource('svc_whitelist_entry', `ip = "192.0.2.10"\n  description = "${'d'.repeat(1025)}"`, 'description'), says: /1025 characters long/ },
+  { name: 'whole-list description with a newline', ...wholeList('blocklist', `entries = { "192.0.2.11" = "two\\nlines" }`), says: /U\+000A/ },
   // data sources
   { name: 'svc_list list unknown', ...data('svc_list', `list = "greylist"`, 'list'), says: /Invalid list.*blacklist/ },
   { name: 'svc_list list empty', ...data('svc_list', `list = ""`, 'list'), says: /Invalid list/ },
@@ -128,6 +134,7 @@ const CASES: BadInput[] = [
   { name: 'base_url with ftp', ...provider('base_url = "ftp://api.example.com"', 'base_url'), says: /Invalid base_url/ },
   { name: 'base_url not a URL', ...provider('base_url = "api.example.com"', 'base_url'), says: /Invalid base_url/ },
   { name: 'base_url empty', ...provider('base_url = ""', 'base_url'), says: /Invalid base_url/ },
+  { name: 'base_url with credentials in it', ...provider('base_url = "https://admin:key@api.example.com"', 'base_url'), says: /\[REDACTED\]@api\.example\.com.*user name or password/ },
   { name: 'sso_base over http', ...provider('sso_base = "http://sso.example.com"', 'sso_base'), says: /Invalid sso_base/ },
   { name: 'api_key empty', ...provider('api_key = ""', 'api_key'), says: /Empty api_key/ },
   { name: 'provider tenant empty', ...provider('tenant = ""', 'tenant'), says: /Empty tenant/ },

@@ -36,19 +36,19 @@ describe('refused at validate, naming the attribute, nothing sent', () => {
       'a per-entry description over the limit',
       resourceBlock('svc_blacklist_entry', 'long', { ip: hclString('192.0.2.1'), description: hclString('x'.repeat(MAX_DESCRIPTION_LENGTH + 1)) }),
       'Error: Invalid description in description',
-      /description = "x{60}"\.\.\. \(1025 characters\): it is 1025 characters long; descriptions hold at most 1024/,
+      /description = "x{60}"\.\.\. \(1025 characters\): is 1025 characters long; descriptions hold at most 1024/,
     ],
     [
       'an ESC sequence in a per-entry description',
       resourceBlock('svc_blacklist_entry', 'escape', { ip: hclString('192.0.2.2'), description: '"scanner\\u001b[2J"' }),
       'Error: Invalid description in description',
-      /description = "scanner\\u001b\[2J": it holds the control character U\+001B at position 8/,
+      /description = "scanner\\u001b\[2J": holds the control character U\+001B at position 8/,
     ],
     [
       'a newline in a whole-list description',
       resourceBlock('svc_whitelist', 'office', { entries: '{ "198.51.100.0/24" = "office\\nfake line" }' }),
       'Error: Invalid description in entries["198.51.100.0/24"]',
-      /entries\["198\.51\.100\.0\/24"\] = "office\\nfake line": it holds the control character U\+000A/,
+      /entries\["198\.51\.100\.0\/24"\] = "office\\nfake line": holds the control character U\+000A/,
     ],
   ];
   test.each(cases)('%s', async (_name, block, summary, detail) => {

@@ -66,6 +66,18 @@ describe('settings', () => {
     expect((await plan(entry, context, { ip: '192.0.2.1', tenant: OTHER_TENANT })).planned.id).toBe(`${OTHER_TENANT}/192.0.2.1`);
   });
 
+  test.each([
+    ['a misspelt scheme', 'htps://admin:S3cretKey77@127.0.0.1:44089'],
+    ['ftp', 'ftp://admin:S3cretKey77@127.0.0.1:44089'],
+    ['an otherwise good URL', 'http://admin:S3cretKey77@127.0.0.1:44089'],
+  ])('SVC_BASE_URL with credentials (%s) is refused without printing them', async (_name, url) => {
+    const failure = await failureOf(world.configure({ base_url: null }, { SVC_BASE_URL: url }));
+    const [diagnostic] = (failure as DiagnosticsError).diagnostics;
+    expect(diagnostic.summary).toBe('Invalid SVC_BASE_URL');
+    expect(diagnostic.detail).toContain('[REDACTED]@127.0.0.1:44089');
+    expect(JSON.stringify(diagnostic)).not.toMatch(/S3cretKey77|admin:/);
+  });
+
   test('an invalid SVC_BASE_URL is named at configure', async () => {
     const failure = await failureOf(world.configure({ base_url: null }, { SVC_BASE_URL: 'localhost:8080' }));
     expect((failure as DiagnosticsError).diagnostics[0]).toMatchObject({ summary: 'Invalid SVC_BASE_URL', detail: expect.stringContaining('base_url') });

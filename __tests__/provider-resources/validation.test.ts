@@ -174,3 +174,18 @@ test('validation never echoes the API key', () => {
   expect(diagnostics).toHaveLength(1);
   expect(JSON.stringify(diagnostics)).not.toContain(secret);
 });
+
+describe.each(['svc_tenant_sso', 'svc_channel_sso'])('%s: a metadata URL the service must not store', (typeName) => {
+  const { schema, validate } = validator('resource', typeName);
+  test.each<[string, string, RegExp]>([
+    ['a password before the host, never echoed', 'https://admin:Pw0rd9@idp.example.com/metadata', /"https:\/\/\[REDACTED\]@idp\.example\.com\/metadata": holds a user name or password/],
+    ['a user name alone', 'https://admin@idp.example.com/metadata', /holds a user name or password/],
+    // The URL parser would drop it and accept https://idp.example.com/metadata.
+    ['a newline', 'https://idp.example.com/meta\ndata', /"https:\/\/idp\.example\.com\/meta\\ndata": holds white space or a control character \(U\+000A at position 29\)/],
+    ['a tab', 'https://idp.example.com/\tmetadata', /U\+0009/],
+  ])('%s', (_name, url, detail) => {
+    const diagnostics = validate(fullObject(schema, { name: 'acme', enabled: true, saml_metadata_url: url }));
+    expect(diagnostics).toEqual([expect.objectContaining({ severity: 'error', path: ['saml_metadata_url'], detail: expect.stringMatching(detail) })]);
+    expect(JSON.stringify(diagnostics)).not.toContain('Pw0rd9');
+  });
+});

@@ -16,6 +16,7 @@
  */
 import * as path from 'node:path';
 import { checkAddress } from '../../src/address';
+import { redactUrlCredentials } from '../../src/api/redaction';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';
@@ -115,7 +116,7 @@ function optionalUrl(value: unknown, field: string, fail: Fail, protocols: reado
   const text = optionalString(value, field, fail, `a URL such as ${example}`);
   if (text === undefined) return undefined;
   if (!URL.canParse(text) || !protocols.includes(new URL(text).protocol)) {
-    throw fail(field, `${JSON.stringify(text)} is not an ${protocols.map((protocol) => protocol.replace(':', '')).join(' or ')} URL; give one such as ${example}`);
+    throw fail(field, `${JSON.stringify(redactUrlCredentials(text))} is not an ${protocols.map((protocol) => protocol.replace(':', '')).join(' or ')} URL; give one such as ${example}`);
   }
   return text;
 }

@@ -1,6 +1,8 @@
 /** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
 import type { SvcProvider } from '../svc-provider/provider';
 import type { PolicyEntry } from './entries';
+import { redactUrlCredentials } from '../../src/api/redaction';
+import { metadataUrlProblem } from '../../src/sso-rules';
 
 /** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */
 export type PolicyListResources = 'per-entry' | 'whole-list';
@@ -65,8 +67,9 @@ export function ssoSettingsProblem(settings: SsoSettings, isToken: (value: unkno
     return { field: 'required', value: true, message: 'needs enabled = true (users cannot be required to use SSO that is off); set enabled to true or leave required out' };
   }
   const url = settings.samlMetadataUrl;
-  if (url !== undefined && !isToken(url) && !(URL.canParse(url) && new URL(url).protocol === 'https:')) {
-    return { field: 'samlMetadataUrl', value: url, message: 'is not an https:// URL; give the identity provider\'s metadata URL, e.g. https://idp.example.com/metadata' };
+  const urlProblem = url !== undefined && !isToken(url) ? metadataUrlProblem(url) : undefined;
+  if (url !== undefined && urlProblem !== undefined) {
+    return { field: 'samlMetadataUrl', value: redactUrlCredentials(url), message: `${urlProblem}; give the identity provider's https:// metadata URL, e.g. https://idp.example.com/metadata` };
   }
   if (settings.enabled === true && url === undefined) {
     return { field: 'samlMetadataUrl', value: undefined, message: 'is not set, and enabled SSO needs it; give the identity provider\'s metadata URL (https) or set enabled to false' };

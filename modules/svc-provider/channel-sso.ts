@@ -32,7 +32,8 @@ export interface ChannelSsoConfig extends cdktf.TerraformMetaArguments {
   readonly required?: boolean | cdktf.IResolvable;
 
   /**
-   * The identity provider's SAML metadata URL; https only. Required when `enabled` is true.
+   * The identity provider's SAML metadata URL; https only, without a user name or password, one
+   * word of printable text. Required when `enabled` is true.
    *
    * Optional.
    */
@@ -134,7 +135,8 @@ export class ChannelSso extends cdktf.TerraformResource {
   }
 
   /**
-   * The identity provider's SAML metadata URL; https only. Required when `enabled` is true.
+   * The identity provider's SAML metadata URL; https only, without a user name or password, one
+   * word of printable text. Required when `enabled` is true.
    *
    * Attribute `saml_metadata_url`. Optional.
    */

@@ -33,9 +33,13 @@ export class SecretRegistry {
     return this.secrets.has(secret);
   }
 
-  /** The text with every registered secret replaced by [REDACTED]. */
+  /**
+   * The text with every registered secret replaced by [REDACTED], and the user name and password
+   * of any URL in it too (`https://admin:KEY@host` -> `https://[REDACTED]@host`): a URL setting
+   * may carry a key the registry has not learnt yet, e.g. in the error that refuses the setting.
+   */
   redact(text: string): string {
-    let result = text;
+    let result = redactUrlCredentials(text);
     for (const secret of this.ordered) {
       if (result.includes(secret)) result = result.split(secret).join(REDACTED);
     }
@@ -81,6 +85,14 @@ export class SecretRegistry {
     }
     return copy;
   }
+}
+
+/** `scheme://` then userinfo up to the `@` before the host (no `/`, `?`, `#`, white space or quotes in between). */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+
+/** The text with the user name and password of every URL in it replaced by [REDACTED]. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, `$1${REDACTED}@`);
 }
 
 /** The registry every client and error of this process shares. */

@@ -4,6 +4,8 @@
  */
 import { checkAddress } from '../address';
 import { descriptionProblem } from '../description';
+import { describeMetadataUrl, metadataUrlProblem } from '../sso-rules';
+import { redactUrlCredentials } from './redaction';
 import { ValidationError } from './errors';
 import { LIST_NAMES, type ListName, type NewListEntry, type SsoSettings } from './types';
 
@@ -106,21 +108,13 @@ export function assertSsoSettings(value: unknown, field: string, command?: strin
       details,
     );
   }
-  if (sso.enabled === true && !isHttpsUrl(url)) {
-    throw new ValidationError(
-      `${field}.saml_metadata_url`,
-      url,
-      `${field}.saml_metadata_url: enabling SSO needs an https:// metadata URL of the identity provider, got ${JSON.stringify(url)}.`,
-      details,
-    );
+  // Any URL given must be a clean https URL; enabling SSO needs one.
+  const urlProblem = url === '' ? (sso.enabled === true ? 'is empty' : undefined) : metadataUrlProblem(url);
+  if (urlProblem !== undefined) {
+    const fix = sso.enabled === true ? 'enabling SSO needs an https:// metadata URL of the identity provider' : 'give an https:// metadata URL of the identity provider, or leave it empty';
+    throw new ValidationError(`${field}.saml_metadata_url`, redactUrlCredentials(url), `${field}.saml_metadata_url ${describeMetadataUrl(url)} ${urlProblem}; ${fix}.`, details);
   }
   return { enabled: sso.enabled as boolean, required: sso.required as boolean, saml_metadata_url: url };
-}
-
-function isHttpsUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const url = new URL(text);
-  return url.protocol === 'https:' && url.hostname.length > 0;
 }
 
 /** A text for a message: JSON-quoted (control characters escaped), the first 60 characters of a long one. */

@@ -4,6 +4,7 @@
  * says how to fix it, so the app prints that message alone. Anything else is a bug in this
  * repository and keeps its stack trace.
  */
+import { redact } from '../api/redaction';
 import { ArchitectureRulesOptionError } from '../../modules/architecture-rules/options';
 import { ControlPlaneValidationError } from '../../modules/control-plane/errors';
 import { DeploymentPolicyPropError } from '../../modules/deployment-policy/errors';
@@ -39,7 +40,8 @@ export function runReportingUserErrors(main: () => void, write: (text: string) =
     main();
   } catch (error) {
     if (!isUserError(error)) throw error;
-    write(`${error.message}\n`);
+    // A message may quote a setting; URL credentials and registered secrets never reach the output.
+    write(`${redact(error.message)}\n`);
     process.exitCode = 1;
   }
 }

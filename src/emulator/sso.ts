@@ -1,18 +1,14 @@
 /**
  * The contract's rules for an `sso` value: `null`, or exactly
- * `{enabled, required, saml_metadata_url}`; enabling needs an https metadata URL, and
+ * `{enabled, required, saml_metadata_url}`; enabling needs an https metadata URL (the shared rule
+ * of src/sso-rules.ts: no credentials, no control characters), and
  * `required` needs `enabled`. Pure, so seeds and updates share one wording.
  */
 import { describeValue } from './errors';
 import type { SsoSettings } from './model';
+import { describeMetadataUrl, metadataUrlProblem } from '../sso-rules';
 
 const SSO_FIELDS = ['enabled', 'required', 'saml_metadata_url'] as const;
-
-function isHttpsUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const url = new URL(text);
-  return url.protocol === 'https:' && url.hostname !== '';
-}
 
 /** Returns what is wrong with `value` as an sso setting at `path`, or undefined when it is valid. */
 export function ssoProblem(value: unknown, path: string): string | undefined {
@@ -34,8 +30,11 @@ export function ssoProblem(value: unknown, path: string): string | undefined {
   if (typeof record.saml_metadata_url !== 'string') {
     return `${path}.saml_metadata_url must be a string, got ${describeValue(record.saml_metadata_url)}`;
   }
-  if (record.enabled === true && !isHttpsUrl(record.saml_metadata_url)) {
-    return `${path}.enabled is true but saml_metadata_url ${describeValue(record.saml_metadata_url)} is not an https URL; give the identity provider's https metadata URL`;
+  const url = record.saml_metadata_url;
+  const urlProblem = url === '' ? undefined : metadataUrlProblem(url);
+  if (urlProblem !== undefined) return `${path}.saml_metadata_url ${describeMetadataUrl(url)} ${urlProblem}; give the identity provider's https metadata URL`;
+  if (record.enabled === true && url === '') {
+    return `${path}.enabled is true but saml_metadata_url "" is not an https:// URL; give the identity provider's https metadata URL`;
   }
   if (record.required === true && record.enabled !== true) {
     return `${path}.required is true but enabled is false; enable SSO before requiring it`;

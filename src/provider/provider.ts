@@ -4,7 +4,7 @@
  * InvalidAddressError) become diagnostics that say what to do.
  */
 import { InvalidAddressError } from '../address';
-import { ManagementApiError, secretRegistry, type ManagementClientOptions } from '../api';
+import { ManagementApiError, redactUrlCredentials, secretRegistry, type ManagementClientOptions } from '../api';
 import {
   DiagnosticsError,
   UNKNOWN,
@@ -83,10 +83,15 @@ const schema: Schema = {
 
 /** What is wrong with a URL setting, or undefined; never echoes anything but the URL. */
 function urlProblem(value: string, protocols: readonly string[]): string | undefined {
-  if (!URL.canParse(value)) return `${JSON.stringify(value)} is not a URL`;
+  // Quoted without credentials: a URL given as `https://user:KEY@host` must not print the key.
+  const shown = JSON.stringify(redactUrlCredentials(value));
+  if (!URL.canParse(value)) return `${shown} is not a URL`;
   const url = new URL(value);
-  if (!protocols.includes(url.protocol)) return `${JSON.stringify(value)} uses ${url.protocol.replace(/:$/, '')}; use ${protocols.map((protocol) => protocol.replace(/:$/, '')).join(' or ')}`;
-  if (url.hostname === '') return `${JSON.stringify(value)} has no host name`;
+  if (!protocols.includes(url.protocol)) return `${shown} uses ${url.protocol.replace(/:$/, '')}; use ${protocols.map((protocol) => protocol.replace(/:$/, '')).join(' or ')}`;
+  if (url.hostname === '') return `${shown} has no host name`;
+  if (url.username !== '' || url.password !== '') {
+    return `${shown} holds a user name or password; leave credentials out of the URL (the API key goes in api_key or SVC_API_KEY)`;
+  }
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import { ValidationError, assertSsoSettings, type SsoSettings } from '../../api'
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
+import { describeMetadataUrl, metadataUrlProblem } from '../../sso-rules';
 import { boolAttribute, stringAttribute } from './attributes';
 
 /** Stands in for a metadata URL that is not known yet, so the other rules can still be checked. */
@@ -31,11 +32,15 @@ export function validateSso(config: ObjectValue, typeName: string): Diagnostic[]
       diagnostics.push(errorDiagnostic(`Invalid SSO setting ${attributeName}`, details[attributeName] ?? error.message, [attributeName]));
     }
   };
-  // The metadata URL must be https whether or not SSO is enabled yet.
-  if (typeof url === 'string') {
-    check(
-      { enabled: true, required: false, saml_metadata_url: url },
-      { saml_metadata_url: `saml_metadata_url = ${JSON.stringify(url)}: the identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).` },
+  // The metadata URL must be a clean https URL whether or not SSO is enabled yet.
+  const urlProblem = typeof url === 'string' ? metadataUrlProblem(url) : undefined;
+  if (typeof url === 'string' && urlProblem !== undefined) {
+    diagnostics.push(
+      errorDiagnostic(
+        'Invalid SSO setting saml_metadata_url',
+        `saml_metadata_url = ${describeMetadataUrl(url)}: ${urlProblem}. The identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).`,
+        ['saml_metadata_url'],
+      ),
     );
   }
   if (typeof enabled === 'boolean' && required !== UNKNOWN && url !== UNKNOWN) {

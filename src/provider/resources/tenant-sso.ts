@@ -21,7 +21,7 @@ export const SSO_SETTING_ATTRIBUTES = {
     computed: true,
     description: 'Whether users must sign in through the identity provider (default false). Needs `enabled = true`.',
   },
-  saml_metadata_url: attribute.optionalString("The identity provider's SAML metadata URL; https only. Required when `enabled` is true."),
+  saml_metadata_url: attribute.optionalString("The identity provider's SAML metadata URL; https only, without a user name or password, one word of printable text. Required when `enabled` is true."),
 } as const;
 
 const schema: Schema = {
