@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { FLAGS, emulatorOptions, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
+import { FLAGS, emulatorOptions, exposureWarning, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
 import { ADMIN_ROUTES } from '../../src/emulator/routes/admin';
 
 const BIN = path.resolve(__dirname, '../../bin/svc-emulator.js');
@@ -92,6 +92,7 @@ test('quick flags: the first stdout line is exact, the contract is served, SIGTE
   expect(finished.stderr).toContain('SIGTERM received');
   expect(finished.stderr).not.toContain('k1-secret-value');
   expect(finished.stderr).not.toContain(token);
+  expect(finished.stderr).not.toContain('WARNING');
 });
 
 test('--api-key-file and SVC_EMULATOR_API_KEY seed the key without it on the command line', async () => {
@@ -131,7 +132,7 @@ test('--config, --state-file, --token-ttl and --faults are wired, and state surv
   });
   const faults = (await (await fetch(`${first.url}/_emulator/faults`)).json()) as { rate: number };
   expect(faults.rate).toBe(0);
-  await fetch(`${first.url}/_emulator/clock`, { method: 'POST', body: '{"advanceSeconds":61}' });
+  await fetch(`${first.url}/_emulator/clock`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"advanceSeconds":61}' });
   expect(await post(first.url, 'lists', { command: 'list_whitelist', token, customer_name: 'globex' })).toEqual({
     Error: 'Token Expired. Please re-authenticate.',
   });
@@ -146,6 +147,25 @@ test('--config, --state-file, --token-ttl and --faults are wired, and state surv
     Ok: [{ ip: '192.0.2.7', description: 'kept', created: 0 }],
   });
   expect((await second.stop()).code).toBe(0);
+});
+
+test('--host 0.0.0.0 starts with a warning that the emulator is exposed', async () => {
+  const emulator = await start(['--port', '0', '--host', '0.0.0.0', '--quiet']);
+  expect(emulator.firstLine).toMatch(/^svc-emulator listening on http:\/\/0\.0\.0\.0:\d+$/);
+  const finished = await emulator.stop();
+  expect(finished.stderr).toContain('svc-emulator: WARNING: listening on 0.0.0.0 exposes the emulator to every network this machine is on');
+  expect(finished.stderr).toContain('need no token');
+});
+
+test.each([
+  ['127.0.0.1', false],
+  ['127.0.0.2', false],
+  ['::1', false],
+  ['localhost', false],
+  ['::', true],
+  ['192.0.2.10', true],
+])('exposure warning for --host %s: %s', (host, warns) => {
+  expect(exposureWarning(host) !== undefined).toBe(warns);
 });
 
 test('--help lists every flag and exits 0', async () => {

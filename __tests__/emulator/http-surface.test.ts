@@ -57,19 +57,25 @@ const adminRoutes: Array<[name: string, method: string, path: string, body: unkn
   ['clock read', 'GET', '/_emulator/clock', undefined, { now: expect.any(Number) }],
   ['clock advance', 'POST', '/_emulator/clock', { advanceSeconds: 60 }, { now: expect.any(Number) }],
   ['faults read', 'GET', '/_emulator/faults', undefined, { rate: 0, kinds: ['429', '500', '503', 'reset'], retryAfterSeconds: 1, latencyMs: 0, seed: null }],
-  ['stats read', 'GET', '/_emulator/stats', undefined, { requests: 0, byCommand: {}, faults: { 429: 0, 500: 0, 503: 0, reset: 0 }, logins: 0 }],
-  ['stats reset', 'POST', '/_emulator/stats/reset', undefined, { requests: 0, byCommand: {}, faults: { 429: 0, 500: 0, 503: 0, reset: 0 }, logins: 0 }],
+  ['stats read', 'GET', '/_emulator/stats', undefined, { requests: 0, byCommand: {}, unknownCommands: 0, faults: { 429: 0, 500: 0, 503: 0, reset: 0 }, logins: 0 }],
+  ['stats reset', 'POST', '/_emulator/stats/reset', undefined, { requests: 0, byCommand: {}, unknownCommands: 0, faults: { 429: 0, 500: 0, 503: 0, reset: 0 }, logins: 0 }],
 ];
 test.each(adminRoutes)('admin route: %s', async (_name, method, path, body, expected) => {
-  const response = await fetch(`${emulator.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers: method === 'POST' ? { 'Content-Type': 'application/json' } : {},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
   expect(response.headers.get('x-request-id')).toBeTruthy();
   expect(await response.json()).toEqual(expected);
 });
 
 const adminMistakes: Array<[name: string, body: string, pattern: RegExp]> = [
-  ['negative advance', '{"advanceSeconds":-5}', /advanceSeconds must be a number 0 or above/],
+  ['negative advance', '{"advanceSeconds":-5}', /advanceSeconds must be a number from 0 to 316224000/],
   ['advance not a number', '{"advanceSeconds":"soon"}', /advanceSeconds must be a number/],
+  ['an advance over ten years', '{"advanceSeconds":316224001}', /advanceSeconds must be a number from 0 to 316224000 \(ten years.*got 316224001/],
+  ['an advance past the year 9999', '{"advanceSeconds":1e308}', /got 1e\+308/],
   ['malformed JSON', '{', /Malformed JSON body/],
 ];
 test.each(adminMistakes)('clock route refuses %s with 400', async (_name, body, pattern) => {
@@ -89,6 +95,7 @@ test('stats count requests, commands and logins; reset clears them', async () =>
   expect(emulator.stats()).toEqual({
     requests: 5,
     byCommand: { login: 2, list_blacklist: 2 },
+    unknownCommands: 0,
     faults: { 429: 0, 500: 0, 503: 0, reset: 0 },
     logins: 1,
   });

@@ -27,7 +27,11 @@ describe('token lifetime', () => {
   test('the clock admin route expires tokens the same way', async () => {
     const token = await login(emulator);
     const before = emulator.now();
-    const reply = await fetch(`${emulator.url}/_emulator/clock`, { method: 'POST', body: JSON.stringify({ advanceSeconds: 600 }) });
+    const reply = await fetch(`${emulator.url}/_emulator/clock`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ advanceSeconds: 600 }),
+    });
     expect(((await reply.json()) as { now: number }).now).toBeGreaterThanOrEqual(before + 600);
     expect((await api(emulator, 'logs', { command: 'audit_events', token, customer_name: TENANT, limit: 1 })).json).toEqual({
       Error: 'Token Expired. Please re-authenticate.',

@@ -226,6 +226,17 @@ export function emulatorOptions(settings: CliSettings, log: (line: string) => vo
   };
 }
 
+/**
+ * The emulator has no real authentication (seeded keys, token-free admin routes): bound to
+ * anything but the loopback, every host that can reach this one can change its lists.
+ */
+export function exposureWarning(host: string): string | undefined {
+  const loopback = host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  if (loopback) return undefined;
+  const reach = host === '0.0.0.0' || host === '::' ? 'every network this machine is on' : `the network of ${host}`;
+  return `WARNING: listening on ${host} exposes the emulator to ${reach}: its API keys are test keys and its /_emulator/ admin routes (unblock addresses, move the clock) need no token. Use --host 127.0.0.1 unless another machine must reach it.`;
+}
+
 export interface CliIo {
   stdout(line: string): void;
   stderr(line: string): void;
@@ -274,6 +285,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<void>
     }
     return;
   }
+  const exposure = exposureWarning(parsed.settings.host);
+  if (exposure) log(exposure);
   const running = emulator;
   const stop = (signal: string) => {
     log(`${signal} received, shutting down`);

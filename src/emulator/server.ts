@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { EmulatorClock } from './clock';
+import { adminRequestRefusal } from './admin-guard';
+import { EmulatorClock, clockAdvanceProblem, startTimeProblem } from './clock';
 import { EmulatorConfigError, describeValue } from './errors';
 import { FaultInjector, type FaultKind, type FaultSettings } from './faults';
 import { readBody, sendJson, sendText } from './http';
@@ -70,9 +71,19 @@ function checkOptions(options: EmulatorOptions): void {
   if (tokenTtlSeconds !== undefined && (!Number.isInteger(tokenTtlSeconds) || tokenTtlSeconds <= 0)) {
     throw new EmulatorConfigError(`tokenTtlSeconds must be a whole number above 0, got ${describeValue(tokenTtlSeconds)}`);
   }
-  if (startTime !== undefined && (!Number.isFinite(startTime) || startTime < 0)) {
-    throw new EmulatorConfigError(`startTime must be epoch seconds (a number 0 or above), got ${describeValue(startTime)}`);
-  }
+  const startProblem = startTime === undefined ? undefined : startTimeProblem(startTime);
+  if (startProblem) throw new EmulatorConfigError(`startTime ${startProblem}`);
+}
+
+/**
+ * A command name as it goes into a log line: names are client input, so anything but a plain
+ * identifier is quoted with its control characters escaped (a newline would forge a log line).
+ */
+export function loggableCommand(command: string | undefined): string {
+  if (command === undefined) return '-';
+  const shown = command.length > 64 ? `${command.slice(0, 64)}...` : command;
+  if (/^[A-Za-z0-9_.-]+$/.test(command)) return shown;
+  return JSON.stringify(shown).replace(/[^\x20-\x7e]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Faults answered instead of running the command (every kind but reset-after). */
@@ -172,14 +183,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         // The command ran and its change is saved; only the reply is lost, as in a real outage.
         stats.fault(fault);
         request.socket.resetAndDestroy();
-        finish(fault, `${(outcome.command ?? '-').slice(0, 64)} injected-fault-after-command`);
+        finish(fault, `${loggableCommand(outcome.command)} injected-fault-after-command`);
         return;
       }
       sendJson(response, 200, outcome.reply);
-      finish(200, `${(outcome.command ?? '-').slice(0, 64)} ${'Error' in outcome.reply ? 'Error' : 'Ok'}`);
+      finish(200, `${loggableCommand(outcome.command)} ${'Error' in outcome.reply ? 'Error' : 'Ok'}`);
       return;
     }
     if (path.startsWith('/_emulator/')) {
+      const refusal = adminRequestRefusal(method, request.headers);
+      if (refusal) {
+        sendJson(response, refusal.status, { Error: refusal.message });
+        finish(refusal.status, 'admin-refused');
+        return;
+      }
       const outcome = handleAdminRequest(
         { method, path, bodyText: body.text },
         { clock, faults, stats, store, save, riskBlock, setFaults },
@@ -223,9 +240,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     port: address.port,
     now: () => clock.now(),
     advanceClock(seconds: number) {
-      if (!Number.isFinite(seconds) || seconds < 0) {
-        throw new EmulatorConfigError(`advanceClock needs seconds 0 or above, got ${describeValue(seconds)}`);
-      }
+      const problem = clockAdvanceProblem(seconds, clock.now());
+      if (problem) throw new EmulatorConfigError(`advanceClock: ${problem}`);
       clock.advance(seconds);
       save();
     },

@@ -68,9 +68,9 @@ export const EXEMPTIONS: readonly Exemption[] = [
   },
   {
     page: 'provider.md',
-    command: /^(npx svc-emulator --port 8080 |export SVC_BASE_URL=http:\/\/127\.0\.0\.1:8080 |cat > seed\.json|curl -s -X POST http:\/\/127\.0\.0\.1:8080\/_emulator\/risk-block)/,
-    reason: 'the emulator on a fixed port with a seed file and its admin route; the emulator tests start it the same way on a free port',
-    coveredBy: ['__tests__/emulator/cli.test.ts', '__tests__/emulator/seed.test.ts', '__tests__/emulator/blocking.test.ts'],
+    command: /^(npx svc-emulator --port 8080 |export SVC_BASE_URL=http:\/\/127\.0\.0\.1:8080 |cat > seed\.json|curl -s -X POST -H 'Content-Type: application\/json' http:\/\/127\.0\.0\.1:8080\/_emulator\/risk-block)/,
+    reason: 'the emulator on a fixed port with a seed file and its admin route; the emulator tests start it the same way on a free port and run the curl line against it',
+    coveredBy: ['__tests__/emulator/cli.test.ts', '__tests__/emulator/seed.test.ts', '__tests__/emulator/blocking.test.ts', '__tests__/emulator/hardening.test.ts'],
   },
 
   // drift-in-ci.md: the drift check needs a deployed stack and its state.
@@ -90,6 +90,12 @@ export const EXEMPTIONS: readonly Exemption[] = [
   },
 
   // emulator.md
+  {
+    page: 'emulator.md',
+    command: /^curl -s -X POST -H 'Content-Type: application\/json' http:\/\/127\.0\.0\.1:8080\/_emulator\/clock /,
+    reason: 'port 8080 may be taken; the hardening test runs this line with the port of an emulator it started',
+    coveredBy: ['__tests__/emulator/hardening.test.ts'],
+  },
   { page: 'emulator.md', command: /^npx svc-emulator --port 0 --tenant acme --api-key k1$/, reason: 'the emulator runs until stopped; the tests start the same executable on a free port and stop it', coveredBy: ['__tests__/emulator/cli.test.ts', '__tests__/emulator/child-process.test.ts'] },
 
   // control-plane.md and deployment-policy.md: AWS.

@@ -3,7 +3,7 @@
  * JSON in and out; a bad request gets HTTP 400 `{"Error": ...}`, an unknown route 404.
  */
 import { InvalidAddressError } from '../../address';
-import type { EmulatorClock } from '../clock';
+import { clockAdvanceProblem, type EmulatorClock } from '../clock';
 import { AdminRequestError, ApiCommandError, EmulatorConfigError, describeValue } from '../errors';
 import type { ActiveFaultSettings, FaultInjector } from '../faults';
 import type { StatsCounter } from '../stats';
@@ -52,10 +52,9 @@ const ROUTES: Record<string, AdminHandler> = {
   'GET /_emulator/clock': (_body, { clock }) => ({ now: clock.now() }),
   'POST /_emulator/clock': (body, { clock, save }) => {
     const seconds = body.advanceSeconds;
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-      throw new AdminRequestError(`advanceSeconds must be a number 0 or above (the clock only moves forward), got ${describeValue(seconds)}`);
-    }
-    const now = clock.advance(seconds);
+    const problem = clockAdvanceProblem(seconds, clock.now());
+    if (problem) throw new AdminRequestError(problem);
+    const now = clock.advance(seconds as number);
     save();
     return { now };
   },

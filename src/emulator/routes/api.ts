@@ -13,7 +13,7 @@ import type { TokenStore } from '../tokens';
 import { NO_USER, type AreaCommands, type CommandReply } from './command';
 import { channelCommands, customerCommands } from './customers';
 import { listCommands } from './lists';
-import { loginCommands } from './login';
+import { loginCommands, loginSucceeded } from './login';
 import { logCommands } from './logs';
 
 export const AREAS: Readonly<Record<string, AreaCommands>> = {
@@ -81,12 +81,13 @@ export function handleApiRequest(request: ApiRequest, dependencies: ApiDependenc
   if (typeof command !== 'string' || command === '') {
     return refuse('Missing field: command (a non-empty string naming the operation)');
   }
-  dependencies.stats.command(command);
   const spec = Object.hasOwn(commands, command) ? commands[command] : undefined;
   if (!spec) {
+    dependencies.stats.unknownCommand();
     return refuse(`Unknown command ${describeValue(command)} for /svc_api/v2/${area}; known: ${Object.keys(commands).join(', ')}`, command);
   }
 
+  dependencies.stats.command(command);
   const { store, tokens, clock } = dependencies;
   const now = clock.now();
   let user: User | undefined;
@@ -108,8 +109,7 @@ export function handleApiRequest(request: ApiRequest, dependencies: ApiDependenc
     if (error instanceof ApiCommandError) return refuse(error.message, command);
     throw error;
   }
-  if (command === 'login' && 'Ok' in reply && (reply.Ok as { status?: boolean }).status === true) {
-    dependencies.stats.login();
-  }
-  return { reply, command, changed: spec.changesState };
+  if (command === 'login' && loginSucceeded(reply)) dependencies.stats.login();
+  const changed = typeof spec.changesState === 'function' ? spec.changesState(reply) : spec.changesState;
+  return { reply, command, changed };
 }

@@ -24,8 +24,11 @@ export interface CommandSpec {
   readonly requiresToken: boolean;
   /** Refused for read-only users. */
   readonly writes: boolean;
-  /** The state file is saved after a successful run. */
-  readonly changesState: boolean;
+  /**
+   * The state file is saved after a successful run; a function decides from the reply, so a
+   * command that only sometimes changes state (a failed login) does not rewrite the file.
+   */
+  readonly changesState: boolean | ((reply: CommandReply) => boolean);
   run(context: CommandContext): CommandReply;
 }
 

@@ -1,12 +1,19 @@
 /** `/svc_api/v2/login`: exchanges an API key for a session token. */
 import { ApiCommandError } from '../errors';
-import type { AreaCommands } from './command';
+import type { AreaCommands, CommandReply } from './command';
+
+/** Whether a login reply issued a token (the only way a login changes state). */
+export function loginSucceeded(reply: CommandReply): boolean {
+  return 'Ok' in reply && (reply.Ok as { status?: boolean }).status === true;
+}
 
 export const loginCommands: AreaCommands = {
   login: {
     requiresToken: false,
     writes: false,
-    changesState: true,
+    // A failed login changes nothing: rewriting a large state file for it made a burst of bad
+    // keys slow the emulator for everyone.
+    changesState: loginSucceeded,
     run({ body, store, tokens, now }) {
       const apiKey = body.api_token;
       if (typeof apiKey !== 'string' || apiKey === '') {
