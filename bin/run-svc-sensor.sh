@@ -16,6 +16,8 @@ readonly DEFAULT_IMAGE_TAG="1.2.0"
 readonly DEFAULT_STACK_NAME="SvcPrevent"
 readonly DEFAULT_LOG_LEVEL="info"
 readonly DEFAULT_TRACE_PATH="/sys"
+# The sensor reads kernel tracing through sysfs; nothing outside it is mounted.
+readonly TRACE_PATH_ROOT="/sys"
 readonly LOG_LEVELS="trace debug info warn error"
 
 # Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
@@ -48,6 +50,7 @@ readonly EXIT_API_KEY_MISSING=14
 readonly EXIT_IMAGE_UNAVAILABLE=15
 readonly EXIT_REPLACE_FAILED=16
 readonly EXIT_START_FAILED=17
+readonly EXIT_TRACE_PATH_OUTSIDE_SYS=18
 
 tenant_id=""
 domain=""
@@ -103,7 +106,8 @@ Options (long options also take --option=value):
   -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG)
   -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
   -l, --sensor-log-level LEVEL  Sensor log level: ${LOG_LEVELS// /, } (default: $DEFAULT_LOG_LEVEL)
-  -p, --trace-path PATH         Trace path, an existing absolute directory (default: $DEFAULT_TRACE_PATH)
+  -p, --trace-path PATH         Trace path, a directory at or under $TRACE_PATH_ROOT (default: $DEFAULT_TRACE_PATH);
+                                '..' and symlinks are resolved, the resolved path is mounted
   -H, --host-mode               Listen on the host network (default: disabled)
   -I, --internal                Internal image access (default: disabled)
   -h, --help                    Print this help and exit
@@ -135,6 +139,7 @@ Exit codes:
   $EXIT_IMAGE_UNAVAILABLE  the sensor image is neither local nor pullable
   $EXIT_REPLACE_FAILED  the existing sensor could not be stopped or removed
   $EXIT_START_FAILED  the sensor container did not start
+  $EXIT_TRACE_PATH_OUTSIDE_SYS  trace path resolves outside $TRACE_PATH_ROOT ('..' and symlinks followed)
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
@@ -353,12 +358,44 @@ check_memory() {
   memory_total_mb=$((total_kb / 1024))
 }
 
+# The directory is mounted into a container with SYS_ADMIN, so only the path the kernel reaches
+# counts: '-p /sys/../' or a symlink to / would hand the sensor the host's whole file system.
 check_trace_path() {
-  if [[ ! -e $trace_path ]]; then
-    die "$EXIT_TRACE_PATH_MISSING" "trace path '$trace_path' (-p/--trace-path) does not exist on this host; give an existing directory, default $DEFAULT_TRACE_PATH"
-  elif [[ ! -d $trace_path ]]; then
-    die "$EXIT_TRACE_PATH_MISSING" "trace path '$trace_path' (-p/--trace-path) is not a directory; give an existing directory, default $DEFAULT_TRACE_PATH"
+  local given=$trace_path directory name to_enter last_component="" entered resolved
+  if [[ ! -e $given ]]; then
+    die "$EXIT_TRACE_PATH_MISSING" "trace path '$given' (-p/--trace-path) does not exist on this host; give an existing directory, default $DEFAULT_TRACE_PATH"
+  elif [[ ! -d $given ]]; then
+    die "$EXIT_TRACE_PATH_MISSING" "trace path '$given' (-p/--trace-path) is not a directory; give an existing directory, default $DEFAULT_TRACE_PATH"
   fi
+
+  # cd -P resolves '.', '..', repeated slashes and symlinks as the kernel does. The last
+  # component is entered only when it must be (a symlink, '.' or '..'): kernel tracing
+  # directories are often 0700, and the launcher may run as a non-root docker user.
+  directory=${given%"${given##*[!/]}"}
+  name=${directory##*/}
+  if [[ -z $directory || $name == . || $name == .. || -L $directory ]]; then
+    to_enter=${directory:-/}
+  else
+    to_enter=${directory%/*}
+    to_enter=${to_enter:-/}
+    last_component=$name
+  fi
+  if ! entered=$(cd -P -- "$to_enter" && pwd -P); then
+    die "$EXIT_UNEXPECTED" "cannot resolve trace path '$given' (-p/--trace-path): this user may not enter '$to_enter' (see above); run the launcher as root, or give the path without symlinks, '.' or '..'"
+  fi
+  resolved=$entered
+  if [[ -n $last_component ]]; then
+    resolved="${entered%/}/$last_component"
+  fi
+
+  if [[ $resolved != "$TRACE_PATH_ROOT" && $resolved != "$TRACE_PATH_ROOT"/* ]]; then
+    die "$EXIT_TRACE_PATH_OUTSIDE_SYS" "trace path '$given' (-p/--trace-path) resolves to '$resolved', outside $TRACE_PATH_ROOT; the sensor only needs kernel tracing under $TRACE_PATH_ROOT, e.g. $TRACE_PATH_ROOT or $TRACE_PATH_ROOT/kernel/tracing"
+  fi
+  # sysfs names may hold ':' (pci0000:00), which --volume would take for a separator.
+  if [[ $resolved == *[[:cntrl:]:,]* ]]; then
+    die "$EXIT_USAGE" "trace path '$given' (-p/--trace-path) resolves to '$resolved', which has ':' or ','; the runtime's --volume cannot mount that: give a directory whose resolved path has neither, e.g. $TRACE_PATH_ROOT/kernel/tracing"
+  fi
+  trace_path=$resolved
 }
 
 # ---------------------------------------------------------------------------- interfaces

@@ -2,18 +2,19 @@
  *  2 cores, 300 MB, the trace path) and the choice of runtime. Every failure has its own exit
  *  code and happens before any container is stopped, removed or started. */
 import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { removeSandboxes, REQUIRED, runLauncher, StubConfig, subcommands } from './harness';
 
-let scratch: string;
-beforeAll(() => {
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-requirements-'));
-  fs.writeFileSync(path.join(scratch, 'a-file'), '');
-});
-afterAll(() => {
-  fs.rmSync(scratch, { recursive: true, force: true });
-  removeSandboxes();
+// Trace paths must resolve under /sys, so the trace path cases use sysfs itself.
+const MISSING_UNDER_SYS = '/sys/no-such-dir';
+const FILE_UNDER_SYS = '/sys/kernel/uevent_seqnum';
+const DIRECTORY_UNDER_SYS = '/sys/kernel';
+
+afterAll(removeSandboxes);
+
+test('the test host has the sysfs entries the trace path cases use', () => {
+  expect(fs.existsSync(MISSING_UNDER_SYS)).toBe(false);
+  expect(fs.statSync(FILE_UNDER_SYS).isFile()).toBe(true);
+  expect(fs.statSync(DIRECTORY_UNDER_SYS).isDirectory()).toBe(true);
 });
 
 describe('requirement failures', () => {
@@ -33,8 +34,8 @@ describe('requirement failures', () => {
     ['core count unreadable', { cores: 'many' }, () => [], 6, /at least 2 cores and this one has 'many'/, ['info']],
     ['memory just under 300 MB', { memTotalKb: MIN_MEMORY_KB - 1 }, () => [], 7, /at least 300 MB of memory and this one has 299 MB \(MemTotal 307199 kB\)/, ['info']],
     ['memory unreadable', { memTotalKb: null }, () => [], 7, /cannot read MemTotal from .*\/meminfo/, ['info']],
-    ['trace path missing', {}, () => ['-p', path.join(scratch, 'no-such-dir')], 8, /trace path '.*no-such-dir' \(-p\/--trace-path\) does not exist on this host/, ['info']],
-    ['trace path is a file', {}, () => ['--trace-path=' + path.join(scratch, 'a-file')], 8, /trace path '.*a-file' \(-p\/--trace-path\) is not a directory/, ['info']],
+    ['trace path missing', {}, () => ['-p', MISSING_UNDER_SYS], 8, /trace path '\/sys\/no-such-dir' \(-p\/--trace-path\) does not exist on this host/, ['info']],
+    ['trace path is a file', {}, () => ['--trace-path=' + FILE_UNDER_SYS], 8, /trace path '\/sys\/kernel\/uevent_seqnum' \(-p\/--trace-path\) is not a directory/, ['info']],
   ];
   test.each(cases)('%s', (_name, stub, extraArgs, status, message, callsBefore) => {
     // A running sensor that must survive every failed check.
@@ -62,8 +63,10 @@ describe('requirement failures', () => {
   });
 
   test('an existing trace path given with -p is accepted', () => {
-    const run = runLauncher([...REQUIRED, '-p', scratch]);
+    const run = runLauncher([...REQUIRED, '-p', DIRECTORY_UNDER_SYS]);
+    expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/trace path: +\/sys\/kernel\n/);
   });
 });
 
