@@ -279,9 +279,10 @@ function attributeNotes(binding: AttributeBinding): string {
 /** The class and function a file with sensitive settable attributes carries (once per file). */
 const SENSITIVE_GUARD = [
   '/**',
-  ' * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`): cdktf would write',
-  ' * it into cdk.tf.json, which is kept on disk, in CI artifacts and in plan files. Code',
-  ' * `sensitive_literal_value`; the message names the setting, never the value.',
+  ' * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`), or as an expression',
+  ' * with literal text in it (`Fn.trimspace(process.env.SVC_API_KEY!)`, `\'prefix-\' + variable.stringValue`):',
+  ' * cdktf would write the literal into cdk.tf.json, which is kept on disk, in CI artifacts and in',
+  ' * plan files. Code `sensitive_literal_value`; the message names the setting, never the value.',
   ' */',
   'export class SensitiveLiteralValueError extends Error {',
   "  readonly code = 'sensitive_literal_value';",
@@ -290,9 +291,12 @@ const SENSITIVE_GUARD = [
   '    readonly setting: string,',
   '    variableName: string,',
   '    readonly environmentVariable: string | undefined,',
+  "    readonly form: 'literal' | 'expression with literal text' = 'literal',",
   '  ) {',
   '    super(',
-  '      `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. ` +',
+  "      (form === 'literal'",
+  '        ? `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. `',
+  '        : `${owner}: ${setting} is an expression with literal text in it (a quoted string, or text around a reference), which cdktf would write into cdk.tf.json in plain text. `) +',
   "        `Pass the value of a sensitive TerraformVariable instead (new TerraformVariable(stack, '${variableName}', { type: 'string', sensitive: true }).stringValue, set with TF_VAR_${variableName})` +",
   "        (environmentVariable === undefined ? '.' : `, or leave ${setting} unset and export ${environmentVariable} where terraform runs.`),",
   '    );',
@@ -300,10 +304,42 @@ const SENSITIVE_GUARD = [
   '  }',
   '}',
   '',
-  '/** Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset. */',
+  '/**',
+  ' * Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset;',
+  ' * a string that joins a token with literal text is refused here, functions over literals at synth.',
+  ' */',
   'function sensitiveSetting<T>(owner: string, setting: string, variableName: string, environmentVariable: string | undefined, value: T): T {',
-  '  if (value !== undefined && !cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);',
+  '  if (value === undefined) return value;',
+  '  if (!cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);',
+  "  if (typeof value === 'string' && cdktf.Tokenization.reverseString(value).literals.some((literal) => String(literal) !== '')) {",
+  "    throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable, 'expression with literal text');",
+  '  }',
   '  return value;',
+  '}',
+  '',
+  '/**',
+  ' * Whether a resolved expression carries literal text: text outside `${...}`, or a quoted string',
+  ' * inside one, other than an index key (`jsondecode(data.x.secret_string)["api_key"]` names a key,',
+  ' * it is no secret).',
+  ' */',
+  'function hasLiteralText(resolved: unknown): boolean {',
+  "  if (typeof resolved !== 'string') return resolved !== undefined && resolved !== null;",
+  "  const withoutIndexKeys = resolved.replace(/\\[\"[A-Za-z0-9_.-]{0,128}\"\\]/g, '[]');",
+  "  const outside = withoutIndexKeys.replace(/\\$\\{[^{}]*(?:\\{[^{}]*\\}[^{}]*)*\\}/g, '');",
+  "  return outside !== '' || withoutIndexKeys.includes('\"');",
+  '}',
+  '',
+  '/** At synth, once every token resolves: a function over a literal (`Fn.trimspace(key)`) is refused too. */',
+  'function guardSensitiveAtSynth(scope: Construct, owner: string, setting: string, variableName: string, environmentVariable: string | undefined, current: () => unknown): void {',
+  '  scope.node.addValidation({',
+  '    validate: () => {',
+  '      const value = current();',
+  '      if (value === undefined) return [];',
+  '      const resolved = cdktf.Tokenization.resolve(value, { scope, resolver: new cdktf.DefaultTokenResolver(new cdktf.StringConcat()), preparing: false });',
+  '      if (!hasLiteralText(resolved)) return [];',
+  "      return [new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable, 'expression with literal text').message];",
+  '    },',
+  '  });',
   '}',
   '',
 ];
@@ -318,6 +354,12 @@ function storedValue(binding: AttributeBinding, owner: string, value: string): s
   if (binding.schema.sensitive !== true) return value;
   const variable = environmentVariableOf(binding);
   return `sensitiveSetting(${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${variable === undefined ? 'undefined' : quote(variable)}, ${value})`;
+}
+
+/** The constructor line that checks a sensitive setting again at synth, when its tokens resolve. */
+function synthGuard(binding: AttributeBinding, owner: string, fieldName: string): string {
+  const variable = environmentVariableOf(binding);
+  return `guardSensitiveAtSynth(this, ${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${variable === undefined ? 'undefined' : quote(variable)}, () => this.${fieldName});`;
 }
 
 function hasSensitiveSettable(bindings: readonly AttributeBinding[]): boolean {
@@ -450,6 +492,7 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
   for (const name of metaArguments) lines.push(`      ${name}: config.${name},`);
   lines.push('    });');
   for (const binding of settable) lines.push(`    this.${field(binding)} = ${storedValue(binding, spec.className, `config.${binding.propertyName}`)};`);
+  for (const binding of settable) if (binding.schema.sensitive === true) lines.push(`    ${synthGuard(binding, spec.className, field(binding))}`);
   lines.push('  }');
 
   for (const binding of bindings) {
@@ -512,6 +555,7 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
   lines.push(`      terraformProviderSource: ${quote(PROVIDER_SOURCE)},`);
   lines.push('    });');
   for (const binding of bindings) lines.push(`    this.${field(binding)} = ${storedValue(binding, 'SvcProvider', `config.${binding.propertyName}`)};`);
+  for (const binding of bindings) if (binding.settable && binding.schema.sensitive === true) lines.push(`    ${synthGuard(binding, 'SvcProvider', field(binding))}`);
   lines.push('    this._alias = config.alias;');
   lines.push('  }');
   // Provider settings cannot be referenced in terraform, so the getters return the given values.

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack, TerraformVariable, Testing, Token } from 'cdktf';
+import { App, Fn, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack, TerraformVariable, Testing, Token } from 'cdktf';
 import type { Construct } from 'constructs';
 import type { AttributeSchema, Schema } from '../../src/provider/core/schema';
 import { createSvcProvider } from '../../src/provider/provider';
@@ -283,6 +283,74 @@ describe('sensitive settings: a literal never reaches cdk.tf.json', () => {
       expect(error.message).toContain('SVC_API_KEY');
       expect(error.message).not.toContain(LITERAL_KEY);
     }
+  });
+
+  test.each([
+    ['joined to a reference, in the config', (stack: TerraformStack, variable: TerraformVariable) => new SvcProvider(stack, 'svc', { apiKey: `${LITERAL_KEY}${variable.stringValue}` })],
+    ['joined to a reference, through the setter', (stack: TerraformStack, variable: TerraformVariable) => {
+      new SvcProvider(stack, 'svc').apiKey = `${variable.stringValue}:${LITERAL_KEY}`;
+    }],
+  ])('a literal %s is refused at once, never quoted', (_name, give) => {
+    const stack = newStack('sensitive');
+    const variable = new TerraformVariable(stack, 'api_key', { type: 'string', sensitive: true });
+    let thrown: unknown;
+    try {
+      give(stack, variable);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(SensitiveLiteralValueError);
+    expect(thrown).toMatchObject({ code: 'sensitive_literal_value', form: 'expression with literal text' });
+    expect((thrown as Error).message).toContain('apiKey is an expression with literal text in it');
+    expect((thrown as Error).message).not.toContain(LITERAL_KEY);
+  });
+
+  /** Synthesizes a fresh app (validations included) and returns the error and every file it wrote. */
+  function synthesizeWith(give: (stack: TerraformStack) => void): { error: string | undefined; written: string } {
+    const outdir = fs.mkdtempSync(path.join(temporaryRoot, 'synth-'));
+    const app = new App({ outdir });
+    const stack = new TerraformStack(app, 'guarded');
+    give(stack);
+    let error: string | undefined;
+    try {
+      app.synth();
+    } catch (caught) {
+      error = (caught as Error).message;
+    }
+    const files = fs.readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    const written = files.map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name), 'utf8')).join('\n');
+    return { error, written };
+  }
+
+  test.each([
+    ['Fn.trimspace(literal)', (stack: TerraformStack) => new SvcProvider(stack, 'svc', { apiKey: Fn.trimspace(LITERAL_KEY) })],
+    ['Fn.join over a literal and a variable', (stack: TerraformStack) => {
+      const variable = new TerraformVariable(stack, 'api_key', { type: 'string', sensitive: true });
+      new SvcProvider(stack, 'svc', { apiKey: Fn.join('', [LITERAL_KEY, variable.stringValue]) });
+    }],
+    ['Fn.trimspace(literal) through the setter', (stack: TerraformStack) => {
+      new SvcProvider(stack, 'svc').apiKey = Fn.trimspace(LITERAL_KEY);
+    }],
+  ])('a function over a literal (%s) fails synth before cdk.tf.json is written, naming the setting only', (_name, give) => {
+    const { error, written } = synthesizeWith(give);
+    expect(error).toContain('[guarded/svc] SvcProvider: apiKey is an expression with literal text in it');
+    expect(error).not.toContain(LITERAL_KEY);
+    expect(written).not.toContain(LITERAL_KEY);
+  });
+
+  test.each([
+    ['Fn.trimspace(variable)', (variable: TerraformVariable) => Fn.trimspace(variable.stringValue), '${trimspace(var.api_key)}'],
+    ['a key of a JSON secret', (variable: TerraformVariable) => Fn.lookup(Fn.jsondecode(variable.stringValue), 'api_key'), '${jsondecode(var.api_key).api_key}'],
+    ['a key in quotes of a JSON secret', (variable: TerraformVariable) => Fn.lookup(Fn.jsondecode(variable.stringValue), 'api-key'), '${jsondecode(var.api_key)["api-key"]}'],
+  ])('functions over references pass: %s', (_name, make, expected) => {
+    let variable: TerraformVariable | undefined;
+    const { error, written } = synthesizeWith((stack) => {
+      variable = new TerraformVariable(stack, 'api_key', { type: 'string', sensitive: true });
+      new SvcProvider(stack, 'svc', { apiKey: make(variable) });
+    });
+    expect(error).toBeUndefined();
+    expect(variable).toBeDefined();
+    expect(written).toContain(JSON.stringify(expected));
   });
 
   test('the value of a sensitive TerraformVariable is written as a reference; unset is left out', () => {

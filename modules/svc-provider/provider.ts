@@ -5,9 +5,10 @@ import type { Construct } from 'constructs';
 import * as cdktf from 'cdktf';
 
 /**
- * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`): cdktf would write
- * it into cdk.tf.json, which is kept on disk, in CI artifacts and in plan files. Code
- * `sensitive_literal_value`; the message names the setting, never the value.
+ * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`), or as an expression
+ * with literal text in it (`Fn.trimspace(process.env.SVC_API_KEY!)`, `'prefix-' + variable.stringValue`):
+ * cdktf would write the literal into cdk.tf.json, which is kept on disk, in CI artifacts and in
+ * plan files. Code `sensitive_literal_value`; the message names the setting, never the value.
  */
 export class SensitiveLiteralValueError extends Error {
   readonly code = 'sensitive_literal_value';
@@ -16,9 +17,12 @@ export class SensitiveLiteralValueError extends Error {
     readonly setting: string,
     variableName: string,
     readonly environmentVariable: string | undefined,
+    readonly form: 'literal' | 'expression with literal text' = 'literal',
   ) {
     super(
-      `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. ` +
+      (form === 'literal'
+        ? `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. `
+        : `${owner}: ${setting} is an expression with literal text in it (a quoted string, or text around a reference), which cdktf would write into cdk.tf.json in plain text. `) +
         `Pass the value of a sensitive TerraformVariable instead (new TerraformVariable(stack, '${variableName}', { type: 'string', sensitive: true }).stringValue, set with TF_VAR_${variableName})` +
         (environmentVariable === undefined ? '.' : `, or leave ${setting} unset and export ${environmentVariable} where terraform runs.`),
     );
@@ -26,10 +30,42 @@ export class SensitiveLiteralValueError extends Error {
   }
 }
 
-/** Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset. */
+/**
+ * Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset;
+ * a string that joins a token with literal text is refused here, functions over literals at synth.
+ */
 function sensitiveSetting<T>(owner: string, setting: string, variableName: string, environmentVariable: string | undefined, value: T): T {
-  if (value !== undefined && !cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);
+  if (value === undefined) return value;
+  if (!cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);
+  if (typeof value === 'string' && cdktf.Tokenization.reverseString(value).literals.some((literal) => String(literal) !== '')) {
+    throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable, 'expression with literal text');
+  }
   return value;
+}
+
+/**
+ * Whether a resolved expression carries literal text: text outside `${...}`, or a quoted string
+ * inside one, other than an index key (`jsondecode(data.x.secret_string)["api_key"]` names a key,
+ * it is no secret).
+ */
+function hasLiteralText(resolved: unknown): boolean {
+  if (typeof resolved !== 'string') return resolved !== undefined && resolved !== null;
+  const withoutIndexKeys = resolved.replace(/\["[A-Za-z0-9_.-]{0,128}"\]/g, '[]');
+  const outside = withoutIndexKeys.replace(/\$\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}/g, '');
+  return outside !== '' || withoutIndexKeys.includes('"');
+}
+
+/** At synth, once every token resolves: a function over a literal (`Fn.trimspace(key)`) is refused too. */
+function guardSensitiveAtSynth(scope: Construct, owner: string, setting: string, variableName: string, environmentVariable: string | undefined, current: () => unknown): void {
+  scope.node.addValidation({
+    validate: () => {
+      const value = current();
+      if (value === undefined) return [];
+      const resolved = cdktf.Tokenization.resolve(value, { scope, resolver: new cdktf.DefaultTokenResolver(new cdktf.StringConcat()), preparing: false });
+      if (!hasLiteralText(resolved)) return [];
+      return [new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable, 'expression with literal text').message];
+    },
+  });
 }
 
 /**
@@ -124,6 +160,7 @@ export class SvcProvider extends cdktf.TerraformProvider {
     this._ssoBase = config.ssoBase;
     this._maxRetries = config.maxRetries;
     this._requestTimeoutSeconds = config.requestTimeoutSeconds;
+    guardSensitiveAtSynth(this, 'SvcProvider', 'apiKey', 'api_key', 'SVC_API_KEY', () => this._apiKey);
     this._alias = config.alias;
   }
 
