@@ -15,6 +15,7 @@
  * After synth, stacks that use the svc provider are prepared so terraform finds it
  * (src/app/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
  */
+import * as os from 'node:os';
 import { App, TerraformStack, TerraformVariable } from 'cdktf';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import type { Construct } from 'constructs';
@@ -26,7 +27,7 @@ import { ControlPlaneEgress } from './modules/security-policy/control-plane-egre
 import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-outputs';
 import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './src/app/config';
-import { ensureProviderBuilt, prepareSynthesizedStacks } from './src/app/provider-mirror';
+import { ensureProviderBuilt, prepareSynthesizedStacks, sharedPluginCacheNote } from './src/app/provider-mirror';
 import { applyStateBackendToStacks } from './src/app/state-backend';
 import { runReportingUserErrors } from './src/app/user-errors';
 
@@ -108,6 +109,8 @@ export function buildApp(app: App, configFile: string): App {
 export function synthesizeApp(outdir: string | undefined, configFile: string, log: (line: string) => void = () => undefined): string[] {
   const app = buildApp(new App(outdir === undefined ? {} : { outdir }), configFile);
   app.synth();
+  const cacheNote = sharedPluginCacheNote(process.env, os.homedir());
+  if (cacheNote !== undefined) log(cacheNote);
   return prepareSynthesizedStacks(app.outdir, () => ensureProviderBuilt({ log }));
 }
 

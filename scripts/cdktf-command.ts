@@ -3,7 +3,8 @@
  * pointed at the svc provider's build, so nobody writes a CLI config by hand. It builds the
  * provider when missing or stale (dist/, or SVC_PROVIDER_BUILD_DIR), sets
  * TF_CLI_CONFIG_FILE=<build>/terraform.rc unless the user set their own (kept, with a note when
- * its provider_installation block hides the svc mirror) and CHECKPOINT_DISABLE=1, and passes
+ * its provider_installation block hides the svc mirror), CHECKPOINT_DISABLE=1 and
+ * CDKTF_DISABLE_PLUGIN_CACHE_ENV=1 (no cache shared between checkouts), and passes
  * --skip-provider-lock to commands that run `terraform init` (cdktf would otherwise run
  * `terraform providers lock`, which asks the public registry for svc-prevent/svc).
  */
@@ -26,6 +27,8 @@ Runs \`cdktf <command>\` (cdktf-cli of this repository) with:
                                            stack; if your file has a provider_installation block,
                                            a note says which filesystem_mirror block to add)
   CHECKPOINT_DISABLE=1                     no version checks or telemetry
+  CDKTF_DISABLE_PLUGIN_CACHE_ENV=1         no shared ~/.terraform.d/plugin-cache (a cache of yours
+                                           in TF_PLUGIN_CACHE_DIR is kept)
   --skip-provider-lock                     (diff, deploy, destroy) no \`terraform providers lock\`
 building the provider first when it is missing or older than src/ (<build> is dist/, or
 SVC_PROVIDER_BUILD_DIR). The app reads SVC_CONFIG (default svc.config.json).
@@ -59,7 +62,9 @@ export function cdktfArguments(command: string, rest: readonly string[]): string
 export function cdktfEnvironment(env: NodeJS.ProcessEnv, mirror: ProviderMirror): { env: NodeJS.ProcessEnv; note?: string } {
   const cliConfig = terraformCliConfig(mirror, env);
   return {
-    env: { ...env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: cliConfig.file, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
+    // CDKTF_DISABLE_PLUGIN_CACHE_ENV: cdktf would otherwise point terraform at ~/.terraform.d/plugin-cache,
+    // shared by every checkout, and a stack could run another checkout's provider build.
+    env: { ...env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', TF_CLI_CONFIG_FILE: cliConfig.file, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
     ...(cliConfig.note === undefined ? {} : { note: cliConfig.note }),
   };
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { asksForHelp, cdktfEnvironment } from '../../scripts/cdktf-command';
-import { terraformCliConfig, type ProviderMirror } from '../../src/app/provider-mirror';
+import { sharedPluginCacheNote, terraformCliConfig, type ProviderMirror } from '../../src/app/provider-mirror';
 
 const root = path.join(__dirname, '..', '..');
 
@@ -67,7 +67,7 @@ describe('the CLI config cdktf and terraform get (cdktfEnvironment, terraformCli
     }
     const userEnv = { PATH: '/bin', ...(userFile === undefined ? {} : { TF_CLI_CONFIG_FILE: file }) };
     const { env, note } = cdktfEnvironment(userEnv, mirror);
-    expect(env).toMatchObject({ TF_CLI_CONFIG_FILE: usersOwn ? file : mirror.cliConfigFile, CHECKPOINT_DISABLE: '1', SVC_PROVIDER_BUILD_DIR: mirror.buildDir, PATH: '/bin' });
+    expect(env).toMatchObject({ TF_CLI_CONFIG_FILE: usersOwn ? file : mirror.cliConfigFile, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', SVC_PROVIDER_BUILD_DIR: mirror.buildDir, PATH: '/bin' });
     expect(terraformCliConfig(mirror, userEnv).usersOwn).toBe(usersOwn);
     if (!noted) expect(note).toBeUndefined();
     else {
@@ -75,5 +75,22 @@ describe('the CLI config cdktf and terraform get (cdktfEnvironment, terraformCli
       expect(note).toContain(`Add the filesystem_mirror block of ${mirror.cliConfigFile}`);
       expect(note).toContain(`    path    = "${mirror.mirrorDir}"\n    include = ["registry.terraform.io/svc-prevent/svc"]`);
     }
+  });
+});
+
+describe('cdktf\'s shared plugin cache (sharedPluginCacheNote)', () => {
+  const home = '/home/dev';
+  const defaultCache = path.join(home, '.terraform.d', 'plugin-cache');
+  test.each<[string, NodeJS.ProcessEnv, boolean]>([
+    ['a bare `npx cdktf`: cdktf set its default cache', { TF_PLUGIN_CACHE_DIR: defaultCache }, true],
+    ['the same path spelled with a trailing slash', { TF_PLUGIN_CACHE_DIR: `${defaultCache}/` }, true],
+    ['npm run deploy: CDKTF_DISABLE_PLUGIN_CACHE_ENV=1', { TF_PLUGIN_CACHE_DIR: defaultCache, CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1' }, false],
+    ['CDKTF_DISABLE_PLUGIN_CACHE_ENV=true', { TF_PLUGIN_CACHE_DIR: defaultCache, CDKTF_DISABLE_PLUGIN_CACHE_ENV: 'true' }, false],
+    ['a cache of the user\'s own choosing', { TF_PLUGIN_CACHE_DIR: '/var/cache/terraform' }, false],
+    ['no cache', {}, false],
+  ])('%s -> note: %s', (_name, env, noted) => {
+    const note = sharedPluginCacheNote(env, home);
+    expect(note !== undefined).toBe(noted);
+    if (noted) expect(note).toContain('export CDKTF_DISABLE_PLUGIN_CACHE_ENV=1');
   });
 });

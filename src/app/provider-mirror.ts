@@ -240,6 +240,27 @@ export function synthesizedStacks(outdir: string): SynthesizedStack[] {
   }));
 }
 
+/** cdktf's own default when CDKTF_DISABLE_PLUGIN_CACHE_ENV is not set: one cache per user. */
+export function cdktfDefaultPluginCache(home: string): string {
+  return path.join(home, '.terraform.d', 'plugin-cache');
+}
+
+/**
+ * A note for stderr when the app runs under a bare `cdktf` that turned on its shared plugin cache:
+ * terraform then links every checkout's svc provider through one cache entry per version, so a
+ * stack can end up running another checkout's build (and break when that checkout is deleted).
+ * `npm run synth|diff|deploy|destroy` set CDKTF_DISABLE_PLUGIN_CACHE_ENV=1 and never see this.
+ */
+export function sharedPluginCacheNote(env: NodeJS.ProcessEnv, home: string): string | undefined {
+  const cache = env.TF_PLUGIN_CACHE_DIR;
+  const disabled = env.CDKTF_DISABLE_PLUGIN_CACHE_ENV === '1' || env.CDKTF_DISABLE_PLUGIN_CACHE_ENV === 'true';
+  if (cache === undefined || disabled || path.resolve(cache) !== cdktfDefaultPluginCache(home)) return undefined;
+  return (
+    `note: cdktf set TF_PLUGIN_CACHE_DIR=${cache}, a cache every checkout on this machine shares; terraform may then run ` +
+    'another checkout\'s build of svc-prevent/svc. Use npm run synth|diff|deploy|destroy, or export CDKTF_DISABLE_PLUGIN_CACHE_ENV=1 before npx cdktf.'
+  );
+}
+
 /**
  * Prepares every synthesized stack that requires svc-prevent/svc (implied mirror link and lock
  * entry). `mirror` is called only when one does, so AWS-only apps never build the provider.
