@@ -8,4 +8,6 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   testTimeout: 60000,
+  // Kills processes a test left running (a timed-out test is abandoned, not stopped).
+  setupFilesAfterEnv: ['<rootDir>/__tests__/support/kill-children.ts'],
 };

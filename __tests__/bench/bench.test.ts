@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Figure, FigureOutcome } from '../../scripts/bench/figures';
 import type { BenchResults } from '../../scripts/bench/report';
+import { track } from '../support/child-processes';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 const TS_NODE = path.join(REPOSITORY, 'node_modules', 'ts-node', 'dist', 'bin.js');
@@ -23,11 +24,11 @@ interface RunOutcome {
 function runBench(args: readonly string[], cwd: string): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TF_|SVC_)/.test(name)));
-    const child = spawn(process.execPath, [TS_NODE, '--transpile-only', RUN, ...args], {
+    const child = track(spawn(process.execPath, [TS_NODE, '--transpile-only', RUN, ...args], {
       cwd,
       env: { ...env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: path.join(cwd, 'no-such-terraform.rc') },
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

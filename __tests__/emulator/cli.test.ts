@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { FLAGS, emulatorOptions, exposureWarning, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
 import { ADMIN_ROUTES } from '../../src/emulator/routes/admin';
+import { track } from '../support/child-processes';
 
 const BIN = path.resolve(__dirname, '../../bin/svc-emulator.js');
 const LISTENING = /^svc-emulator listening on http:\/\/127\.0\.0\.1:(\d+)$/;
@@ -24,7 +25,7 @@ interface Finished {
 
 function run(args: string[]): Promise<Finished> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = track(spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '' } }));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -43,7 +44,7 @@ interface Started {
 
 /** Starts the emulator and resolves with its first stdout line (or rejects with its stderr). */
 function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env } });
+  const child = track(spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NODE_OPTIONS: '', ...env } }));
   let stderr = '';
   let stdout = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SUBSTITUTIONS, exemptionFor } from './support/command-coverage';
 import { codeBlocks, readPage, repositoryRoot, shellCommands, type ShellCommand } from './support/markdown';
+import { track } from '../support/child-processes';
 
 jest.setTimeout(180_000);
 
@@ -85,12 +86,12 @@ describe('help/getting-started.md runs as written', () => {
     const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TF_|SVC_|CDKTF_)/.test(name)));
     const started = Date.now();
     const output: Buffer[] = [];
-    const child = spawn('bash', ['-c', script], {
+    const child = track(spawn('bash', ['-c', script], {
       cwd: checkout,
       env: { ...environment, HOME: home, CHECKPOINT_DISABLE: '1', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
-    });
+    }), { group: true });
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));

@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { useAcceptanceHarness } from './support/harness';
 import { hclString, resourceBlock } from './support/hcl';
 import type { Workspace } from './support/workspace';
+import { track } from '../support/child-processes';
 
 jest.setTimeout(180_000);
 
@@ -112,11 +113,11 @@ describe('a whole list removes only what the plan showed', () => {
 
   test('plain terraform apply: an entry added while the prompt waits stays', async () => {
     const workspace = await appliedBlacklist(TENANTS.prompt);
-    const child = spawn('terraform', ['apply', '-no-color', '-var', 'extra={"198.51.100.2"="new"}'], {
+    const child = track(spawn('terraform', ['apply', '-no-color', '-var', 'extra={"198.51.100.2"="new"}'], {
       cwd: workspace.dir,
       env: { ...workspace.env, TF_INPUT: '1' },
       stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    }));
     let output = '';
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     try {
@@ -183,7 +184,7 @@ test('Ctrl-C during a large whole-list apply: no bulk call starts after terrafor
   // Every API request now takes 300 ms, so the 8 chunks of the apply take seconds: a stop lands mid-way.
   harness().emulator.emulator.setFaults({ rate: 0, latencyMs: 300 });
   harness().emulator.emulator.resetStats();
-  const child = spawn('terraform', ['apply', '-no-color', '-input=false', 'big.plan'], { cwd: workspace.dir, env: workspace.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn('terraform', ['apply', '-no-color', '-input=false', 'big.plan'], { cwd: workspace.dir, env: workspace.env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
   try {

@@ -10,6 +10,7 @@ import { serveProvider } from '../../src/provider/protocol/serve';
 import * as tfplugin6 from '../../src/provider/protocol/tfplugin6';
 import { emptyProvider } from './fixtures/empty-provider';
 import { bundleEmptyProvider, closeSession, connectGrpc, grpcCall, type ClientTls } from './helpers';
+import { track } from '../support/child-processes';
 
 const HANDSHAKE_LINE = /^1\|6\|unix\|(\/[^|]+)\|grpc\|([A-Za-z0-9+/]*)\n$/;
 
@@ -181,7 +182,7 @@ describe('the bundled provider process', () => {
   }
 
   function start(extra: NodeJS.ProcessEnv): Promise<Started> {
-    const child = spawn(executable, [], { env: processEnv(terraformEnv(extra)), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = track(spawn(executable, [], { env: processEnv(terraformEnv(extra)), stdio: ['pipe', 'pipe', 'pipe'] }));
     let stdout = '';
     child.stderr!.resume();
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -234,10 +235,10 @@ describe('the bundled provider process', () => {
   test('when its parent dies without a Shutdown, it exits on its own and removes its socket directory', async () => {
     const handshakeFile = join(directory, 'orphan-handshake.txt');
     // `exec sleep` keeps the shell's pid, so the sleeping process is the provider's parent.
-    const parent = spawn('sh', ['-c', '"$1" >"$2" 2>/dev/null & echo $!; exec sleep 60', 'sh', executable, handshakeFile], {
+    const parent = track(spawn('sh', ['-c', '"$1" >"$2" 2>/dev/null & echo $!; exec sleep 60', 'sh', executable, handshakeFile], {
       env: processEnv(terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1' })),
       stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    }));
     const providerPid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
     const line = await waitFor(() => {
       const text = existsSync(handshakeFile) ? readFileSync(handshakeFile, 'utf8') : '';
@@ -265,7 +266,7 @@ describe('the bundled provider process', () => {
 
   test('console output from any module goes to stderr (stdout holds only the handshake line); an unhandled rejection is logged, redacted, and serving goes on', async () => {
     const noisy = bundleEmptyProvider(mkdtempSync(join(directory, 'noisy-bin-')), 'noisy-provider.ts');
-    const child = spawn(noisy, [], { env: processEnv(terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1' })), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(spawn(noisy, [], { env: processEnv(terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1' })), stdio: ['ignore', 'pipe', 'pipe'] }));
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

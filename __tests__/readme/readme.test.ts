@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { track } from '../support/child-processes';
 
 const root = path.join(__dirname, '..', '..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -72,7 +73,7 @@ describe('npm run demo', () => {
   test('Ctrl-C mid-demo stops the emulator, removes the scratch project and exits 130', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-interrupt-'));
     const tsNode = require.resolve('ts-node/dist/bin.js');
-    const demo = spawn(process.execPath, [tsNode, '--transpile-only', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const demo = track(spawn(process.execPath, [tsNode, '--transpile-only', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] }));
     let stdout = '';
     let stderr = '';
     demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { track } from '../support/child-processes';
 
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
@@ -276,7 +277,7 @@ export function startBlockedLauncher(args: readonly string[], options: RunOption
   const env = launcherEnvironment(sandbox, options);
   const made = spawnSync('mkfifo', [env.STUB_BLOCK_FIFO], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`mkfifo failed: ${made.stderr}`);
-  const child = spawn(realBash(), [LAUNCHER, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(realBash(), [LAUNCHER, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }), { group: true });
   startedGroups.push(child);
   let stdout = '';
   let stderr = '';

@@ -18,6 +18,7 @@ import {
   subcommands,
   TEST_KEY,
 } from './harness';
+import { track } from '../support/child-processes';
 
 afterAll(removeSandboxes);
 
@@ -115,7 +116,7 @@ function runOnTerminal(typed: string, stub: StubConfig = {}, thenShowTerminalSet
   if (!scriptPath) throw new Error('this test needs util-linux script (Debian package bsdutils) to get a terminal');
 
   return new Promise((resolve, reject) => {
-    const child = spawn(scriptPath, ['-q', '-e', '-c', command, '/dev/null'], { env: { ...env, SHELL: realBash() } });
+    const child = track(spawn(scriptPath, ['-q', '-e', '-c', command, '/dev/null'], { env: { ...env, SHELL: realBash() } }));
     let output = '';
     let typedYet = false;
     child.stdout.on('data', (chunk: Buffer) => {
@@ -123,6 +124,14 @@ function runOnTerminal(typed: string, stub: StubConfig = {}, thenShowTerminalSet
       if (!typedYet && output.includes('Sensor API key (input hidden): ')) {
         typedYet = true;
         child.stdin.write(typed);
+        // Ctrl-C is pressed again until the launcher exits, as a user would: bash's `read` can
+        // miss a trapped SIGINT that lands just before it blocks in read(2) (seen under load).
+        if (typed === '\x03') {
+          // The terminal may be gone between the launcher's exit and 'close': that write fails quietly.
+          child.stdin.on('error', () => undefined);
+          const again = setInterval(() => child.stdin.write(typed), 500);
+          child.once('close', () => clearInterval(again));
+        }
       }
     });
     child.on('error', reject);

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { plannedActions, type PlannedAction } from './plan-text';
+import { track } from '../../support/child-processes';
 
 export interface TerraformResult {
   readonly args: readonly string[];
@@ -105,7 +106,7 @@ export class Workspace {
   terraform(args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}): Promise<TerraformResult> {
     const logStart = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
     return new Promise((resolve, reject) => {
-      const child = spawn('terraform', args, { cwd: this.dir, env: { ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = track(spawn('terraform', args, { cwd: this.dir, env: { ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }));
       this.running.add(child);
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
