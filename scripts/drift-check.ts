@@ -18,7 +18,9 @@ Synthesizes the cdktf app (main.ts, configured by SVC_CONFIG, default ${DEFAULT_
   terraform plan -detailed-exitcode -input=false -lock=false -out=<temporary file>
   terraform show -json <that file>
 and prints what changed outside terraform (resource address, how, the attributes) and what the
-plan would do. Sensitive values are never printed. Terraform gets this shell's environment
+plan would do, and for svc entries and SSO settings changed outside terraform who did it and
+when, from the tenant's audit log (one audit_events call per tenant; "no matching audit event"
+when none explains it). Sensitive values are never printed. Terraform gets this shell's environment
 (SVC_API_KEY or TF_VAR_api_key, AWS credentials); stacks using the svc provider install it from
 its build (dist/, built when missing or stale): through TF_CLI_CONFIG_FILE=<build>/terraform.rc,
 or, when TF_CLI_CONFIG_FILE is set, through your file and the mirror link in each stack (a note

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/app/cdktf-project';
 import { runDriftCheck, type DriftCheckResult } from '../../src/app/drift-check';
 import { ensureProviderBuilt, packageHash, prepareSynthesizedStacks } from '../../src/app/provider-mirror';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
+import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { filesContaining } from '../provider-acceptance/support/search';
 import { Workspace } from '../provider-acceptance/support/workspace';
@@ -137,9 +137,10 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
   await workspace.planExpecting(0);
 
   // Someone changes the policy in the console.
-  await client.deleteEntry('blocklist', '198.51.100.23');
-  await client.setChannelSso('main', { enabled: false, required: false, saml_metadata_url: 'https://idp.example.com/metadata' });
-  await client.addEntry('whitelist', { ip: '192.0.2.200', description: 'added in the console' });
+  const inConsole = emulator.consoleClient(TENANT);
+  await inConsole.deleteEntry('blocklist', '198.51.100.23');
+  await inConsole.setChannelSso('main', { enabled: false, required: false, saml_metadata_url: 'https://idp.example.com/metadata' });
+  await inConsole.addEntry('whitelist', { ip: '192.0.2.200', description: 'added in the console' });
 
   const plan = await workspace.planExpecting(2);
   expect(plan.actions).toEqual({
@@ -158,11 +159,30 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
   expect(drift.log).toContain('svc_blocklist_entry.blocklist_198_51_100_23  deleted outside terraform');
   expect(drift.log).toMatch(/update in place svc_whitelist\.whitelist\n\s+entries\["192\.0\.2\.200"\]: "added in the console" -> \(absent\)/);
   expect(drift.log).not.toContain(emulator.apiKey);
+  // Who did it, from the audit log: the console's user, not terraform's.
+  const when = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\dZ';
+  expect(drift.stacks[0].attributions).toEqual([
+    expect.stringMatching(new RegExp(`^198\\.51\\.100\\.23 deleted outside terraform from the blocklist: Lists/remove_entry by ${CONSOLE_USER} at ${when}$`)),
+    expect.stringMatching(new RegExp(`^SSO of channel main changed outside terraform: Sites/update_site by ${CONSOLE_USER} at ${when}$`)),
+    expect.stringMatching(new RegExp(`^192\\.0\\.2\\.200 added outside terraform to the whitelist: Lists/new_entry by ${CONSOLE_USER} at ${when}$`)),
+  ]);
+  expect(drift.log).toContain('who changed it (audit log):');
 
   await workspace.apply();
   expect(await ips('blocklist')).toEqual(['198.51.100.23']);
   expect(await ips('whitelist')).toEqual(['192.0.2.0/28']);
   // The drift check's plan is clean again (its exit 0 is plan -detailed-exitcode's).
+  expect((await driftCheck(emulator.apiKey)).exitCode).toBe(0);
+
+  // A blocklist entry that ends on its own leaves no audit event: the check says so, and does
+  // not blame the earlier removal (terraform's re-add came after it).
+  emulator.emulator.advanceClock(31 * 60);
+  const expired = await driftCheck(emulator.apiKey);
+  expect(expired.exitCode).toBe(2);
+  expect(expired.stacks[0].attributions).toEqual([
+    expect.stringMatching(/^198\.51\.100\.23 deleted outside terraform from the blocklist: no matching audit event in the tenant's last \d+ events; blocklist entries also end on their own/),
+  ]);
+  await workspace.apply();
   expect((await driftCheck(emulator.apiKey)).exitCode).toBe(0);
 }, 120_000);
 

@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ManagementClient } from '../api/client';
+import { AUDIT_EVENTS_SEARCHED, attributeDrift, driftSubjects, type AuditLookup, type DriftedResource } from './drift-attribution';
 import { terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
 import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack, type TerraformCliConfig } from './provider-mirror';
@@ -23,6 +25,8 @@ export interface StackCheck {
   readonly error?: string;
   /** For error and skipped: set when every error terraform gave says something cannot be reached. */
   readonly unreachable?: UnreachableReason;
+  /** For drift in svc resources: who changed each entry or SSO setting, from the audit log. */
+  readonly attributions?: readonly string[];
 }
 
 export interface DriftCheckOptions {
@@ -44,6 +48,11 @@ export interface DriftCheckOptions {
   readonly log?: (line: string) => void;
   /** Notes about the setup (e.g. a CLI config that hides the svc mirror), for stderr. @default log */
   readonly note?: (line: string) => void;
+  /**
+   * Reads a tenant's audit log to say who drifted svc resources. @default a ManagementClient with
+   * the stack's base_url (else SVC_BASE_URL), TF_VAR_api_key (else SVC_API_KEY) and tenant (else SVC_TENANT)
+   */
+  readonly auditLookup?: (stackFile: string, env: NodeJS.ProcessEnv) => AuditLookup;
 }
 
 export interface DriftCheckResult {
@@ -126,7 +135,12 @@ export function selectStacks(available: readonly SynthesizedStack[], names: read
   return available.filter((stack) => names.includes(stack.name));
 }
 
-async function checkStack(stack: SynthesizedStack, env: NodeJS.ProcessEnv, log: (line: string) => void, prefix: string): Promise<StackCheck> {
+interface CheckedStack extends StackCheck {
+  /** resource_drift of the plan, for the audit lookup. */
+  readonly drifted?: readonly DriftedResource[];
+}
+
+async function checkStack(stack: SynthesizedStack, env: NodeJS.ProcessEnv, log: (line: string) => void, prefix: string): Promise<CheckedStack> {
   const fail = (step: string, result: CommandResult): StackCheck => {
     const unreachable = unreachableStack(`${result.stderr}\n${result.stdout}`);
     return { name: stack.name, status: 'error', error: `terraform ${step}: ${firstErrorLine(result)}`, ...(unreachable === null ? {} : { unreachable }) };
@@ -144,8 +158,9 @@ async function checkStack(stack: SynthesizedStack, env: NodeJS.ProcessEnv, log: 
     if (plan.code !== 0 && plan.code !== 2) return fail('plan', plan);
     const show = await terraform(['show', '-json', '-no-color', planFile], stack.workingDirectory, env);
     if (show.code !== 0) return fail('show', show);
-    const changes = planChanges(JSON.parse(show.stdout) as JsonPlan);
-    return { name: stack.name, status: plan.code === 2 ? 'drift' : 'clean', changes };
+    const json = JSON.parse(show.stdout) as JsonPlan & { resource_drift?: DriftedResource[] };
+    const changes = planChanges(json);
+    return { name: stack.name, status: plan.code === 2 ? 'drift' : 'clean', changes, drifted: json.resource_drift ?? [] };
   } finally {
     fs.rmSync(planDir, { recursive: true, force: true });
   }
@@ -179,6 +194,33 @@ export function describeStackCheck(check: StackCheck): string {
   }
 }
 
+/** A literal setting of the stack's svc provider block (a `${...}` reference is not usable here). */
+function providerSetting(stackFile: string, name: string): string | undefined {
+  const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as { provider?: { svc?: unknown } };
+  const blocks = stack.provider?.svc;
+  const first = (Array.isArray(blocks) ? blocks[0] : blocks) as Record<string, unknown> | undefined;
+  const value = first?.[name];
+  return typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined;
+}
+
+/** The default audit lookup: the same settings terraform's svc provider gets. */
+export function defaultAuditLookup(stackFile: string, env: NodeJS.ProcessEnv): AuditLookup {
+  return async (tenant) => {
+    const baseUrl = providerSetting(stackFile, 'base_url') ?? env.SVC_BASE_URL;
+    const apiKey = env.TF_VAR_api_key || env.SVC_API_KEY;
+    const tenantName = tenant ?? providerSetting(stackFile, 'tenant') ?? env.SVC_TENANT;
+    if (baseUrl === undefined || baseUrl === '') throw new Error('no base URL: the stack sets no base_url and SVC_BASE_URL is unset');
+    if (apiKey === undefined || apiKey === '') throw new Error('no API key in TF_VAR_api_key or SVC_API_KEY');
+    if (tenantName === undefined || tenantName === '') throw new Error('no tenant: the stack sets none and SVC_TENANT is unset');
+    const client = new ManagementClient({ baseUrl, apiKey, tenant: tenantName, retry: { maxAttempts: 2 } });
+    try {
+      return await client.auditEvents(AUDIT_EVENTS_SEARCHED);
+    } finally {
+      await client.close();
+    }
+  };
+}
+
 /** Plans the stacks one after another, logging progress and a report for each. */
 export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCheckResult> {
   const log = options.log ?? (() => undefined);
@@ -210,12 +252,23 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
       TF_INPUT: '0',
       ...(cliConfig === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }),
     };
-    let check = await checkStack(stack, env, log, prefix);
+    const { drifted, ...checked } = await checkStack(stack, env, log, prefix);
+    let check: StackCheck = checked;
     // Only what cannot be reached: a wrong key or a broken stack must fail the pipeline.
     if (check.status === 'error' && options.skipUnreachable && check.unreachable !== undefined) check = { ...check, status: 'skipped' };
+    const subjects = usesSvc ? driftSubjects(drifted ?? []) : [];
+    if (subjects.length > 0) {
+      log(`${prefix} reading the audit log for who changed ${subjects.length} thing${subjects.length === 1 ? '' : 's'}`);
+      const lookup = (options.auditLookup ?? defaultAuditLookup)(stack.file, env);
+      check = { ...check, attributions: await attributeDrift(subjects, lookup) };
+    }
     results.push(check);
     log(`${prefix} ${describeStackCheck(check)}`);
     if (check.changes !== undefined) formatPlanChanges(check.changes, '    ').forEach((line) => log(line));
+    if (check.attributions !== undefined) {
+      log('    who changed it (audit log):');
+      check.attributions.forEach((line) => log(`      ${line}`));
+    }
   }
   const exitCode = driftExitCode(results);
   const counts = (status: StackStatus) => results.filter((check) => check.status === status).length;

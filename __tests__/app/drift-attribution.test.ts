@@ -1,0 +1,106 @@
+/**
+ * Drift attribution's rules on terraform's resource_drift shape and the audit events the
+ * emulator writes (the end-to-end test runs them against the real emulator and terraform).
+ */
+import type { AuditEvent } from '../../src/api/types';
+import { attributeDrift, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/app/drift-attribution';
+
+const event = (timestamp: number, user: string, category: string, action: string, description: string): AuditEvent => ({ timestamp, user, category, action, description });
+
+describe('driftSubjects', () => {
+  test('per-entry deletes, whole-list differences and SSO changes, with the tenant', () => {
+    const subjects = driftSubjects([
+      { address: 'svc_blocklist_entry.b', type: 'svc_blocklist_entry', mode: 'managed', change: { actions: ['delete'], before: { ip: '198.51.100.23', tenant: 'acme' }, after: null } },
+      { address: 'svc_blacklist_entry.c', type: 'svc_blacklist_entry', mode: 'managed', change: { actions: ['update'], before: { ip: '2001:DB8::1', tenant: 'acme', description: 'a' }, after: { ip: '2001:DB8::1', tenant: 'acme', description: 'b' } } },
+      {
+        address: 'svc_whitelist.w',
+        type: 'svc_whitelist',
+        change: { actions: ['update'], before: { tenant: 'acme', entries: { '192.0.2.0/28': 'office', '192.0.2.7': 'old' } }, after: { tenant: 'acme', entries: { '192.0.2.0/28': 'office', '192.0.2.200': 'console', '192.0.2.7': 'new' } } },
+      },
+      { address: 'svc_channel_sso.main', type: 'svc_channel_sso', change: { actions: ['update'], before: { name: 'main', enabled: true }, after: { name: 'main', enabled: false } } },
+      { address: 'svc_tenant_sso.t', type: 'svc_tenant_sso', change: { actions: ['update'], before: { name: 'acme' }, after: { name: 'acme' } } },
+      { address: 'aws_vpc.main', type: 'aws_vpc', change: { actions: ['update'], before: {}, after: {} } },
+      { address: 'data.svc_list.x', type: 'svc_blacklist', mode: 'data', change: { actions: ['read'] } },
+    ]);
+    expect(subjects).toEqual([
+      { address: 'svc_blocklist_entry.b', kind: 'entry removed', tenant: 'acme', list: 'blocklist', ip: '198.51.100.23' },
+      { address: 'svc_blacklist_entry.c', kind: 'entry changed', tenant: 'acme', list: 'blacklist', ip: '2001:db8::1' },
+      { address: 'svc_whitelist.w', kind: 'entry added', tenant: 'acme', list: 'whitelist', ip: '192.0.2.200' },
+      { address: 'svc_whitelist.w', kind: 'entry changed', tenant: 'acme', list: 'whitelist', ip: '192.0.2.7' },
+      { address: 'svc_channel_sso.main', kind: 'sso changed', tenant: undefined, ssoOwner: { kind: 'channel', name: 'main' } },
+      { address: 'svc_tenant_sso.t', kind: 'sso changed', tenant: 'acme', ssoOwner: { kind: 'tenant', name: 'acme' } },
+    ]);
+  });
+});
+
+describe('matchAuditEvent: the newest event about the subject, if it explains it', () => {
+  const removed: DriftSubject = { address: 'a', kind: 'entry removed', tenant: 'acme', list: 'blocklist', ip: '198.51.100.23' };
+  const added: DriftSubject = { address: 'a', kind: 'entry added', tenant: 'acme', list: 'blacklist', ip: '203.0.113.66' };
+  const sso: DriftSubject = { address: 'a', kind: 'sso changed', tenant: undefined, ssoOwner: { kind: 'channel', name: 'main' } };
+
+  test('a removal by a user', () => {
+    const events = [
+      event(300, 'ops@acme.example', 'Lists', 'remove_entry', '198.51.100.230 removed from blocklist'),
+      event(200, 'soc@acme.example', 'Lists', 'remove_entry', '198.51.100.23 removed from blocklist'),
+      event(100, 'ci@acme.example', 'Lists', 'new_entry', '198.51.100.23 added to blocklist'),
+    ];
+    expect(matchAuditEvent(removed, events)?.user).toBe('soc@acme.example');
+  });
+
+  test('a removal older than terraform\'s own re-add does not explain a second disappearance', () => {
+    const events = [
+      event(300, 'ci@acme.example', 'Lists', 'new_entry', '198.51.100.23 added to blocklist'),
+      event(200, 'soc@acme.example', 'Lists', 'remove_entry', '198.51.100.23 removed from blocklist'),
+    ];
+    expect(matchAuditEvent(removed, events)).toBeUndefined();
+  });
+
+  test('the same address on another list is another entry', () => {
+    expect(matchAuditEvent(removed, [event(1, 'x@y', 'Lists', 'remove_entry', '198.51.100.23 removed from whitelist')])).toBeUndefined();
+  });
+
+  test('risk-based blocking explains an addition to the blacklist, and a blocklist entry moved away', () => {
+    const moved = event(5, 'risk-based blocking', 'User Actions', 'blacklist_entity', '203.0.113.66 moved to blacklist by risk-based blocking (block 3)');
+    expect(matchAuditEvent(added, [moved])).toBe(moved);
+    expect(matchAuditEvent({ ...removed, ip: '203.0.113.66' }, [moved])).toBe(moved);
+  });
+
+  test('an SSO change of the channel, not of a tenant or another channel', () => {
+    const events = [
+      event(9, 'a@x', 'Sites', 'update_site', 'Channel mainline updated: sso enabled=false'),
+      event(8, 'b@x', 'Sites', 'update_site', 'Customer main updated: sso enabled=false'),
+      event(7, 'c@x', 'Sites', 'update_site', 'Channel main updated: sso enabled=false required=false saml_metadata_url=https://idp.example.com/m'),
+    ];
+    expect(matchAuditEvent(sso, events)?.user).toBe('c@x');
+  });
+});
+
+test('describeAttribution says who and when, or that nothing matched and why a blocklist entry may go', () => {
+  const subject: DriftSubject = { address: 'a', kind: 'entry removed', tenant: 'acme', list: 'blocklist', ip: '198.51.100.23' };
+  expect(describeAttribution(subject, event(1_795_000_000, 'soc@acme.example', 'Lists', 'remove_entry', '...'), 10)).toBe(
+    '198.51.100.23 deleted outside terraform from the blocklist: Lists/remove_entry by soc@acme.example at 2026-11-18T11:06Z',
+  );
+  expect(describeAttribution(subject, undefined, 10)).toBe(
+    "198.51.100.23 deleted outside terraform from the blocklist: no matching audit event in the tenant's last 10 events; blocklist entries also end on their own 30 minutes after they are added",
+  );
+});
+
+test('attributeDrift reads each tenant once, and a log that cannot be read says so per subject', async () => {
+  const asked: Array<string | undefined> = [];
+  const lines = await attributeDrift(
+    [
+      { address: 'a', kind: 'entry added', tenant: 'acme', list: 'whitelist', ip: '192.0.2.1' },
+      { address: 'b', kind: 'entry added', tenant: 'acme', list: 'whitelist', ip: '192.0.2.2' },
+      { address: 'c', kind: 'entry added', tenant: 'globex', list: 'whitelist', ip: '192.0.2.3' },
+    ],
+    async (tenant) => {
+      asked.push(tenant);
+      if (tenant === 'globex') throw new Error('login refused for tenant globex');
+      return [event(1, 'ops@acme.example', 'Lists', 'new_entry', '192.0.2.1 added to whitelist')];
+    },
+  );
+  expect(asked).toEqual(['acme', 'globex']);
+  expect(lines[0]).toMatch(/^192\.0\.2\.1 added outside terraform to the whitelist: Lists\/new_entry by ops@acme\.example at /);
+  expect(lines[1]).toMatch(/no matching audit event in the tenant's last 1 events$/);
+  expect(lines[2]).toBe('192.0.2.3 added outside terraform to the whitelist: who did it is unknown, the audit log could not be read (login refused for tenant globex)');
+});
