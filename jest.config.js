@@ -8,6 +8,9 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   testTimeout: 60000,
+  // One temporary directory per run, removed after it (cdktf's Testing helpers never clean up).
+  globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
+  globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
   // Kills processes a test left running (a timed-out test is abandoned, not stopped).
   setupFilesAfterEnv: ['<rootDir>/__tests__/support/kill-children.ts'],
 };

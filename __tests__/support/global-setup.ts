@@ -1,0 +1,18 @@
+/**
+ * jest globalSetup: the whole run writes its temporary files into one directory of its own,
+ * removed by global-teardown.ts. cdktf's Testing helpers make a /tmp/cdktf.outdir.* per synth
+ * (about 250 per run) and never remove them; terraform, the sensor harness and scratch
+ * projects add more. Workers and every process a test starts inherit TMPDIR, so os.tmpdir()
+ * and mktemp land here too.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const RUN_TMPDIR_ENV = 'SVC_TEST_RUN_TMPDIR';
+
+export default function globalSetup(): void {
+  const runDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-run-'));
+  process.env[RUN_TMPDIR_ENV] = runDirectory;
+  process.env.TMPDIR = runDirectory;
+}
