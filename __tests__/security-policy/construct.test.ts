@@ -72,6 +72,21 @@ describe('SecurityPolicy: per-entry lists', () => {
     expect(json.resource.svc_tenant_sso.tenant).toEqual({ name: 'globex', enabled: false, provider: 'svc.globex' });
   });
 
+  test('the default provider passed explicitly is not named: synth --hcl would write provider = "svc", a deprecated quoted reference', () => {
+    const stack = svcStack();
+    const defaultProvider = stack.node.children.find((child) => child instanceof SvcProvider) as SvcProvider;
+    new SecurityPolicy(stack, 'security-policy', {
+      provider: defaultProvider,
+      whitelist: { entries: [{ ip: '192.0.2.1' }] },
+      blacklist: { resources: 'whole-list', entries: [] },
+      tenantSso: { name: 'acme', enabled: false },
+    });
+    const json = synthJson(stack);
+    expect(json.resource.svc_whitelist_entry.whitelist_192_0_2_1).toEqual({ ip: '192.0.2.1' });
+    expect(json.resource.svc_blacklist.blacklist).toEqual({ entries: {} });
+    expect(json.resource.svc_tenant_sso.tenant).toEqual({ name: 'acme', enabled: false });
+  });
+
   test('a provider that is not svc (the stack\'s aws one) is refused, naming it', () => {
     const stack = svcStack();
     const aws = new AwsProvider(stack, 'aws', { region: 'eu-west-1' });

@@ -398,9 +398,19 @@ export class SecurityPolicy extends Construct {
     return `${source}_${count}`;
   }
 
+  /**
+   * The provider meta-argument only for an aliased provider: a default one is what terraform uses
+   * anyway, and naming it renders as `provider = "svc"` in `cdktf synth --hcl`, which terraform
+   * warns is a deprecated quoted reference.
+   */
+  private providerConfig(): { provider?: SecurityPolicyProps['provider'] } {
+    const provider = this.props.provider;
+    return provider === undefined || (provider as TerraformProvider).alias === undefined ? {} : { provider };
+  }
+
   private commonConfig(): { provider?: SecurityPolicyProps['provider']; tenant?: string } {
     return {
-      ...(this.props.provider === undefined ? {} : { provider: this.props.provider }),
+      ...this.providerConfig(),
       ...(this.props.tenant === undefined ? {} : { tenant: this.props.tenant }),
     };
   }
@@ -411,7 +421,7 @@ export class SecurityPolicy extends Construct {
       enabled: settings.enabled,
       ...(settings.required === undefined ? {} : { required: settings.required }),
       ...(settings.samlMetadataUrl === undefined ? {} : { samlMetadataUrl: settings.samlMetadataUrl }),
-      ...(this.props.provider === undefined ? {} : { provider: this.props.provider }),
+      ...this.providerConfig(),
     };
   }
 

@@ -12,7 +12,7 @@ import { ManagementClient } from '../api/client';
 import { AUDIT_EVENTS_SEARCHED, attributeDrift, driftSubjects, type AuditLookup, type DriftedResource } from './drift-attribution';
 import { terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
-import { prepareSynthesizedStacks, svcRequirement, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack, type TerraformCliConfig } from './provider-mirror';
+import { prepareSynthesizedStacks, stackSvcRequirement, svcProviderSetting, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack, type TerraformCliConfig } from './provider-mirror';
 
 export type StackStatus = 'clean' | 'drift' | 'error' | 'skipped';
 
@@ -194,21 +194,12 @@ export function describeStackCheck(check: StackCheck): string {
   }
 }
 
-/** A literal setting of the stack's svc provider block (a `${...}` reference is not usable here). */
-function providerSetting(stackFile: string, name: string): string | undefined {
-  const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as { provider?: { svc?: unknown } };
-  const blocks = stack.provider?.svc;
-  const first = (Array.isArray(blocks) ? blocks[0] : blocks) as Record<string, unknown> | undefined;
-  const value = first?.[name];
-  return typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined;
-}
-
 /** The default audit lookup: the same settings terraform's svc provider gets. */
 export function defaultAuditLookup(stackFile: string, env: NodeJS.ProcessEnv): AuditLookup {
   return async (tenant) => {
-    const baseUrl = providerSetting(stackFile, 'base_url') ?? env.SVC_BASE_URL;
+    const baseUrl = svcProviderSetting(stackFile, 'base_url') ?? env.SVC_BASE_URL;
     const apiKey = env.TF_VAR_api_key || env.SVC_API_KEY;
-    const tenantName = tenant ?? providerSetting(stackFile, 'tenant') ?? env.SVC_TENANT;
+    const tenantName = tenant ?? svcProviderSetting(stackFile, 'tenant') ?? env.SVC_TENANT;
     if (baseUrl === undefined || baseUrl === '') throw new Error('no base URL: the stack sets no base_url and SVC_BASE_URL is unset');
     if (apiKey === undefined || apiKey === '') throw new Error('no API key in TF_VAR_api_key or SVC_API_KEY');
     if (tenantName === undefined || tenantName === '') throw new Error('no tenant: the stack sets none and SVC_TENANT is unset');
@@ -243,7 +234,7 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
   };
   for (const [index, stack] of stacks.entries()) {
     const prefix = `[${index + 1}/${stacks.length}] ${stack.name}:`;
-    const usesSvc = svcRequirement(JSON.parse(fs.readFileSync(stack.file, 'utf8'))) !== null;
+    const usesSvc = stackSvcRequirement(stack.file) !== null;
     const cliConfig = usesSvc ? cliConfigForSvc() : undefined;
     const env: NodeJS.ProcessEnv = {
       ...baseEnv,

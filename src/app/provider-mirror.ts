@@ -216,11 +216,45 @@ export function svcRequirement(stackJson: unknown): { constraint: string | undef
   return null;
 }
 
+/**
+ * The same for a stack as cdktf wrote it: cdk.tf.json, or cdk.tf after `cdktf synth --hcl`
+ * (CDKTF's way out to plain Terraform). cdktf renders required_providers entries as
+ * `svc = { version = "..." source = "svc-prevent/svc" }`, which is read without an HCL parser.
+ */
+export function stackSvcRequirement(stackFile: string): { constraint: string | undefined } | null {
+  const text = fs.readFileSync(stackFile, 'utf8');
+  if (stackFile.endsWith('.json')) return svcRequirement(JSON.parse(text));
+  for (const block of text.matchAll(/\{[^{}]*\bsource\s*=\s*"([^"]*)"[^{}]*\}/g)) {
+    const source = block[1];
+    if (source !== PROVIDER_SOURCE && `registry.terraform.io/${source}` !== PROVIDER_SOURCE) continue;
+    const version = /\bversion\s*=\s*"([^"]*)"/.exec(block[0]);
+    return { constraint: version?.[1] };
+  }
+  return null;
+}
+
+/**
+ * A literal setting (`base_url`, `tenant`) of the stack's first svc provider block, JSON or HCL;
+ * undefined when unset or a reference (`${var.x}`, `var.x`), which only terraform can resolve.
+ */
+export function svcProviderSetting(stackFile: string, name: string): string | undefined {
+  const text = fs.readFileSync(stackFile, 'utf8');
+  let value: unknown;
+  if (stackFile.endsWith('.json')) {
+    const blocks = (JSON.parse(text) as { provider?: { svc?: unknown } }).provider?.svc;
+    value = ((Array.isArray(blocks) ? blocks[0] : blocks) as Record<string, unknown> | undefined)?.[name];
+  } else {
+    const block = /\bprovider\s+"svc"\s*\{([^{}]*)\}/.exec(text)?.[1] ?? '';
+    value = new RegExp(`\\b${name}\\s*=\\s*"([^"]*)"`).exec(block)?.[1];
+  }
+  return typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined;
+}
+
 export interface SynthesizedStack {
   readonly name: string;
   /** Absolute: where cdktf runs terraform for this stack. */
   readonly workingDirectory: string;
-  /** Absolute path of cdk.tf.json. */
+  /** Absolute path of cdk.tf.json (cdk.tf after `cdktf synth --hcl`). */
   readonly file: string;
 }
 
@@ -270,7 +304,7 @@ export function prepareSynthesizedStacks(outdir: string, mirror: () => ProviderM
   const prepared: string[] = [];
   let resolved: ProviderMirror | undefined;
   for (const stack of synthesizedStacks(outdir)) {
-    const requirement = svcRequirement(JSON.parse(fs.readFileSync(stack.file, 'utf8')));
+    const requirement = stackSvcRequirement(stack.file);
     if (requirement === null) continue;
     resolved ??= mirror();
     linkImpliedMirror(stack.workingDirectory, resolved.mirrorDir);
