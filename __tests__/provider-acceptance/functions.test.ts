@@ -1,8 +1,12 @@
 /**
  * Acceptance: the provider functions (terraform 1.8+) evaluated by the real terraform CLI, in
  * `terraform console` and in a configuration's outputs and check blocks through plan and apply,
- * including the errors terraform shows for an invalid argument (exit code, the parameter named).
+ * including the errors terraform shows for an invalid argument (exit code, the parameter named),
+ * and the examples of help/provider.md's Functions section, with the results the page states.
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { terraformConsole } from './support/console';
 import { useAcceptanceHarness } from './support/harness';
 import { hclString } from './support/hcl';
@@ -145,5 +149,58 @@ describe('outputs and check blocks through plan and apply', () => {
     expect(text).toContain('Error: Invalid function argument');
     expect(text).toMatch(/on main\.tf line \d+, in output "inside":/);
     expect(text).toContain('Invalid value for "address" parameter: Invalid IP address or CIDR: "10.0.0.1/8" (host bits are set; the network of this range is 10.0.0.0/8)');
+  });
+});
+
+describe('the Functions section of help/provider.md', () => {
+  const markdown = readFileSync(path.join(__dirname, '..', '..', 'help', 'provider.md'), 'utf8');
+  const start = markdown.indexOf('\n## Functions\n');
+  const end = markdown.indexOf('\n## ', start + 1);
+  const section = start < 0 ? '' : markdown.slice(start, end < 0 ? undefined : end);
+  const blocks = (language: string) => [...section.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((match) => match[1]!);
+  const [outputsExample = '', checkExample = ''] = blocks('hcl');
+  let workspace: Workspace;
+
+  beforeAll(async () => {
+    workspace = harness().createWorkspace('functions-help');
+    workspace.write(harness().providerBlock(TENANT));
+    await workspace.init();
+  });
+
+  test('has an output example per function and a check block example', () => {
+    for (const name of ['canonical_address', 'contains', 'overlaps']) expect(outputsExample).toContain(`provider::svc::${name}(`);
+    expect(checkExample).toMatch(/check "\w+" \{/);
+    expect(checkExample).toContain('provider::svc::contains(');
+    expect(checkExample).toContain('provider::svc::overlaps(');
+  });
+
+  test('each output of the example applies to the value its "# =>" comment states', async () => {
+    const stated = Object.fromEntries(
+      [...outputsExample.matchAll(/output "(\w+)" \{\n[^\n]*# => ([^\n]+)\n/g)].map((match) => [match[1]!, JSON.parse(match[2]!) as unknown]),
+    );
+    expect(Object.keys(stated)).toHaveLength(3);
+    workspace.write(outputsExample, 'example.tf');
+    await workspace.apply();
+    const outputs = JSON.parse((await workspace.terraformExpecting(['output', '-json'])).stdout) as Record<string, { value: unknown }>;
+    expect(Object.fromEntries(Object.entries(outputs).map(([name, output]) => [name, output.value]))).toEqual(stated);
+    await workspace.destroy();
+  });
+
+  test('the check block example passes with its defaults and warns twice for an office address', async () => {
+    workspace.write(checkExample, 'example.tf');
+    const passing = await workspace.planExpecting(2);
+    expect(passing.text).not.toContain('Check block assertion failed');
+    const failing = await workspace.planExpecting(2, ['-var', 'blocked=["10.20.1.1"]']);
+    const text = failing.text.replace(/\s+/g, ' ');
+    expect(text).toContain('An address in var.blocked overlaps one of var.office_ranges.');
+    expect(text).toContain('var.blocked holds a private 10.0.0.0/8 address.');
+  });
+
+  test('the terraform console line prints what the page shows', () => {
+    const [command = ''] = blocks('sh').map((block) => block.trim());
+    const [shown = ''] = blocks('text');
+    expect(command).toMatch(/\| terraform console$/);
+    const result = spawnSync('sh', ['-c', command], { cwd: workspace.dir, env: workspace.env, encoding: 'utf8' });
+    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: shown, stderr: '' });
   });
 });
