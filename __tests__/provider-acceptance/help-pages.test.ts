@@ -257,3 +257,18 @@ describe('help pages of the provider', () => {
     });
   });
 });
+
+describe('the Functions section of help/provider.md', () => {
+  test('its table names every provider function with its parameters, in order, and its return type', () => {
+    const rows = tableRows(section(readPage('provider.md'), 'Functions'));
+    const functions = provider.functions ?? [];
+    expect(functions.length).toBeGreaterThan(0);
+    expect(rows.map((row) => row.name).sort()).toEqual(
+      functions.map((definition) => `${definition.name}(${definition.parameters.map((parameter) => parameter.name).join(', ')})`).sort(),
+    );
+    for (const definition of functions) {
+      const row = rows.find((candidate) => candidate.name.startsWith(`${definition.name}(`))!;
+      expect({ name: definition.name, returns: row.cells[1]!.split(':')[0] }).toEqual({ name: definition.name, returns: typeWords(definition.returnType) });
+    }
+  });
+});

@@ -126,7 +126,7 @@ describe.each([
   });
 
   const statusCases = [
-    { name: 'an unknown method', path: '/tfplugin6.Provider/GetFunctions', status: GrpcStatus.UNIMPLEMENTED, text: 'not implemented' },
+    { name: 'an unknown method', path: '/tfplugin6.Provider/OpenEphemeralResource', status: GrpcStatus.UNIMPLEMENTED, text: 'not implemented' },
     { name: "go-plugin's stdio stream", path: '/plugin.GRPCStdio/StreamStdio', status: GrpcStatus.UNIMPLEMENTED, text: 'StreamStdio' },
     { name: 'a health check', path: '/grpc.health.v1.Health/Check', status: GrpcStatus.UNIMPLEMENTED, text: 'not implemented' },
     { name: 'a throwing handler', path: '/test.Echo/Fail', status: GrpcStatus.INTERNAL, text: 'database said no to key [REDACTED] (100% sure)' },

@@ -110,6 +110,7 @@ describe('GetProviderSchema.Response', () => {
       ]) as GetProviderSchemaResponse['provider'],
     },
     dataSourceSchemas: {},
+    functions: {},
     diagnostics: [],
     serverCapabilities: { planDestroy: false, getProviderSchemaOptional: true, moveResourceState: false },
   };

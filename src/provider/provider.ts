@@ -1,6 +1,6 @@
 /**
  * The svc provider: its configuration schema, validation and configure step, the list of
- * resources and data sources, and how domain errors (the client's ManagementApiError, an
+ * resources, data sources and functions, and how domain errors (the client's ManagementApiError, an
  * InvalidAddressError) become diagnostics that say what to do.
  */
 import { InvalidAddressError } from '../address';
@@ -23,6 +23,9 @@ import { auditEventsDataSource } from './resources/data-audit-events';
 import { channelDataSource } from './resources/data-channel';
 import { listDataSource } from './resources/data-list';
 import { tenantDataSource } from './resources/data-tenant';
+import { canonicalAddressFunction } from './resources/function-canonical-address';
+import { containsFunction } from './resources/function-contains';
+import { overlapsFunction } from './resources/function-overlaps';
 import { listResources } from './resources/list';
 import { listEntryResources } from './resources/list-entry';
 import { tenantSsoResource } from './resources/tenant-sso';
@@ -270,6 +273,7 @@ export function createSvcProvider(options: SvcProviderOptions = {}): ProviderDef
 
     resources: [...listEntryResources, ...listResources, tenantSsoResource, channelSsoResource],
     dataSources: [listDataSource, auditEventsDataSource, tenantDataSource, channelDataSource],
+    functions: [canonicalAddressFunction, containsFunction, overlapsFunction],
 
     describeError: describeSvcError,
 

@@ -9,6 +9,7 @@
  * fails part-way throws PartialApplyError to have terraform record the state it left.
  */
 import type { AttributePath, Diagnostic } from './diagnostics';
+import type { FunctionDefinition } from './functions';
 import type { Schema } from './schema';
 import type { ObjectValue } from './values';
 
@@ -137,6 +138,8 @@ export interface ProviderDefinition<Context> {
   configure(request: ConfigureRequest): Promise<Context>;
   readonly resources: readonly ResourceDefinition<Context>[];
   readonly dataSources: readonly DataSourceDefinition<Context>[];
+  /** Provider functions; called without configure. @default [] */
+  readonly functions?: readonly FunctionDefinition[];
   /** Turns a domain error thrown by a hook into a diagnostic; undefined when it is not one. */
   describeError?(error: unknown, operation: string): Diagnostic | undefined;
   /** Called when terraform asks the provider to stop (StopProvider) or before the process exits. */

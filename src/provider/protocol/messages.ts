@@ -104,6 +104,38 @@ export interface ClientCapabilities {
   readonly writeOnlyAttributesAllowed: boolean;
 }
 
+export interface FunctionParameter {
+  readonly name: string;
+  /** Compact JSON of the cty type, as SchemaAttribute.type. */
+  readonly type: Buffer;
+  readonly allowNullValue: boolean;
+  readonly allowUnknownValues: boolean;
+  readonly description: string;
+  readonly descriptionKind: StringKind;
+}
+
+export interface FunctionReturn {
+  readonly type: Buffer;
+}
+
+/** tfplugin6.Function (protocol 6.5+); named so it does not shadow the global Function. */
+export interface ProviderFunction {
+  readonly parameters: readonly FunctionParameter[];
+  readonly variadicParameter?: FunctionParameter;
+  /** Field name `return` in the proto. */
+  readonly return: FunctionReturn;
+  readonly summary: string;
+  readonly description: string;
+  readonly descriptionKind: StringKind;
+  readonly deprecationMessage: string;
+}
+
+export interface FunctionError {
+  readonly text: string;
+  /** proto3 `optional`: undefined when no single argument is at fault; 0 is the first argument. */
+  readonly functionArgument?: number;
+}
+
 // ---- RPC requests and responses (message name = RPC name) ----
 
 export interface GetMetadataResponse {
@@ -111,12 +143,14 @@ export interface GetMetadataResponse {
   readonly diagnostics: readonly Diagnostic[];
   readonly dataSources: readonly { readonly typeName: string }[];
   readonly resources: readonly { readonly typeName: string }[];
+  readonly functions: readonly { readonly name: string }[];
 }
 
 export interface GetProviderSchemaResponse {
   readonly provider: Schema;
   readonly resourceSchemas: Readonly<Record<string, Schema>>;
   readonly dataSourceSchemas: Readonly<Record<string, Schema>>;
+  readonly functions: Readonly<Record<string, ProviderFunction>>;
   readonly diagnostics: readonly Diagnostic[];
   readonly serverCapabilities: ServerCapabilities;
 }
@@ -219,6 +253,22 @@ export interface ReadDataSourceResponse {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+export interface GetFunctionsResponse {
+  readonly functions: Readonly<Record<string, ProviderFunction>>;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export interface CallFunctionRequest {
+  readonly name: string;
+  /** One per parameter, each encoded against its parameter's type. */
+  readonly arguments: readonly DynamicValue[];
+}
+/** Exactly one of result and error is set. */
+export interface CallFunctionResponse {
+  readonly result?: DynamicValue;
+  readonly error?: FunctionError;
+}
+
 export interface StopProviderResponse {
   /** Field name `Error` in the proto. */
   readonly error: string;
@@ -226,7 +276,7 @@ export interface StopProviderResponse {
 
 /**
  * The tfplugin6 `Provider` service as the gRPC layer calls it. The gRPC layer answers
- * UNIMPLEMENTED for RPCs not listed here (ephemeral resources, functions, MoveResourceState).
+ * UNIMPLEMENTED for RPCs not listed here (ephemeral resources, MoveResourceState, ...).
  * A thrown error becomes a gRPC INTERNAL status (internal faults only; user problems travel as
  * diagnostics).
  */
@@ -243,5 +293,7 @@ export interface ProviderService {
   applyResourceChange(request: ApplyResourceChangeRequest): Promise<ApplyResourceChangeResponse>;
   importResourceState(request: ImportResourceStateRequest): Promise<ImportResourceStateResponse>;
   readDataSource(request: ReadDataSourceRequest): Promise<ReadDataSourceResponse>;
+  getFunctions(request: Record<string, never>): Promise<GetFunctionsResponse>;
+  callFunction(request: CallFunctionRequest): Promise<CallFunctionResponse>;
   stopProvider(request: Record<string, never>): Promise<StopProviderResponse>;
 }

@@ -9,15 +9,16 @@ import { inspect } from 'node:util';
 import { redact } from '../../api/redaction';
 import type { PrivateData, ProviderDefinition } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
+import { FunctionCallError, type FunctionDefinition } from '../core/functions';
 import { defaultPlan, findAppliedInconsistency, replacementPaths } from '../core/plan';
 import type { Schema } from '../core/schema';
 import type { ValueType } from '../core/types';
 import { findShapeProblem, findUnknownPath, formatAttributePath, impliedType, isPlainObject } from '../core/value-shape';
-import type { ObjectValue, Value } from '../core/values';
+import { isWhollyKnown, type ObjectValue, type Value } from '../core/values';
 import { toProtocolDiagnostics, toProtocolPath } from './diagnostic-conversion';
 import type * as messages from './messages';
 import { decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from './msgpack';
-import { toProtocolSchema } from './schema-conversion';
+import { toProtocolFunction, toProtocolSchema } from './schema-conversion';
 
 export interface ProviderServiceOptions {
   /** One line per internal error (already redacted); the wire layer sends it to stderr. */
@@ -51,6 +52,7 @@ export function createProviderService<Context>(
 ): messages.ProviderService {
   const resources = indexByTypeName(definition.resources, 'resource');
   const dataSources = indexByTypeName(definition.dataSources, 'data source');
+  const functions = indexFunctions(definition.functions ?? []);
   const providerType = impliedType(definition.schema);
   let schemaResponse: messages.GetProviderSchemaResponse | undefined;
   let configured: { readonly context: Context } | undefined;
@@ -60,6 +62,7 @@ export function createProviderService<Context>(
       provider: toProtocolSchema(definition.schema),
       resourceSchemas: mapSchemas(resources),
       dataSourceSchemas: mapSchemas(dataSources),
+      functions: protocolFunctions(functions),
       diagnostics: [],
       serverCapabilities: SERVER_CAPABILITIES,
     };
@@ -124,6 +127,7 @@ export function createProviderService<Context>(
         diagnostics: [],
         resources: [...resources.keys()].map((typeName) => ({ typeName })),
         dataSources: [...dataSources.keys()].map((typeName) => ({ typeName })),
+        functions: [...functions.keys()].map((name) => ({ name })),
       };
     },
 
@@ -395,6 +399,51 @@ export function createProviderService<Context>(
       return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: [] };
     },
 
+    async getFunctions() {
+      return { functions: providerSchemas().functions, diagnostics: [] };
+    },
+
+    // Functions run without ConfigureProvider (terraform calls them during validate as well) and
+    // answer with a FunctionError, never diagnostics: terraform shows its text against the call,
+    // pointing at the argument when function_argument is set.
+    async callFunction(request) {
+      const fn = functions.get(request.name);
+      if (fn === undefined) {
+        const known = [...functions.keys()].sort().join(', ') || '(none)';
+        return { error: { text: `the svc provider has no function "${request.name}"; it has: ${known}. Check the spelling, or upgrade the provider if the function is newer.` } };
+      }
+      const { parameters } = fn;
+      if (request.arguments.length !== parameters.length) {
+        const names = parameters.map((parameter) => parameter.name).join(', ');
+        return { error: { text: `${fn.name} takes ${parameters.length} argument(s) (${names}), got ${request.arguments.length}` } };
+      }
+      const args: Value[] = [];
+      for (const [index, parameter] of parameters.entries()) {
+        const value = decodeDynamic(parameter.type, request.arguments[index], `CallFunction ${fn.name} argument ${index} (${parameter.name})`);
+        if (value === null && parameter.allowNull !== true) {
+          return { error: { text: `${parameter.name} must not be null`, functionArgument: index } };
+        }
+        if (!isWhollyKnown(value) && parameter.allowUnknown !== true) {
+          return { error: { text: `${parameter.name} must be known: the function cannot run on an unknown value`, functionArgument: index } };
+        }
+        args.push(value);
+      }
+      const operation = `call function ${fn.name}`;
+      let result: Value;
+      try {
+        result = fn.call(args);
+      } catch (error) {
+        // Deliberate boundary: a function's user error names its argument; anything else is internal.
+        if (error instanceof FunctionCallError) {
+          return { error: { text: redact(error.message), ...(error.argument === undefined ? {} : { functionArgument: error.argument }) } };
+        }
+        return { error: { text: diagnosticsText(diagnosticsForError(error, operation)) } };
+      }
+      const problem = badReturnedValue(operation, fn.returnType, result, false);
+      if (problem !== undefined) return { error: { text: diagnosticsText([problem]) } };
+      return { result: { msgpack: encodeValue(fn.returnType, result) } };
+    },
+
     async stopProvider() {
       const close = definition.close;
       if (close === undefined) return { error: '' };
@@ -415,6 +464,26 @@ function indexByTypeName<Definition extends { readonly typeName: string; readonl
     index.set(definition.typeName, { definition, type: impliedType(definition.schema) });
   }
   return index;
+}
+
+function indexFunctions(definitions: readonly FunctionDefinition[]): Map<string, FunctionDefinition> {
+  const index = new Map<string, FunctionDefinition>();
+  for (const definition of definitions) {
+    if (index.has(definition.name)) throw new Error(`the provider definition lists function ${definition.name} twice`);
+    index.set(definition.name, definition);
+  }
+  return index;
+}
+
+function protocolFunctions(index: Map<string, FunctionDefinition>): Record<string, messages.ProviderFunction> {
+  const result: Record<string, messages.ProviderFunction> = {};
+  for (const [name, definition] of index) result[name] = toProtocolFunction(definition);
+  return result;
+}
+
+/** Diagnostics as one line of function-error text (a FunctionError has no summary or detail). */
+function diagnosticsText(diagnostics: readonly Diagnostic[]): string {
+  return diagnostics.map((diagnostic) => `${diagnostic.summary}: ${diagnostic.detail}`).join('; ');
 }
 
 function mapSchemas<Definition extends { readonly schema: Schema }>(

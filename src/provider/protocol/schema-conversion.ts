@@ -1,9 +1,11 @@
 /**
  * Core schemas as tfplugin6 schema messages: attributes sorted by name, nested attributes as
- * nested types with their nesting mode, descriptions marked as markdown. The value type a
+ * nested types with their nesting mode, descriptions marked as markdown; core function
+ * definitions as tfplugin6 Function messages. The value type a
  * schema implies (what the msgpack codec decodes against) lives in the core; it is re-exported
  * here for the wire's users.
  */
+import type { FunctionDefinition, FunctionParameter } from '../core/functions';
 import type { AttributeSchema, Schema } from '../core/schema';
 import { attributeType, impliedType } from '../core/value-shape';
 import * as messages from './messages';
@@ -60,5 +62,27 @@ function toProtocolAttribute(name: string, attribute: AttributeSchema): messages
       attributes: toProtocolAttributes(attribute.nested.attributes),
       nesting: NESTING_MODES[attribute.nested.nesting],
     },
+  };
+}
+
+export function toProtocolFunction(definition: FunctionDefinition): messages.ProviderFunction {
+  return {
+    parameters: definition.parameters.map(toProtocolParameter),
+    return: { type: encodeType(definition.returnType) },
+    summary: definition.summary,
+    description: definition.description,
+    descriptionKind: messages.StringKind.Markdown,
+    deprecationMessage: '',
+  };
+}
+
+function toProtocolParameter(parameter: FunctionParameter): messages.FunctionParameter {
+  return {
+    name: parameter.name,
+    type: encodeType(parameter.type),
+    allowNullValue: parameter.allowNull === true,
+    allowUnknownValues: parameter.allowUnknown === true,
+    description: parameter.description,
+    descriptionKind: messages.StringKind.Markdown,
   };
 }

@@ -2,9 +2,10 @@
  * Wire descriptors for the tfplugin6.8 messages in messages.ts, and for the go-plugin messages
  * the server needs (plugin.Empty). Field numbers come from terraform's
  * docs/plugin-protocol/tfplugin6.8.proto; field names are the proto's snake_case in camelCase,
- * matching messages.ts. Fields this provider never reads or writes (functions, ephemeral
- * resources, deferrals, nested blocks' contents) are left out: unknown fields are skipped when
- * decoding, and absent ones are simply not sent.
+ * matching messages.ts. Fields this provider never reads or writes (ephemeral resources,
+ * deferrals, identities, nested blocks' contents) are left out: unknown fields are skipped when
+ * decoding, and absent ones are simply not sent. The function messages (protocol 6.5+) have the
+ * numbers of the same proto file.
  */
 import type { MessageDescriptor } from './protobuf';
 import { decodeMessage, encodeMessage } from './protobuf';
@@ -126,6 +127,46 @@ export const ClientCapabilities: MessageDescriptor = {
   ],
 };
 
+export const FunctionParameter: MessageDescriptor = {
+  name: 'tfplugin6.Function.Parameter',
+  fields: [
+    { name: 'name', number: 1, kind: 'string' },
+    { name: 'type', number: 2, kind: 'bytes' },
+    { name: 'allowNullValue', number: 3, kind: 'bool' },
+    { name: 'allowUnknownValues', number: 4, kind: 'bool' },
+    { name: 'description', number: 5, kind: 'string' },
+    { name: 'descriptionKind', number: 6, kind: 'enum' },
+  ],
+};
+
+export const FunctionReturn: MessageDescriptor = {
+  name: 'tfplugin6.Function.Return',
+  fields: [{ name: 'type', number: 1, kind: 'bytes' }],
+};
+
+/** tfplugin6.Function; named so it does not shadow the global Function. */
+export const ProviderFunction: MessageDescriptor = {
+  name: 'tfplugin6.Function',
+  fields: [
+    { name: 'parameters', number: 1, kind: 'message', message: () => FunctionParameter, repeated: true },
+    { name: 'variadicParameter', number: 2, kind: 'message', message: () => FunctionParameter },
+    { name: 'return', number: 3, kind: 'message', message: () => FunctionReturn },
+    { name: 'summary', number: 4, kind: 'string' },
+    { name: 'description', number: 5, kind: 'string' },
+    { name: 'descriptionKind', number: 6, kind: 'enum' },
+    { name: 'deprecationMessage', number: 7, kind: 'string' },
+  ],
+};
+
+export const FunctionError: MessageDescriptor = {
+  name: 'tfplugin6.FunctionError',
+  fields: [
+    { name: 'text', number: 1, kind: 'string' },
+    // proto3 `optional` is a one-member oneof: written when set, also when it is 0 (the first argument).
+    { name: 'functionArgument', number: 2, kind: 'int64', oneof: '_function_argument' },
+  ],
+};
+
 /** Every empty Request, and go-plugin's plugin.Empty. */
 export const Empty: MessageDescriptor = { name: 'Empty', fields: [] };
 
@@ -145,6 +186,11 @@ const TypeNameMetadata: MessageDescriptor = {
   fields: [{ name: 'typeName', number: 1, kind: 'string' }],
 };
 
+const FunctionMetadata: MessageDescriptor = {
+  name: 'tfplugin6.GetMetadata.FunctionMetadata',
+  fields: [{ name: 'name', number: 1, kind: 'string' }],
+};
+
 export const GetMetadataResponse: MessageDescriptor = {
   name: 'tfplugin6.GetMetadata.Response',
   fields: [
@@ -152,6 +198,7 @@ export const GetMetadataResponse: MessageDescriptor = {
     { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
     { name: 'dataSources', number: 3, kind: 'message', message: () => TypeNameMetadata, repeated: true },
     { name: 'resources', number: 4, kind: 'message', message: () => TypeNameMetadata, repeated: true },
+    { name: 'functions', number: 5, kind: 'message', message: () => FunctionMetadata, repeated: true },
   ],
 };
 
@@ -163,6 +210,7 @@ export const GetProviderSchemaResponse: MessageDescriptor = {
     { name: 'dataSourceSchemas', number: 3, kind: 'map', key: 'string', value: () => Schema },
     { name: 'diagnostics', number: 4, kind: 'message', message: diagnostic, repeated: true },
     { name: 'serverCapabilities', number: 6, kind: 'message', message: () => ServerCapabilities },
+    { name: 'functions', number: 7, kind: 'map', key: 'string', value: () => ProviderFunction },
   ],
 };
 
@@ -319,6 +367,29 @@ export const ReadDataSourceResponse: MessageDescriptor = {
   ],
 };
 
+export const GetFunctionsResponse: MessageDescriptor = {
+  name: 'tfplugin6.GetFunctions.Response',
+  fields: [
+    { name: 'functions', number: 1, kind: 'map', key: 'string', value: () => ProviderFunction },
+    { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
+  ],
+};
+
+export const CallFunctionRequest: MessageDescriptor = {
+  name: 'tfplugin6.CallFunction.Request',
+  fields: [
+    { name: 'name', number: 1, kind: 'string' },
+    { name: 'arguments', number: 2, kind: 'message', message: dynamicValue, repeated: true },
+  ],
+};
+export const CallFunctionResponse: MessageDescriptor = {
+  name: 'tfplugin6.CallFunction.Response',
+  fields: [
+    { name: 'result', number: 1, kind: 'message', message: dynamicValue },
+    { name: 'error', number: 2, kind: 'message', message: () => FunctionError },
+  ],
+};
+
 export const StopProviderResponse: MessageDescriptor = {
   name: 'tfplugin6.StopProvider.Response',
   fields: [{ name: 'error', number: 1, kind: 'string' }],
@@ -336,7 +407,7 @@ export interface ProviderRpc {
 /**
  * The tfplugin6.Provider RPCs this provider implements, by RPC name (the last part of the
  * gRPC path `/tfplugin6.Provider/<name>`). The others (MoveResourceState, ephemeral resources,
- * functions) are answered UNIMPLEMENTED by the gRPC server.
+ * identities, ...) are answered UNIMPLEMENTED by the gRPC server.
  */
 export const providerRpcs: Readonly<Record<string, ProviderRpc>> = {
   GetMetadata: { method: 'getMetadata', request: Empty, response: GetMetadataResponse },
@@ -379,6 +450,8 @@ export const providerRpcs: Readonly<Record<string, ProviderRpc>> = {
     response: ImportResourceStateResponse,
   },
   ReadDataSource: { method: 'readDataSource', request: ReadDataSourceRequest, response: ReadDataSourceResponse },
+  GetFunctions: { method: 'getFunctions', request: Empty, response: GetFunctionsResponse },
+  CallFunction: { method: 'callFunction', request: CallFunctionRequest, response: CallFunctionResponse },
   StopProvider: { method: 'stopProvider', request: Empty, response: StopProviderResponse },
 };
 
