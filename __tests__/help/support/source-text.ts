@@ -19,7 +19,8 @@ export interface SourceStrings {
 function typeScriptFiles(relative: string): string[] {
   const absolute = path.join(repositoryRoot, relative);
   if (!fs.existsSync(absolute)) return [];
-  if (fs.statSync(absolute).isFile()) return absolute.endsWith('.ts') ? [absolute] : [];
+  // Plain JavaScript too (scripts that run before ts-node exists): the parser reads both.
+  if (fs.statSync(absolute).isFile()) return /\.(ts|js)$/.test(absolute) ? [absolute] : [];
   return fs
     .readdirSync(absolute, { withFileTypes: true })
     .flatMap((entry) => typeScriptFiles(path.join(relative, entry.name)))
