@@ -11,10 +11,16 @@ import type { AddressFamily, ParsedAddress } from './address';
 
 const FAMILY_BITS: Readonly<Record<AddressFamily, number>> = { ipv4: 32, ipv6: 128 };
 
+/** Parsed forms are immutable: each is converted once. */
+const NUMBERS = new WeakMap<ParsedAddress, bigint>();
+
 /** The network address of a parsed address or range as a number. */
 export function networkNumber(parsed: ParsedAddress): bigint {
+  const known = NUMBERS.get(parsed);
+  if (known !== undefined) return known;
   let value = 0n;
   for (const byte of ipaddr.parse(parsed.address).toByteArray()) value = (value << 8n) | BigInt(byte);
+  NUMBERS.set(parsed, value);
   return value;
 }
 
@@ -44,7 +50,8 @@ export function overlaps(a: ParsedAddress, b: ParsedAddress): boolean {
 export class RangeIndex<T> {
   /** `family/prefix` -> leading bits -> values. */
   private readonly byPrefix = new Map<string, Map<bigint, T[]>>();
-  private readonly prefixes: Record<AddressFamily, Set<number>> = { ipv4: new Set(), ipv6: new Set() };
+  /** The prefix lengths held per family, ascending. */
+  private readonly prefixes: Record<AddressFamily, number[]> = { ipv4: [], ipv6: [] };
 
   add(range: ParsedAddress, value: T): void {
     const key = `${range.family}/${range.prefixLength}`;
@@ -54,16 +61,22 @@ export class RangeIndex<T> {
       this.byPrefix.set(key, networks);
     }
     const bits = leadingBits(range.family, networkNumber(range), range.prefixLength);
-    networks.set(bits, [...(networks.get(bits) ?? []), value]);
-    this.prefixes[range.family].add(range.prefixLength);
+    const values = networks.get(bits);
+    if (values === undefined) networks.set(bits, [value]);
+    else values.push(value);
+    const prefixes = this.prefixes[range.family];
+    if (!prefixes.includes(range.prefixLength)) {
+      prefixes.push(range.prefixLength);
+      prefixes.sort((a, b) => a - b);
+    }
   }
 
   /** The values of every member that contains `range` (itself included), broadest first. */
   containing(range: ParsedAddress): T[] {
     const number = networkNumber(range);
     const found: T[] = [];
-    const prefixes = [...this.prefixes[range.family]].filter((prefix) => prefix <= range.prefixLength).sort((a, b) => a - b);
-    for (const prefix of prefixes) {
+    for (const prefix of this.prefixes[range.family]) {
+      if (prefix > range.prefixLength) break;
       found.push(...(this.byPrefix.get(`${range.family}/${prefix}`)?.get(leadingBits(range.family, number, prefix)) ?? []));
     }
     return found;
