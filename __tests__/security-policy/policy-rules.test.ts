@@ -287,22 +287,37 @@ describe('the shipped example policy (svc.config.json, policy/)', () => {
     expect(findings).toEqual([]);
   });
 
-  test('and knows the configured VPC range: a blacklist entry over it fails', () => {
+  /** The shipped configuration with more blacklist entries, from a temporary copy. */
+  function withBlacklistEntries<T>(entries: { ip: string; description: string }[], use: (file: string) => T): T {
     const config = JSON.parse(fs.readFileSync(shippedConfig, 'utf8'));
     for (const list of ['blacklist', 'blocklist', 'whitelist']) config.securityPolicy[list].files = config.securityPolicy[list].files.map((file: string) => path.join(root, file));
-    config.securityPolicy.blacklist.entries = [{ ip: '10.0.0.0/8', description: 'a mistake' }];
+    config.securityPolicy.blacklist.entries = entries;
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
     try {
       const file = path.join(directory, 'svc.config.json');
       fs.writeFileSync(file, JSON.stringify(config));
+      return use(file);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  }
+
+  test('and stays clean with the entry getting-started.md adds', () => {
+    withBlacklistEntries([{ ip: '192.0.2.200', description: 'brute force, ticket SEC-1301' }], (file) => {
+      const { findings, policy } = findingsOfExample(file);
+      expect(policy.entries('blacklist').map((entry) => entry.ip)).toContain('192.0.2.200');
+      expect(findings).toEqual([]);
+    });
+  });
+
+  test('and knows the configured VPC range: a blacklist entry over it fails', () => {
+    withBlacklistEntries([{ ip: '10.0.0.0/8', description: 'a mistake' }], (file) => {
       const { findings } = findingsOfExample(file);
       expect(findings.map((finding) => [finding.level, finding.message.slice(0, 100)])).toEqual([
         ['error', `[SVC-POLICY-5 self-lockout] blacklist entry "10.0.0.0/8" (${file}: securityPolicy.blacklist.entries[0]) d`.slice(0, 100)],
       ]);
       expect(findings[0]!.message).toContain('10.0.0.0/16 (ownInfrastructure.sensorCidrs[0]), 10.0.0.0/16 (ownInfrastructure.vpcCidr)');
-    } finally {
-      fs.rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 });
 
