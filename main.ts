@@ -83,6 +83,7 @@ class SecurityPolicyStack extends TerraformStack {
     // The control plane's VPC and sensor ranges must never be denied (policy rule SVC-POLICY-5).
     const ownInfrastructure = { ...(config.vpcCidr ? { vpcCidr: config.vpcCidr } : {}), ...(config.sensorCidrs ? { sensorCidrs: config.sensorCidrs } : {}) };
     this.policy = new SecurityPolicy(this, 'security-policy', { provider, ...securityPolicyPropsFromConfig(section), ownInfrastructure });
+    for (const { rule, reason } of section.acknowledge ?? []) this.policy.acknowledge(rule, reason);
     for (const channel of section.channelSso ?? []) {
       new ChannelServiceProviderOutputs(this, `saml-${channel.name}`, { policy: this.policy, channel: channel.name });
     }

@@ -288,10 +288,11 @@ describe('the shipped example policy (svc.config.json, policy/)', () => {
   });
 
   /** The shipped configuration with more blacklist entries, from a temporary copy. */
-  function withBlacklistEntries<T>(entries: { ip: string; description: string }[], use: (file: string) => T): T {
+  function withBlacklistEntries<T>(entries: { ip: string; description: string }[], use: (file: string) => T, acknowledge?: unknown): T {
     const config = JSON.parse(fs.readFileSync(shippedConfig, 'utf8'));
     for (const list of ['blacklist', 'blocklist', 'whitelist']) config.securityPolicy[list].files = config.securityPolicy[list].files.map((file: string) => path.join(root, file));
     config.securityPolicy.blacklist.entries = entries;
+    if (acknowledge !== undefined) config.securityPolicy.acknowledge = acknowledge;
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
     try {
       const file = path.join(directory, 'svc.config.json');
@@ -318,6 +319,27 @@ describe('the shipped example policy (svc.config.json, policy/)', () => {
       ]);
       expect(findings[0]!.message).toContain('10.0.0.0/16 (ownInfrastructure.sensorCidrs[0]), 10.0.0.0/16 (ownInfrastructure.vpcCidr)');
     });
+  });
+  test('acknowledge in the config file turns the findings into info with the reason', () => {
+    const findings = withBlacklistEntries([{ ip: '192.0.2.0/24', description: 'covers 192.0.2.66 and the office' }], (file) => findingsOfExample(file).findings, [
+      { rule: 'SVC-POLICY-3', reason: 'the office stays allowed; SEC-7' },
+      { rule: 'SVC-POLICY-4', reason: 'kept while SEC-8 is open' },
+    ]);
+    expect(findings.map((finding) => [finding.level, finding.message.replace(/ \(policy\/.*$/, '')])).toEqual([
+      ['info', '[SVC-POLICY-3 allowed and denied] acknowledged (the office stays allowed; SEC-7): whitelist entry "192.0.2.0/28"'],
+      ['info', '[SVC-POLICY-3 allowed and denied] acknowledged (the office stays allowed; SEC-7): whitelist entry "192.0.2.100"'],
+      ['info', '[SVC-POLICY-4 redundant entry] acknowledged (kept while SEC-8 is open): blacklist entry "192.0.2.66"'],
+    ]);
+  });
+
+  test.each([
+    [[{ rule: 'SVC-POLICY-7', reason: 'x' }], 'securityPolicy.acknowledge[0].rule: "SVC-POLICY-7" is not a policy rule; expected one of SVC-POLICY-1, SVC-POLICY-2, SVC-POLICY-3, SVC-POLICY-4, SVC-POLICY-5'],
+    [[{ rule: 'SVC-POLICY-3', reason: ' ' }], 'securityPolicy.acknowledge[0].reason: " ": give the reason the SVC-POLICY-3 findings are acceptable (it is shown in every synth)'],
+    [[{ rule: 'SVC-POLICY-3' }], 'securityPolicy.acknowledge[0].reason: undefined: give the reason'],
+    [[{ rule: 'SVC-POLICY-3', reason: 'a' }, { rule: 'SVC-POLICY-3', reason: 'b' }], 'securityPolicy.acknowledge[1].rule: "SVC-POLICY-3" is also securityPolicy.acknowledge[0]; give one reason per rule'],
+    [{ rule: 'SVC-POLICY-3', reason: 'a' }, 'securityPolicy.acknowledge: expected a list of { rule, reason }'],
+  ])('the config file refuses acknowledge %j', (acknowledge, message) => {
+    expect(() => withBlacklistEntries([], (file) => findingsOfExample(file), acknowledge)).toThrow(message);
   });
 });
 
