@@ -71,7 +71,9 @@ export interface SecurityPolicyConfig {
 
 /** One accepted policy rule: its id (`SVC-POLICY-3`) and why its findings are acceptable. */
 export interface PolicyRuleAcknowledgement {
+  /** The rule id, e.g. `SVC-POLICY-3`. */
   readonly rule: string;
+  /** Why its findings are acceptable, and who decided; shown in every synth. */
   readonly reason: string;
 }
 

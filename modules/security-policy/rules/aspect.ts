@@ -46,14 +46,17 @@ export class SecurityPolicyRules implements IAspect {
   private readonly checked = new WeakSet<IConstruct>();
   private stackAddresses: InfrastructureAddress[] | undefined;
 
+  /** The rules run on every registered policy, in order. */
   readonly rules: readonly PolicyRule[] = POLICY_RULES;
 
   private constructor(private readonly stack: TerraformStack) {}
 
+  /** Checks `policy` at synth, reading what it declares through `subject`. */
   register(policy: IConstruct, subject: PolicyRuleSubject): void {
     this.subjects.set(policy, subject);
   }
 
+  /** Called by cdktf for every construct of the stack; runs the rules on registered policies. */
   visit(node: IConstruct): void {
     const subject = this.subjects.get(node);
     if (subject === undefined || this.checked.has(node)) return;
