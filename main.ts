@@ -66,8 +66,9 @@ class DeploymentPolicyStack extends TerraformStack {
 
 class SecurityPolicyStack extends TerraformStack {
   readonly policy: SecurityPolicy;
-  constructor(scope: Construct, id: string, section: SecurityPolicyConfig, aws: AppConfig['aws']) {
+  constructor(scope: Construct, id: string, section: SecurityPolicyConfig, config: AppConfig) {
     super(scope, id);
+    const aws = config.aws;
     // Null unless TF_VAR_api_key is set; then the provider reads SVC_API_KEY. Ephemeral (an
     // override: cdktf 0.21 has no such option), so terraform keeps it out of plan and state.
     const apiKey = new TerraformVariable(this, 'api_key', {
@@ -80,7 +81,10 @@ class SecurityPolicyStack extends TerraformStack {
     apiKey.addOverride('default', null);
     apiKey.addOverride('ephemeral', true);
     const provider = new SvcProvider(this, 'svc', { ...svcProviderSettings(section), apiKey: apiKey.stringValue });
-    this.policy = new SecurityPolicy(this, 'security-policy', { provider, ...securityPolicyPropsFromConfig(section) });
+    // The control plane's VPC and sensor ranges must never be denied (policy rule SVC-POLICY-5).
+    const ownInfrastructure = { ...(config.vpcCidr ? { vpcCidr: config.vpcCidr } : {}), ...(config.sensorCidrs ? { sensorCidrs: config.sensorCidrs } : {}) };
+    this.policy = new SecurityPolicy(this, 'security-policy', { provider, ...securityPolicyPropsFromConfig(section), ownInfrastructure });
+    for (const { rule, reason } of section.acknowledge ?? []) this.policy.acknowledge(rule, reason);
     for (const channel of section.channelSso ?? []) {
       new ChannelServiceProviderOutputs(this, `saml-${channel.name}`, { policy: this.policy, channel: channel.name });
     }
@@ -96,7 +100,7 @@ export function buildApp(app: App, configFile: string): App {
   const config = loadAppConfig(configFile);
   new ControlPlaneStack(app, STACK_NAMES.controlPlane, config);
   new DeploymentPolicyStack(app, STACK_NAMES.deploymentPolicy, config, config.controlPlane.HostedZoneId ?? '');
-  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config.securityPolicy, config.aws);
+  if (config.securityPolicy !== undefined) new SecurityPolicyStack(app, STACK_NAMES.securityPolicy, config.securityPolicy, config);
   applyStateBackendToStacks(app, config.stateBackend);
   return app;
 }

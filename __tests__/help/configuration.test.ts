@@ -72,6 +72,7 @@ const OBJECT_TABLES: readonly ObjectTable[] = [
   { heading: 'blacklist, blocklist, whitelist', place: (fields) => ({ ...minimalConfig(), securityPolicy: { blacklist: fields } }), smallest: {} },
   { heading: 'entries', place: (fields) => ({ ...minimalConfig(), securityPolicy: { whitelist: { entries: [fields] } } }), smallest: { ip: '192.0.2.1' } },
   { heading: 'tenantSso and channelSso', place: (fields) => ({ ...minimalConfig(), securityPolicy: { tenantSso: fields } }), smallest: { name: 'acme-corp', enabled: false } },
+  { heading: 'acknowledge', place: (fields) => ({ ...minimalConfig(), securityPolicy: { acknowledge: [fields] } }), smallest: { rule: 'SVC-POLICY-3', reason: 'accepted' } },
   {
     heading: 'allowControlPlaneEgress',
     place: (fields) => ({ ...minimalConfig(), securityPolicy: { allowControlPlaneEgress: fields } }),

@@ -50,7 +50,7 @@ describe('npm run demo', () => {
     expect(output).toMatch(/svc-emulator listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(output).toContain('$ cdktf deploy security-policy --auto-approve');
     expect(output).toMatch(/Apply complete! Resources: 10 added, 0 changed, 0 destroyed\./);
-    expect(output).toMatch(/whitelist: 192\.0\.2\.0\/28, 198\.51\.100\.20, 2001:db8:cafe::1/);
+    expect(output).toMatch(/whitelist: 192\.0\.2\.0\/28, 192\.0\.2\.100, 2001:db8:cafe::1/);
     expect(output).toMatch(/output saml_main_acs_url = "https:\/\/sso\.example\.com\/\S+\/acs"/);
     expect(output).toContain('Lists/new_entry');
     // The out-of-band changes, as the drift check reports them.

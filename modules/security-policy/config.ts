@@ -20,6 +20,7 @@ import { redactUrlCredentials } from '../../src/api/redaction';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';
+import { POLICY_RULES } from './rules';
 import {
   POLICY_LIST_MODES,
   POLICY_LIST_RESOURCES,
@@ -64,9 +65,20 @@ export interface SecurityPolicyConfig {
   readonly channelSso?: readonly SsoSettings[];
   /** Whitelist the control plane's NAT gateways (ControlPlaneEgress). @default not wired */
   readonly allowControlPlaneEgress?: ControlPlaneEgressConfig;
+  /** Policy rules accepted for this policy, with the reason (SecurityPolicy.acknowledge). @default none */
+  readonly acknowledge?: readonly PolicyRuleAcknowledgement[];
 }
 
-const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress'];
+/** One accepted policy rule: its id (`SVC-POLICY-3`) and why its findings are acceptable. */
+export interface PolicyRuleAcknowledgement {
+  /** The rule id, e.g. `SVC-POLICY-3`. */
+  readonly rule: string;
+  /** Why its findings are acceptable, and who decided; shown in every synth. */
+  readonly reason: string;
+}
+
+const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress', 'acknowledge'];
+const ACKNOWLEDGEMENT_FIELDS = ['rule', 'reason'];
 const LIST_FIELDS = ['resources', 'mode', 'entries', 'files'];
 const ENTRY_FIELDS = ['ip', 'description'];
 const SSO_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'];
@@ -221,6 +233,28 @@ function parseEgress(value: unknown, field: string, fail: Fail): ControlPlaneEgr
   };
 }
 
+function parseAcknowledgements(value: unknown, field: string, fail: Fail): PolicyRuleAcknowledgement[] {
+  if (!Array.isArray(value)) throw fail(field, `expected a list of { rule, reason }, got ${JSON.stringify(value)}`);
+  const ruleIds = POLICY_RULES.map((rule) => rule.id);
+  const seen = new Map<string, number>();
+  return value.map((item: unknown, index: number) => {
+    const itemField = `${field}[${index}]`;
+    const acknowledgement = expectObject(item, itemField, ACKNOWLEDGEMENT_FIELDS, fail, '{ rule, reason }');
+    const rule = acknowledgement.rule;
+    if (typeof rule !== 'string' || !ruleIds.includes(rule)) {
+      throw fail(`${itemField}.rule`, `${JSON.stringify(rule)} is not a policy rule; expected one of ${ruleIds.join(', ')}`);
+    }
+    const reason = acknowledgement.reason;
+    if (typeof reason !== 'string' || reason.trim() === '') {
+      throw fail(`${itemField}.reason`, `${JSON.stringify(reason)}: give the reason the ${rule} findings are acceptable (it is shown in every synth)`);
+    }
+    const earlier = seen.get(rule);
+    if (earlier !== undefined) throw fail(`${itemField}.rule`, `${JSON.stringify(rule)} is also ${field}[${earlier}]; give one reason per rule`);
+    seen.set(rule, index);
+    return { rule, reason };
+  });
+}
+
 /**
  * Parses the `securityPolicy` section (`raw`, already JSON-parsed) of the config file `file`.
  * Checks shapes, types and literal addresses; entry files are read later, by SecurityPolicy.
@@ -251,6 +285,7 @@ export function parseSecurityPolicyConfig(file: string, raw: unknown): SecurityP
   const ssoBase = optionalUrl(section.ssoBase, `${root}.ssoBase`, fail, ['https:'], 'https://sso.example.com');
   const tenantSso = section.tenantSso === undefined ? undefined : parseSso(section.tenantSso, `${root}.tenantSso`, fail);
   const egress = section.allowControlPlaneEgress === undefined ? undefined : parseEgress(section.allowControlPlaneEgress, `${root}.allowControlPlaneEgress`, fail);
+  const acknowledge = section.acknowledge === undefined ? undefined : parseAcknowledgements(section.acknowledge, `${root}.acknowledge`, fail);
   return {
     ...(baseUrl === undefined ? {} : { baseUrl }),
     ...(tenant === undefined ? {} : { tenant }),
@@ -259,6 +294,7 @@ export function parseSecurityPolicyConfig(file: string, raw: unknown): SecurityP
     ...(tenantSso === undefined ? {} : { tenantSso }),
     ...(channelSso === undefined ? {} : { channelSso }),
     ...(egress === undefined ? {} : { allowControlPlaneEgress: egress }),
+    ...(acknowledge === undefined ? {} : { acknowledge }),
   };
 }
 

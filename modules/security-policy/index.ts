@@ -14,3 +14,6 @@ export { SecurityPolicy, type ChannelServiceProvider, type EntryMapToken, type P
 export * from './config';
 export { ControlPlaneEgress, type ControlPlaneEgressProps } from './control-plane-egress';
 export { ChannelServiceProviderOutputs, type ChannelServiceProviderOutputsProps } from './saml-outputs';
+export * from './rules';
+export { SecurityPolicyRules, type PolicyRuleSubject } from './rules/aspect';
+export { INFRASTRUCTURE_ATTRIBUTES } from './rules/infrastructure';

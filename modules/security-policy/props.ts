@@ -36,6 +36,20 @@ export interface SsoSettings {
   readonly samlMetadataUrl?: string;
 }
 
+/**
+ * Addresses the platform's own infrastructure uses: the blacklist and blocklist must never
+ * deny them (policy rule SVC-POLICY-5, an error at synth). Tokens are known only at plan and
+ * are not checked.
+ */
+export interface OwnInfrastructure {
+  /** The control plane's egress (NAT gateway) public IPs, when known as literals. @default none */
+  readonly egressAddresses?: readonly string[];
+  /** Where the sensors run. @default none */
+  readonly sensorCidrs?: readonly string[];
+  /** The control plane VPC's range. @default none */
+  readonly vpcCidr?: string;
+}
+
 /** The lists and SSO settings of one tenant; every part is optional, and an unset part is not managed. */
 export interface SecurityPolicyProps {
   /** The svc provider (SvcProvider from modules/svc-provider/provider). @default the stack's default svc provider */
@@ -58,6 +72,12 @@ export interface SecurityPolicyProps {
    * so destroys and re-creates, every resource. @default ''
    */
   readonly namePrefix?: string;
+  /**
+   * What the platform's own infrastructure uses, never to be denied (policy rule SVC-POLICY-5);
+   * literal addresses of the stack's AWS resources (VPC, subnets, Elastic IPs) count without it.
+   * @default none
+   */
+  readonly ownInfrastructure?: OwnInfrastructure;
 }
 
 /** What is wrong with SSO settings, as field (relative to the settings object) and message; skips tokens. */

@@ -29,6 +29,7 @@ import { Whitelist } from '../svc-provider/whitelist';
 import { WhitelistEntry } from '../svc-provider/whitelist-entry';
 import {
   POLICY_LIST_NAMES,
+  addressProblem,
   checkPropEntry,
   duplicateEntryError,
   entryResourceName,
@@ -39,6 +40,10 @@ import {
 } from './entries';
 import { loadPolicyEntryFile } from './entry-files';
 import { SecurityPolicyPropError } from './errors';
+import { ownInfrastructureValues } from './rules/infrastructure';
+import { SecurityPolicyRules } from './rules/aspect';
+import { POLICY_RULES, type InfrastructureAddress } from './rules';
+import { checkAddress, parseAddress } from '../../src/address';
 import {
   POLICY_LIST_MODES,
   POLICY_LIST_RESOURCES,
@@ -52,7 +57,7 @@ import {
 
 export type PolicyEntryResource = BlacklistEntry | BlocklistEntry | WhitelistEntry;
 export type PolicyWholeListResource = Blacklist | Blocklist | Whitelist;
-const SECURITY_POLICY_PROPS: readonly string[] = ['provider', 'tenant', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'namePrefix'];
+const SECURITY_POLICY_PROPS: readonly string[] = ['provider', 'tenant', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'namePrefix', 'ownInfrastructure'];
 const POLICY_LIST_PROPS: readonly string[] = ['resources', 'mode', 'entries', 'files'];
 
 /** A map from address to description known only to Terraform: an IResolvable or a map token (`local.asAnyMap`). */
@@ -113,6 +118,8 @@ export class SecurityPolicy extends Construct {
   private readonly props: SecurityPolicyProps;
   private readonly namePrefix: string;
   private readonly lists = new Map<PolicyListName, ListState>();
+  /** Reasons of acknowledged policy rules, by rule id. */
+  private readonly acknowledgements = new Map<string, string>();
 
   constructor(scope: Construct, id: string, props: SecurityPolicyProps = {}) {
     super(scope, id);
@@ -130,6 +137,11 @@ export class SecurityPolicy extends Construct {
       const listProps = props[list];
       if (listProps !== undefined) this.declareList(list, listProps);
     }
+    SecurityPolicyRules.of(TerraformStack.of(this)).register(this, {
+      entries: (list) => this.entries(list),
+      infrastructure: this.ownInfrastructure(props),
+      acknowledgements: this.acknowledgements,
+    });
 
     if (props.tenantSso !== undefined) {
       this.checkSso('tenantSso', props.tenantSso);
@@ -232,6 +244,26 @@ export class SecurityPolicy extends Construct {
       throw this.propError('channelServiceProvider(name)', name, `is not in channelSso (${known.length === 0 ? 'none declared' : known.map((item) => JSON.stringify(item)).join(', ')}); declare the channel's SSO first`);
     }
     return { entityId: resource.spEntityId, acsUrl: resource.spAcsUrl, metadataUrl: resource.spMetadataUrl };
+  }
+
+  /**
+   * Acknowledges a policy rule (`SVC-POLICY-<n>`) for this policy: its findings are reported as
+   * info annotations carrying `reason` instead of warnings or errors, so the decision shows in
+   * every synth. The reason is required: say why the finding is acceptable, and who decided.
+   */
+  acknowledge(ruleId: string, reason: string): void {
+    const known = POLICY_RULES.map((rule) => rule.id);
+    if (typeof ruleId !== 'string' || !known.includes(ruleId)) {
+      throw this.propError('acknowledge(ruleId)', ruleId, `is not a policy rule; expected one of ${known.join(', ')}`);
+    }
+    if (typeof reason !== 'string' || reason.trim() === '') {
+      throw this.propError('acknowledge(reason)', reason, `is empty; say why the ${ruleId} findings are acceptable (it is shown in every synth)`);
+    }
+    const earlier = this.acknowledgements.get(ruleId);
+    if (earlier !== undefined) {
+      throw this.propError('acknowledge(ruleId)', ruleId, `is already acknowledged (${JSON.stringify(earlier)}); give one reason per rule`);
+    }
+    this.acknowledgements.set(ruleId, reason.trim());
   }
 
   /** The checked entries of a list, in the order declared (inline, files, added). */
@@ -438,6 +470,26 @@ export class SecurityPolicy extends Construct {
     if (settings.enabled === undefined) throw this.propError(`${prop}.enabled`, undefined, 'is missing; give true or false');
     const problem = ssoSettingsProblem(settings, (value) => Token.isUnresolved(value));
     if (problem !== undefined) throw this.propError(`${prop}.${problem.field}`, problem.value, problem.message);
+  }
+
+  /** The literal addresses of the ownInfrastructure prop, checked (a malformed one is a prop error). */
+  private ownInfrastructure(props: SecurityPolicyProps): InfrastructureAddress[] {
+    const own: unknown = props.ownInfrastructure;
+    if (own === undefined) return [];
+    if (typeof own !== 'object' || own === null || Array.isArray(own)) {
+      throw this.propError('ownInfrastructure', own, 'expected { egressAddresses?, sensorCidrs?, vpcCidr? }');
+    }
+    for (const key of Object.keys(own)) {
+      if (!['egressAddresses', 'sensorCidrs', 'vpcCidr'].includes(key)) {
+        throw this.propError(`ownInfrastructure.${key}`, '(unknown prop)', 'is not an ownInfrastructure prop; expected egressAddresses, sensorCidrs or vpcCidr');
+      }
+    }
+    return ownInfrastructureValues(props.ownInfrastructure!).map(({ field, value }) => {
+      if (typeof value !== 'string') throw this.propError(field, value, 'expected a string: an IPv4/IPv6 address or CIDR range');
+      const checked = checkAddress(value);
+      if (!checked.ok) throw this.propError(field, value, addressProblem(checked.error.reason));
+      return { parsed: parseAddress(checked.canonical), what: field };
+    });
   }
 
   /** Sets the Terraform name and refuses one another SecurityPolicy of this stack already declared. */

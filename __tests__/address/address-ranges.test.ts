@@ -1,0 +1,50 @@
+import { parseAddress } from '../../src/address';
+import { RangeIndex, contains, overlaps } from '../../src/address-ranges';
+
+const p = parseAddress;
+
+describe('contains(outer, inner)', () => {
+  test.each([
+    ['a /24 holds an address of it', '198.51.100.0/24', '198.51.100.7', true],
+    ['a /24 holds a /28 of it', '198.51.100.0/24', '198.51.100.16/28', true],
+    ['a range holds itself', '198.51.100.0/24', '198.51.100.0/24', true],
+    ['an address holds itself', '203.0.113.9', '203.0.113.9', true],
+    ['an address outside the /24', '198.51.100.0/24', '198.51.101.1', false],
+    ['a broader range is not inside a narrower one', '198.51.100.0/25', '198.51.100.0/24', false],
+    ['0.0.0.0/0 holds every IPv4 address', '0.0.0.0/0', '203.0.113.9', true],
+    ['::/0 holds every IPv6 address', '::/0', '2001:db8::1', true],
+    ['IPv4 never holds IPv6', '0.0.0.0/0', '::ffff:192.0.2.1', false],
+    ['IPv6 never holds IPv4', '::/0', '192.0.2.1', false],
+    ['an IPv6 /48 holds an address of it', '2001:db8:bad::/48', '2001:db8:bad:1::9', true],
+    ['an IPv6 /48 does not hold its neighbour', '2001:db8:bad::/48', '2001:db8:bae::1', false],
+    ['a /127 next to the top of the space', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/127', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', true],
+  ])('%s', (_name, outer, inner, expected) => {
+    expect(contains(p(outer), p(inner))).toBe(expected);
+  });
+});
+
+describe('overlaps(a, b)', () => {
+  test.each([
+    ['either way round (a inside b)', '198.51.100.7', '198.51.100.0/24', true],
+    ['either way round (b inside a)', '198.51.100.0/24', '198.51.100.7', true],
+    ['disjoint ranges', '198.51.100.0/25', '198.51.100.128/25', false],
+    ['different families', '10.0.0.0/8', '2001:db8::/32', false],
+  ])('%s', (_name, a, b, expected) => {
+    expect(overlaps(p(a), p(b))).toBe(expected);
+  });
+});
+
+describe('RangeIndex', () => {
+  const index = new RangeIndex<string>();
+  for (const range of ['10.0.0.0/8', '10.1.0.0/16', '10.1.2.3', '192.0.2.0/24', '2001:db8::/32', '2001:db8::/32']) index.add(p(range), range);
+
+  test.each([
+    ['an address inside three ranges, broadest first', '10.1.2.3', ['10.0.0.0/8', '10.1.0.0/16', '10.1.2.3']],
+    ['a range inside one', '10.2.0.0/16', ['10.0.0.0/8']],
+    ['a range broader than every member', '10.0.0.0/7', []],
+    ['nothing for another family', '::ffff:10.1.2.3', []],
+    ['two values under one range', '2001:db8:1::/48', ['2001:db8::/32', '2001:db8::/32']],
+  ])('%s', (_name, range, expected) => {
+    expect(index.containing(p(range))).toEqual(expected);
+  });
+});

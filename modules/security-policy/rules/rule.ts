@@ -1,0 +1,70 @@
+/**
+ * The vocabulary of SecurityPolicy's policy rules (the cdk-nag v2 shape, like
+ * modules/architecture-rules): a rule is a small pure function over what the policy declares
+ * and what the stack's own infrastructure uses, answering compliant, not applicable or
+ * non-compliant with one message per problem. The aspect (./aspect.ts) turns the messages into
+ * annotations on the SecurityPolicy construct.
+ */
+import type { ParsedAddress } from '../../../src/address';
+import type { PolicyListName } from '../entries';
+
+/** error fails synth; warning is printed. */
+export type PolicyRuleLevel = 'error' | 'warning';
+
+/** One literal entry of a list (entries given as tokens are unknown at synth and never reach a rule). */
+export interface PolicyRuleEntry {
+  readonly list: PolicyListName;
+  /** As written. */
+  readonly ip: string;
+  readonly parsed: ParsedAddress;
+  /** Where it was declared, e.g. `policy/blacklist.yaml:7: entries[2]`. */
+  readonly where: string;
+}
+
+/** An address or range the stack's own infrastructure uses, and where it was found. */
+export interface InfrastructureAddress {
+  readonly parsed: ParsedAddress;
+  /** e.g. `ownInfrastructure.sensorCidrs[0]` or `aws_vpc.main cidr_block`. */
+  readonly what: string;
+}
+
+export interface PolicyRuleContext {
+  /** The literal entries of each list; an unmanaged list is empty. */
+  readonly lists: Readonly<Record<PolicyListName, readonly PolicyRuleEntry[]>>;
+  readonly infrastructure: readonly InfrastructureAddress[];
+}
+
+export type PolicyRuleResult =
+  | { readonly compliance: 'compliant' }
+  | { readonly compliance: 'not_applicable' }
+  /** One message per problem; each names the entry, where it is declared, and the fix. */
+  | { readonly compliance: 'non_compliant'; readonly messages: readonly string[] };
+
+export interface PolicyRule {
+  /** Stable id, shown in every finding and used to acknowledge it; never renumber. */
+  readonly id: string;
+  /** A few words, shown after the id. */
+  readonly name: string;
+  readonly level: PolicyRuleLevel;
+  readonly evaluate: (context: PolicyRuleContext) => PolicyRuleResult;
+}
+
+export const COMPLIANT: PolicyRuleResult = { compliance: 'compliant' };
+export const NOT_APPLICABLE: PolicyRuleResult = { compliance: 'not_applicable' };
+
+/** Compliant for no messages, else non-compliant with them. */
+export function findings(messages: readonly string[]): PolicyRuleResult {
+  return messages.length === 0 ? COMPLIANT : { compliance: 'non_compliant', messages };
+}
+
+/** Every literal entry of the given lists, in list order. */
+export function entriesOf(context: PolicyRuleContext, lists: readonly PolicyListName[]): PolicyRuleEntry[] {
+  return lists.flatMap((list) => context.lists[list]);
+}
+
+export const DENY_LISTS: readonly PolicyListName[] = ['blacklist', 'blocklist'];
+
+/** `blacklist entry "198.51.100.0/24" (policy/blacklist.yaml:3: entries[1])`. */
+export function describeEntry(entry: PolicyRuleEntry): string {
+  return `${entry.list} entry ${JSON.stringify(entry.ip)} (${entry.where})`;
+}
