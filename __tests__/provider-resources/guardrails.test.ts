@@ -83,6 +83,15 @@ describe('overlaps at plan: contradictions across lists, redundancy within one',
     expect(found).toEqual(expected);
   });
 
+  test('many own entries (an index) find what one entry at a time (a scan) finds', () => {
+    const own = ['203.0.113.9', '10.1.2.3', '10.1.0.0/16', '2001:db8::/48', '192.0.2.0/24', '198.51.100.7'].map((ip) => seen('whitelist', ip, 'mine'));
+    const others = [seen('blacklist', '203.0.113.0/24'), seen('whitelist', '10.0.0.0/8'), seen('blocklist', '2001:db8::1'), seen('blacklist', '192.0.2.77'), seen('blocklist', '0.0.0.0/1')];
+    const describe = (findings: ReturnType<typeof findEntryFindings>) => findings.map((finding) => `${finding.kind} ${finding.entry.ip} ${finding.other.ip}`).sort();
+    const oneByOne = own.flatMap((entry) => findEntryFindings([entry], [...own, ...others]));
+    expect(describe(findEntryFindings(own, others))).toEqual(describe(oneByOne));
+    expect(oneByOne.length).toBeGreaterThan(6);
+  });
+
   test('5,000 entries against 5,000 take well under a second', () => {
     const own = Array.from({ length: 5000 }, (_, index) => seen('whitelist', `10.${index >> 8}.${index & 255}.1`, 'mine'));
     const others = Array.from({ length: 5000 }, (_, index) => seen('blacklist', `10.${index >> 8}.${index & 255}.0/24`));

@@ -171,16 +171,45 @@ interface Indexed {
   readonly key: string;
 }
 
+/** Parsed address keys by spelling: a plan compares each entry with every list, so each spelling is parsed once per process. */
+const keysBySpelling = new Map<string, { readonly canonical: string; readonly key: string } | null>();
+
 function indexed(seen: SeenEntry): Indexed | undefined {
-  const address = parsed(seen.ip);
-  if (address === undefined) return undefined;
-  const bits = ipaddr
-    .parse(address.address)
-    .toByteArray()
-    .map((byte) => byte.toString(2).padStart(8, '0'))
-    .join('')
-    .slice(0, address.prefixLength);
-  return { seen, canonical: address.canonical, key: `${address.family}:${bits}` };
+  let known = keysBySpelling.get(seen.ip);
+  if (known === undefined) {
+    const address = parsed(seen.ip);
+    const bits =
+      address === undefined
+        ? ''
+        : ipaddr
+            .parse(address.address)
+            .toByteArray()
+            .map((byte) => byte.toString(2).padStart(8, '0'))
+            .join('')
+            .slice(0, address.prefixLength);
+    known = address === undefined ? null : { canonical: address.canonical, key: `${address.family}:${bits}` };
+    keysBySpelling.set(seen.ip, known);
+  }
+  return known === null ? undefined : { seen, ...known };
+}
+
+/** Own entries up to this many are compared by a scan of the others. */
+const SCAN_AT_MOST = 4;
+
+/** The findings for one own entry, by comparing it with each of `all`. */
+function scanFindings(entry: Indexed, all: readonly Indexed[]): EntryFinding[] {
+  const findings: EntryFinding[] = [];
+  for (const other of all) {
+    const sameList = other.seen.list === entry.seen.list;
+    const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list);
+    if (entry.key.startsWith(other.key)) {
+      if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
+      if (opposite) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    } else if (opposite && other.key.startsWith(entry.key)) {
+      findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    }
+  }
+  return findings;
 }
 
 function isDenyList(list: ListName): boolean {
@@ -197,6 +226,8 @@ function isDenyList(list: ListName): boolean {
 export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[]): EntryFinding[] {
   const ownIndexed = own.map(indexed).filter((item): item is Indexed => item !== undefined);
   const all = [...ownIndexed, ...others.map(indexed).filter((item): item is Indexed => item !== undefined)];
+  // One entry (a per-entry resource) against the lists: a scan beats building an index.
+  if (ownIndexed.length <= SCAN_AT_MOST) return ownIndexed.flatMap((entry) => scanFindings(entry, all));
   const byKey = new Map<string, Indexed[]>();
   const prefixLengths = new Map<string, Set<number>>();
   for (const item of all) {
