@@ -90,6 +90,11 @@ const CASES: BadInput[] = [
   { name: 'a host name', ...entry('whitelist', 'localhost'), says: ADDRESS },
   { name: 'a URL as ip', ...entry('blacklist', 'http://10.0.0.1/'), says: ADDRESS },
   { name: 'an address with a port', ...entry('blocklist', '10.0.0.1:443'), says: ADDRESS },
+  // guardrails: catch-all ranges in any spelling, on every list
+  { name: 'IPv4 catch-all on the blacklist', ...entry('blacklist', '0.0.0.0/0'), says: /Catch-all range on the blacklist.*"0\.0\.0\.0\/0"/ },
+  { name: 'IPv6 catch-all on the whitelist', ...entry('whitelist', '::/0'), says: /Catch-all range on the whitelist.*"::\/0"/ },
+  { name: 'IPv6 catch-all spelled long on the blocklist', ...entry('blocklist', '0:0:0:0:0:0:0:0/0'), says: /Catch-all range on the blocklist.*is ::\/0/ },
+  { name: 'IPv4 catch-all with a host part', ...entry('whitelist', '10.0.0.0/0'), says: /host bits.*0\.0\.0\.0\/0/ },
   { name: 'entry tenant empty', ...resource('svc_whitelist_entry', `ip = "192.0.2.1"\n  tenant = ""`, 'tenant'), says: /Empty tenant/ },
   // whole lists
   { name: 'whole-list key octet above 255', ...wholeList('blacklist', `entries = ${map({ '10.0.0.256': 'x' })}`), says: ADDRESS },
@@ -99,6 +104,8 @@ const CASES: BadInput[] = [
   { name: 'whole-list keys that are one address (/32)', ...wholeList('blocklist', `entries = ${map({ '10.0.0.1': 'a', '10.0.0.1/32': 'b' })}`), says: /Duplicate address/ },
   { name: 'whole-list keys that are one IPv6 address', ...wholeList('whitelist', `entries = ${map({ '2001:db8::1': 'a', '2001:DB8:0::1': 'b' })}`), says: /Duplicate address/ },
   { name: 'huge whole list (5,001 keys) with one bad key', ...wholeList('blacklist', `entries = ${hugeMap()}`), says: /10\.255\.255\.256/ },
+  { name: 'whole-list catch-all key', ...wholeList('blacklist', `entries = ${map({ '192.0.2.1': 'ok', '0.0.0.0/0': 'everyone' })}`), says: /Catch-all range on the blacklist.*entries key = "0\.0\.0\.0\/0"/ },
+  { name: 'whole-list IPv6 catch-all key in capitals', ...wholeList('whitelist', `entries = ${map({ '0::/0': 'everyone' })}`), says: /Catch-all range on the whitelist.*"0::\/0" is ::\/0/ },
   { name: 'whole-list mode unknown word', ...wholeList('blacklist', `entries = {}\n  mode = "replace"`, 'mode'), says: /Invalid mode/ },
   { name: 'whole-list mode empty', ...wholeList('whitelist', `entries = {}\n  mode = ""`, 'mode'), says: /Invalid mode/ },
   { name: 'whole-list mode in capitals', ...wholeList('blocklist', `entries = {}\n  mode = "Additive"`, 'mode'), says: /Invalid mode/ },
@@ -135,6 +142,8 @@ const CASES: BadInput[] = [
   { name: 'base_url not a URL', ...provider('base_url = "api.example.com"', 'base_url'), says: /Invalid base_url/ },
   { name: 'base_url empty', ...provider('base_url = ""', 'base_url'), says: /Invalid base_url/ },
   { name: 'base_url with credentials in it', ...provider('base_url = "https://admin:key@api.example.com"', 'base_url'), says: /\[REDACTED\]@api\.example\.com.*user name or password/ },
+  { name: 'base_url over http to a remote host', ...provider('base_url = "http://api.vendor.example"', 'base_url'), says: /Insecure base_url.*https:\/\/api\.vendor\.example/ },
+  { name: 'base_url over http to a private address', ...provider('base_url = "http://10.0.0.5:8080"', 'base_url'), says: /Insecure base_url.*not a loopback address/ },
   { name: 'sso_base over http', ...provider('sso_base = "http://sso.example.com"', 'sso_base'), says: /Invalid sso_base/ },
   { name: 'api_key empty', ...provider('api_key = ""', 'api_key'), says: /Empty api_key/ },
   { name: 'provider tenant empty', ...provider('tenant = ""', 'tenant'), says: /Empty tenant/ },
@@ -147,7 +156,7 @@ const CASES: BadInput[] = [
   { name: 'svc_tenant of an unknown tenant', ...data('svc_tenant', 'name = "nope"', 'name', 'plan'), says: /Unknown tenant "nope"/ },
   { name: 'svc_channel of an unknown channel', ...data('svc_channel', 'name = "nope"', 'name', 'plan'), says: /Unknown channel "nope"/ },
   { name: 'svc_list of an unknown tenant', ...data('svc_list', 'list = "whitelist"\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope"/ },
-  { name: 'whole list of an unknown tenant', ...resource('svc_blocklist', 'entries = {}\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope"/ },
+  { name: 'whole list of an unknown tenant', ...resource('svc_blocklist', 'entries = {}\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope".*The service lists no tenant named "nope" \(it lists "corpus"\)/ },
   // Refused at apply until the plan checked them (an entry's new_blacklist was even sent).
   { name: 'entry of an unknown tenant', ...resource('svc_blacklist_entry', 'ip = "192.0.2.1"\n  tenant = "nope"', 'tenant', 'plan'), says: /Cannot use tenant "nope".* tenant = "nope".*it lists "corpus"/ },
   { name: 'tenant SSO of an unknown tenant', ...resource('svc_tenant_sso', 'name = "nope"\n  enabled = false', 'name', 'plan'), says: /Unknown tenant "nope".* name = "nope".*it lists "corpus"/ },

@@ -227,3 +227,39 @@ test('a client outside the provider is not affected by its close', async () => {
   await expect(client.listEntries('blacklist')).resolves.toEqual([]);
   await client.close();
 });
+
+describe('one login failure per provider process', () => {
+  const plans = (context: Awaited<ReturnType<World['configure']>>) =>
+    Promise.allSettled((['blacklist', 'blocklist', 'whitelist'] as const).map((list) => context.lists.read(TENANT, list)));
+
+  test('a wrong key: one login is sent; the first failure is described in full, every other briefly', async () => {
+    const provider = createSvcProvider({ env: {} });
+    const context = await provider.configure({
+      config: { base_url: world.emulator.url, api_key: 'not-the-key', tenant: TENANT, sso_base: null, max_retries: null, request_timeout_seconds: null },
+      terraformVersion: '1.11.4',
+    });
+    world.emulator.resetStats();
+    const first = await plans(context);
+    const later = await Promise.allSettled([context.lists.read(OTHER_TENANT, 'blacklist'), context.client(TENANT).listChannels()]);
+    const summaries = [...first, ...later].map((outcome) => (outcome.status === 'rejected' ? provider.describeError!(outcome.reason, 'plan')?.summary : 'fulfilled'));
+    expect(summaries.filter((summary) => summary === 'Login to the svc management API failed')).toHaveLength(1);
+    expect(summaries.filter((summary) => summary === 'Skipped: the svc provider could not log in')).toHaveLength(4);
+    expect(world.emulator.stats().byCommand).toEqual({ login: 1 });
+    await provider.close?.(context);
+  });
+
+  test('unreachable: the retries are spent once, not once per resource', async () => {
+    const provider = createSvcProvider({ env: {}, clientOptions: { retry: { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 200, deadlineMs: 5_000 } } });
+    const context = await provider.configure({
+      config: { base_url: 'http://127.0.0.1:9', api_key: API_KEY, tenant: TENANT, sso_base: null, max_retries: null, request_timeout_seconds: null },
+      terraformVersion: '1.11.4',
+    });
+    const started = Date.now();
+    await plans(context);
+    const afterFirst = Date.now() - started;
+    const again = await Promise.allSettled([context.lists.read(OTHER_TENANT, 'whitelist')]);
+    expect(Date.now() - started - afterFirst).toBeLessThan(100);
+    expect(again[0]).toMatchObject({ status: 'rejected', reason: { name: 'EarlierLoginFailureError' } });
+    await provider.close?.(context);
+  });
+});

@@ -74,8 +74,9 @@ function guardSensitiveAtSynth(scope: Construct, owner: string, setting: string,
  */
 export interface SvcProviderConfig {
   /**
-   * Base URL of the management API, http or https (requests go to `{base_url}/svc_api/v2/...`). Env
-   * `SVC_BASE_URL`.
+   * Base URL of the management API (requests go to `{base_url}/svc_api/v2/...`). Env
+   * `SVC_BASE_URL`. https, or http to a loopback address (127.0.0.0/8, ::1, localhost) such as a
+   * local emulator; http to any other host needs allow_insecure_http.
    *
    * Optional.
    */
@@ -122,6 +123,22 @@ export interface SvcProviderConfig {
   readonly requestTimeoutSeconds?: number;
 
   /**
+   * true: no plan warning for list entries broader than IPv4 /8 or IPv6 /32 (see
+   * help/guardrails.md). Catch-all ranges (0.0.0.0/0, ::/0) stay an error. Default false.
+   *
+   * Optional.
+   */
+  readonly allowBroadRanges?: boolean | cdktf.IResolvable;
+
+  /**
+   * true: allow base_url with http:// to a host other than loopback, so the API key and session
+   * tokens cross the network unencrypted. Env `SVC_ALLOW_INSECURE_HTTP=1`. Default false.
+   *
+   * Optional.
+   */
+  readonly allowInsecureHttp?: boolean | cdktf.IResolvable;
+
+  /**
    * Alias of this provider configuration, for a second provider block; resources choose it with
    * `provider`.
    */
@@ -143,6 +160,8 @@ export class SvcProvider extends cdktf.TerraformProvider {
   private _ssoBase?: string;
   private _maxRetries?: number;
   private _requestTimeoutSeconds?: number;
+  private _allowBroadRanges?: boolean | cdktf.IResolvable;
+  private _allowInsecureHttp?: boolean | cdktf.IResolvable;
   private _alias?: string;
 
   constructor(scope: Construct, id: string, config: SvcProviderConfig = {}) {
@@ -160,13 +179,16 @@ export class SvcProvider extends cdktf.TerraformProvider {
     this._ssoBase = config.ssoBase;
     this._maxRetries = config.maxRetries;
     this._requestTimeoutSeconds = config.requestTimeoutSeconds;
+    this._allowBroadRanges = config.allowBroadRanges;
+    this._allowInsecureHttp = config.allowInsecureHttp;
     guardSensitiveAtSynth(this, 'SvcProvider', 'apiKey', 'api_key', 'SVC_API_KEY', () => this._apiKey);
     this._alias = config.alias;
   }
 
   /**
-   * Base URL of the management API, http or https (requests go to `{base_url}/svc_api/v2/...`). Env
-   * `SVC_BASE_URL`.
+   * Base URL of the management API (requests go to `{base_url}/svc_api/v2/...`). Env
+   * `SVC_BASE_URL`. https, or http to a loopback address (127.0.0.0/8, ::1, localhost) such as a
+   * local emulator; http to any other host needs allow_insecure_http.
    *
    * Attribute `base_url`. Optional.
    */
@@ -248,6 +270,34 @@ export class SvcProvider extends cdktf.TerraformProvider {
     this._requestTimeoutSeconds = value;
   }
 
+  /**
+   * true: no plan warning for list entries broader than IPv4 /8 or IPv6 /32 (see
+   * help/guardrails.md). Catch-all ranges (0.0.0.0/0, ::/0) stay an error. Default false.
+   *
+   * Attribute `allow_broad_ranges`. Optional.
+   */
+  get allowBroadRanges(): boolean | cdktf.IResolvable | undefined {
+    return this._allowBroadRanges;
+  }
+
+  set allowBroadRanges(value: boolean | cdktf.IResolvable | undefined) {
+    this._allowBroadRanges = value;
+  }
+
+  /**
+   * true: allow base_url with http:// to a host other than loopback, so the API key and session
+   * tokens cross the network unencrypted. Env `SVC_ALLOW_INSECURE_HTTP=1`. Default false.
+   *
+   * Attribute `allow_insecure_http`. Optional.
+   */
+  get allowInsecureHttp(): boolean | cdktf.IResolvable | undefined {
+    return this._allowInsecureHttp;
+  }
+
+  set allowInsecureHttp(value: boolean | cdktf.IResolvable | undefined) {
+    this._allowInsecureHttp = value;
+  }
+
   /** Alias of this provider configuration (`svc.<alias>`); unset for the default configuration. */
   get alias(): string | undefined {
     return this._alias;
@@ -265,6 +315,8 @@ export class SvcProvider extends cdktf.TerraformProvider {
       sso_base: cdktf.stringToTerraform(this._ssoBase),
       max_retries: cdktf.numberToTerraform(this._maxRetries),
       request_timeout_seconds: cdktf.numberToTerraform(this._requestTimeoutSeconds),
+      allow_broad_ranges: cdktf.booleanToTerraform(this._allowBroadRanges),
+      allow_insecure_http: cdktf.booleanToTerraform(this._allowInsecureHttp),
     };
   }
 
@@ -305,6 +357,18 @@ export class SvcProvider extends cdktf.TerraformProvider {
         isBlock: false,
         type: 'simple',
         storageClassType: 'number',
+      },
+      allow_broad_ranges: {
+        value: cdktf.booleanToHclTerraform(this._allowBroadRanges),
+        isBlock: false,
+        type: 'simple',
+        storageClassType: 'boolean',
+      },
+      allow_insecure_http: {
+        value: cdktf.booleanToHclTerraform(this._allowInsecureHttp),
+        isBlock: false,
+        type: 'simple',
+        storageClassType: 'boolean',
       },
     };
     // Unset attributes are left out of the HCL.

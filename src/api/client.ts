@@ -88,6 +88,12 @@ export interface ManagementClientOptions {
   readonly connectTimeoutMs?: number;
   /** @default 8 */
   readonly maxConnections?: number;
+  /**
+   * Allow `http://` to a host other than loopback (127.0.0.0/8, ::1, localhost). Off, such a
+   * baseUrl throws InsecureBaseUrlError: the API key and session tokens would travel unencrypted.
+   * @default false
+   */
+  readonly allowInsecureHttp?: boolean;
   /** Overrides of DEFAULT_RETRY_POLICY. */
   readonly retry?: Partial<RetryPolicy>;
   /** Source of jitter in [0, 1). @default Math.random */
@@ -99,6 +105,12 @@ export interface ManagementClientOptions {
   readonly bulkChunkSize?: number;
   /** Bytes of JSON items per bulk call, at least 1024. @default MAX_BULK_BODY_BYTES (1 MiB) */
   readonly bulkBodyBytes?: number;
+  /**
+   * Runs every login of this client: given the login, returns its token. Lets an embedder share
+   * one outcome between clients (the provider fails every later login at once after one failed).
+   * @default the login runs as it is
+   */
+  readonly loginWrapper?: (login: () => Promise<string>) => Promise<string>;
 }
 
 export interface BulkOptions {
@@ -179,6 +191,7 @@ export class ManagementClient {
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+      ...(options.allowInsecureHttp === undefined ? {} : { allowInsecureHttp: options.allowInsecureHttp }),
     });
     this.baseUrl = options.baseUrl;
     this.policy = validatePolicy({ ...DEFAULT_RETRY_POLICY, ...options.retry });
@@ -193,7 +206,8 @@ export class ManagementClient {
     if (!Number.isSafeInteger(this.bulkBodyBytes) || this.bulkBodyBytes < 1024) {
       throw new ValidationError('bulkBodyBytes', options.bulkBodyBytes, `bulkBodyBytes: expected a whole number of bytes of at least 1024, got ${options.bulkBodyBytes}.`);
     }
-    this.session = new Session(() => this.performLogin());
+    const wrapper = options.loginWrapper;
+    this.session = new Session(wrapper === undefined ? () => this.performLogin() : () => wrapper(() => this.performLogin()));
   }
 
   // ---- session -------------------------------------------------------------------------

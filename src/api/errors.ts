@@ -155,6 +155,22 @@ export class ValidationError extends ManagementApiError {
   }
 }
 
+/**
+ * A base URL with http:// to a host other than loopback: the API key and every session token
+ * would cross the network unencrypted. Opt out with `allowInsecureHttp: true`.
+ */
+export class InsecureBaseUrlError extends ValidationError {
+  constructor(baseUrl: string, host: string) {
+    super(
+      'baseUrl',
+      baseUrl,
+      `baseUrl: ${JSON.stringify(baseUrl)} uses http:// to ${host}, which is not a loopback address: the API key and session tokens would cross the network unencrypted. ` +
+        'Use https://, or set allowInsecureHttp: true if the network path is protected otherwise.',
+    );
+    this.name = 'InsecureBaseUrlError';
+  }
+}
+
 /** The request did not complete at the network level (refused, reset, timed out). */
 export class TransportError extends ManagementApiError {
   constructor(

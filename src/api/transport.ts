@@ -5,7 +5,8 @@
  * deciding what to do about any of it is the caller's business.
  */
 import type { Dispatcher } from 'undici';
-import { TransportError, ValidationError } from './errors';
+import { parseAddress } from '../address';
+import { InsecureBaseUrlError, TransportError, ValidationError } from './errors';
 import type { ApiArea } from './types';
 
 export interface TransportOptions {
@@ -21,6 +22,8 @@ export interface TransportOptions {
   readonly maxConnections?: number;
   /** How long an idle keep-alive connection stays open. @default 10000 */
   readonly keepAliveTimeoutMs?: number;
+  /** Allow http:// to a host other than loopback (the key and tokens then travel unencrypted). @default false */
+  readonly allowInsecureHttp?: boolean;
 }
 
 export interface HttpReply {
@@ -38,7 +41,7 @@ export class HttpTransport {
   private readonly requestTimeoutMs: number;
 
   constructor(options: TransportOptions) {
-    const base = parseBaseUrl(options.baseUrl);
+    const base = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
     this.origin = base.origin;
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -101,7 +104,28 @@ export class HttpTransport {
   }
 }
 
-function parseBaseUrl(baseUrl: string): URL {
+/**
+ * True for a host name that stays on this machine: `localhost`, 127.0.0.0/8 and ::1 (as the URL
+ * parser gives them: `[::1]` in brackets, IPv4 already normalised).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (host === 'localhost') return true;
+  try {
+    const address = parseAddress(host);
+    return address.family === 'ipv4' ? address.address.startsWith('127.') : address.address === '::1';
+  } catch {
+    // Deliberate: a DNS name is not an address, and only `localhost` among names is loopback.
+    return false;
+  }
+}
+
+/** The host of an http:// URL that is not loopback (the key would travel in clear), else undefined. */
+export function insecureHttpHost(url: URL): string | undefined {
+  return url.protocol === 'http:' && !isLoopbackHost(url.hostname) ? url.hostname : undefined;
+}
+
+function parseBaseUrl(baseUrl: string, allowInsecureHttp: boolean): URL {
   if (typeof baseUrl !== 'string' || !URL.canParse(baseUrl)) {
     throw new ValidationError('baseUrl', baseUrl, `baseUrl: ${JSON.stringify(baseUrl)} is not a URL; give e.g. https://api.example.com.`);
   }
@@ -112,6 +136,8 @@ function parseBaseUrl(baseUrl: string): URL {
   if (url.search || url.hash || url.username || url.password) {
     throw new ValidationError('baseUrl', url.origin, 'baseUrl: leave out query, fragment and credentials; the API key goes in apiKey.');
   }
+  const insecureHost = insecureHttpHost(url);
+  if (insecureHost !== undefined && !allowInsecureHttp) throw new InsecureBaseUrlError(baseUrl, insecureHost);
   return url;
 }
 

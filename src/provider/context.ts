@@ -6,8 +6,9 @@
  * not known yet during plan, is only an error when a hook actually needs it, and the error
  * names the attribute and the variable.
  */
-import { ClientClosedError, ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
+import { ClientClosedError, ManagementApiError, ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
+import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
 import { ListCache } from './list-cache';
 
@@ -23,6 +24,10 @@ export interface SvcSettings {
   readonly ssoBase: Setting<string>;
   readonly maxRetries: Setting<number>;
   readonly requestTimeoutSeconds: Setting<number>;
+  /** allow_broad_ranges: true turns off the plan warning for very broad ranges. */
+  readonly allowBroadRanges: boolean;
+  /** allow_insecure_http or SVC_ALLOW_INSECURE_HTTP=1: base_url may be http:// to a host other than loopback. */
+  readonly allowInsecureHttp: boolean;
 }
 
 /** Where each setting comes from, for messages. */
@@ -31,9 +36,33 @@ export const SETTING_SOURCES = {
   apiKey: { attribute: 'api_key', env: 'SVC_API_KEY' },
   tenant: { attribute: 'tenant', env: 'SVC_TENANT' },
   ssoBase: { attribute: 'sso_base', env: 'SVC_SSO_BASE' },
+  allowInsecureHttp: { attribute: 'allow_insecure_http', env: 'SVC_ALLOW_INSECURE_HTTP' },
 } as const;
 
+/** The settings that are text: a URL, the key, a name. */
+type TextSetting = 'baseUrl' | 'apiKey' | 'tenant' | 'ssoBase';
+
 const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+
+/** Login failures a context remembered: describeError words the first one in full, repeats briefly. */
+const rememberedLoginFailures = new WeakSet<object>();
+
+export function isRememberedLoginFailure(error: unknown): error is ManagementApiError {
+  return typeof error === 'object' && error !== null && rememberedLoginFailures.has(error);
+}
+
+/**
+ * A call not sent because the login already failed in this provider process (a wrong key, the
+ * service out of reach): every later resource fails at once with a short note, instead of
+ * repeating the same error after its own retries.
+ */
+export class EarlierLoginFailureError extends Error {
+  readonly code = 'earlier_login_failure';
+  constructor(readonly first: ManagementApiError) {
+    super(`not sent: the login failed earlier in this run (${first.code})`);
+    this.name = 'EarlierLoginFailureError';
+  }
+}
 /** The tenant label of a client that only makes account-wide calls (shown in its log lines and login errors). */
 const NO_TENANT = '(no tenant: account-wide calls only)';
 
@@ -52,6 +81,14 @@ export class SvcContext {
   private readonly log: ProviderLog;
   /** Set by close() (terraform's StopProvider): from then on no client is created and no call starts. */
   private stopped = false;
+  /** List entries of the resources planned so far in this process, by tenant (plan-time guardrails). */
+  private readonly declared = new Map<string, SeenEntry[]>();
+  /** Guardrail findings already reported in this process, by tenant and finding key. */
+  private readonly reported = new Set<string>();
+  /** The first login of this process, settled or not: later logins wait for it. */
+  private firstLogin: Promise<void> | undefined;
+  /** A login that failed: every later login fails at once with EarlierLoginFailureError. */
+  private loginFailure: ManagementApiError | undefined;
 
   constructor(
     private readonly settings: SvcSettings,
@@ -70,6 +107,27 @@ export class SvcContext {
   /** True when base_url or api_key is not known yet (plan with a provider block fed by other resources). */
   get connectionUnknown(): boolean {
     return this.settings.baseUrl.state === 'unknown' || this.settings.apiKey.state === 'unknown';
+  }
+
+  get allowBroadRanges(): boolean {
+    return this.settings.allowBroadRanges;
+  }
+
+  /** Records `entries` as declared by a resource being planned; returns those declared before them. */
+  declareEntries(tenant: string, entries: readonly SeenEntry[]): SeenEntry[] {
+    const known = this.declared.get(tenant) ?? [];
+    const before = [...known];
+    known.push(...entries);
+    this.declared.set(tenant, known);
+    return before;
+  }
+
+  /** True the first time a finding is reported in this process, so a pair of entries warns once. */
+  firstReport(tenant: string, key: string): boolean {
+    const id = JSON.stringify([tenant, key]);
+    if (this.reported.has(id)) return false;
+    this.reported.add(id);
+    return true;
   }
 
   /** The provider's tenant; throws a diagnostic naming `tenant` and SVC_TENANT when unset or not known. */
@@ -181,7 +239,35 @@ export class SvcContext {
       // The provider block's settings win over the embedder's defaults.
       requestTimeoutMs: this.requestTimeoutSeconds() * 1000,
       retry: { ...overrides.retry, ...this.retryOverride() },
+      allowInsecureHttp: this.settings.allowInsecureHttp,
+      loginWrapper: (login) => this.gatedLogin(login),
     });
+  }
+
+  /**
+   * Every client's login: one at a time until one worked, and none after one failed. All clients
+   * share the base URL and the key, so a wrong key or a service out of reach fails them all alike;
+   * terraform then shows the full error once (with the retries spent once) and a short note for
+   * every other resource.
+   */
+  private async gatedLogin(login: () => Promise<string>): Promise<string> {
+    if (this.firstLogin !== undefined) await this.firstLogin;
+    if (this.loginFailure !== undefined) throw new EarlierLoginFailureError(this.loginFailure);
+    const attempt = login();
+    this.firstLogin ??= attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await attempt;
+    } catch (error) {
+      // A stop (Ctrl-C) is not a failure of the service; anything else from login is lasting for this run.
+      if (error instanceof ManagementApiError && error.code !== 'client_closed') {
+        this.loginFailure ??= error;
+        rememberedLoginFailures.add(error);
+      }
+      throw error;
+    }
   }
 
   private requestTimeoutSeconds(): number {
@@ -194,7 +280,7 @@ export class SvcContext {
     return setting.state === 'set' ? { maxAttempts: setting.value + 1 } : {};
   }
 
-  private required(name: keyof typeof SETTING_SOURCES): string {
+  private required(name: TextSetting): string {
     const setting = this.settings[name];
     if (setting.state === 'set') return setting.value;
     if (setting.state === 'unknown') throw notKnownYet(name);
@@ -209,7 +295,7 @@ export class SvcContext {
   }
 }
 
-function notKnownYet(name: keyof typeof SETTING_SOURCES): DiagnosticsError {
+function notKnownYet(name: TextSetting): DiagnosticsError {
   const { attribute, env } = SETTING_SOURCES[name];
   return new DiagnosticsError([
     errorDiagnostic(

@@ -4,7 +4,7 @@
  * InvalidAddressError) become diagnostics that say what to do.
  */
 import { InvalidAddressError } from '../address';
-import { ManagementApiError, redactUrlCredentials, secretRegistry, type ManagementClientOptions } from '../api';
+import { ManagementApiError, insecureHttpHost, redactUrlCredentials, secretRegistry, type ManagementClientOptions } from '../api';
 import {
   DiagnosticsError,
   UNKNOWN,
@@ -17,7 +17,7 @@ import {
   type Schema,
   type Value,
 } from './core';
-import { SETTING_SOURCES, SvcContext, type ProviderLog, type Setting, type SvcSettings } from './context';
+import { EarlierLoginFailureError, SETTING_SOURCES, SvcContext, isRememberedLoginFailure, type ProviderLog, type Setting, type SvcSettings } from './context';
 import { channelSsoResource } from './resources/channel-sso';
 import { auditEventsDataSource } from './resources/data-audit-events';
 import { channelDataSource } from './resources/data-channel';
@@ -51,7 +51,9 @@ const schema: Schema = {
     base_url: {
       type: types.string,
       optional: true,
-      description: 'Base URL of the management API, http or https (requests go to `{base_url}/svc_api/v2/...`). Env `SVC_BASE_URL`.',
+      description:
+        'Base URL of the management API (requests go to `{base_url}/svc_api/v2/...`). Env `SVC_BASE_URL`. https, or http to a loopback ' +
+        'address (127.0.0.0/8, ::1, localhost) such as a local emulator; http to any other host needs allow_insecure_http.',
     },
     api_key: {
       type: types.string,
@@ -79,6 +81,20 @@ const schema: Schema = {
       optional: true,
       description: `Timeout of one HTTP request in seconds, up to ${MAX_REQUEST_TIMEOUT_SECONDS}. Default 30.`,
     },
+    allow_broad_ranges: {
+      type: types.bool,
+      optional: true,
+      description:
+        'true: no plan warning for list entries broader than IPv4 /8 or IPv6 /32 (see help/guardrails.md). ' +
+        'Catch-all ranges (0.0.0.0/0, ::/0) stay an error. Default false.',
+    },
+    allow_insecure_http: {
+      type: types.bool,
+      optional: true,
+      description:
+        'true: allow base_url with http:// to a host other than loopback, so the API key and session tokens cross the network ' +
+        'unencrypted. Env `SVC_ALLOW_INSECURE_HTTP=1`. Default false.',
+    },
   },
 };
 
@@ -103,8 +119,39 @@ const URL_SETTINGS = {
   sso_base: { protocols: ['https:'], example: 'https://sso.example.com' },
 } as const;
 
-function validateProvider(config: ObjectValue): Diagnostic[] {
+/** Env variable that allows http:// to a host other than loopback, like allow_insecure_http = true. */
+export const ALLOW_INSECURE_HTTP_ENV = SETTING_SOURCES.allowInsecureHttp.env;
+
+function insecureHttpAllowedByEnv(env: NodeJS.ProcessEnv): boolean {
+  return env[ALLOW_INSECURE_HTTP_ENV] === '1' || env[ALLOW_INSECURE_HTTP_ENV] === 'true';
+}
+
+/**
+ * An error when `value` is http:// to a host other than loopback: the API key and every session
+ * token would travel unencrypted. `name` is base_url or SVC_BASE_URL, whichever gave it.
+ */
+function insecureBaseUrlDiagnostic(value: string, name: string): Diagnostic | undefined {
+  if (!URL.canParse(value)) return undefined;
+  const host = insecureHttpHost(new URL(value));
+  if (host === undefined) return undefined;
+  const shown = JSON.stringify(redactUrlCredentials(value));
+  return errorDiagnostic(
+    `Insecure ${name}: http:// to a remote host`,
+    `${name} = ${shown} uses http:// to ${host}, which is not a loopback address: the API key and every session token would cross the network unencrypted. ` +
+      `Use https:// (e.g. ${shown.replace(/^"http:/, '"https:')}). Only if the network path is protected otherwise, set allow_insecure_http = true in the provider "svc" block ` +
+      `or ${ALLOW_INSECURE_HTTP_ENV}=1.`,
+    name === 'base_url' ? ['base_url'] : undefined,
+  );
+}
+
+function validateProvider(config: ObjectValue, env: NodeJS.ProcessEnv): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
+  // Unknown here (a variable not known yet) may still allow it: configure checks again then.
+  const insecureAllowed = config.allow_insecure_http === true || isUnknown(config.allow_insecure_http) || insecureHttpAllowedByEnv(env);
+  if (typeof config.base_url === 'string' && !insecureAllowed) {
+    const insecure = insecureBaseUrlDiagnostic(config.base_url, 'base_url');
+    if (insecure !== undefined && urlProblem(config.base_url, URL_SETTINGS.base_url.protocols) === undefined) diagnostics.push(insecure);
+  }
   for (const [name, rule] of Object.entries(URL_SETTINGS)) {
     const value = config[name];
     if (typeof value !== 'string') continue;
@@ -159,6 +206,8 @@ export function resolveSettings(config: ObjectValue, env: NodeJS.ProcessEnv): Sv
     ssoBase: stringSetting(config.sso_base, env[SETTING_SOURCES.ssoBase.env]),
     maxRetries: numberSetting(config.max_retries),
     requestTimeoutSeconds: numberSetting(config.request_timeout_seconds),
+    allowBroadRanges: config.allow_broad_ranges === true,
+    allowInsecureHttp: config.allow_insecure_http === true || insecureHttpAllowedByEnv(env),
   };
   const fromEnv: Array<[keyof typeof URL_SETTINGS, 'baseUrl' | 'ssoBase']> = [
     ['base_url', 'baseUrl'],
@@ -175,6 +224,11 @@ export function resolveSettings(config: ObjectValue, env: NodeJS.ProcessEnv): Sv
         errorDiagnostic(`Invalid ${variable}`, `The environment variable ${variable} (the provider's ${attribute}): ${problem}. Fix or unset it.`),
       );
     }
+  }
+  const baseUrl = settings.baseUrl;
+  if (diagnostics.length === 0 && baseUrl.state === 'set' && !settings.allowInsecureHttp) {
+    const insecure = insecureBaseUrlDiagnostic(baseUrl.value, typeof config.base_url === 'string' ? 'base_url' : SETTING_SOURCES.baseUrl.env);
+    if (insecure !== undefined) diagnostics.push(insecure);
   }
   if (diagnostics.length > 0) throw new DiagnosticsError(diagnostics);
   return settings;
@@ -253,14 +307,26 @@ export function describeSvcError(error: unknown, operation: string): Diagnostic 
   return undefined;
 }
 
+/** The short note for a resource whose call was not sent because the login failed already. */
+export function earlierLoginFailureDiagnostic(first: ManagementApiError, operation: string): Diagnostic {
+  const { summary } = describeSvcError(first, operation) ?? { summary: 'The svc management API failed' };
+  return errorDiagnostic(
+    'Skipped: the svc provider could not log in',
+    `${operation}: not sent. The login to the svc management API failed once in this run (see the error "${summary}"), ` +
+      'and the provider does not try again for every resource. Fix what that error says, then run terraform again.',
+  );
+}
+
 // ---- definition --------------------------------------------------------------------------------
 
 export function createSvcProvider(options: SvcProviderOptions = {}): ProviderDefinition<SvcContext> {
   const env = options.env ?? process.env;
   const contexts = new Set<SvcContext>();
+  /** Login failures already shown in full. */
+  const described = new WeakSet<object>();
   return {
     schema,
-    validate: ({ config }) => validateProvider(config),
+    validate: ({ config }) => validateProvider(config, env),
 
     async configure({ config }) {
       const context = new SvcContext(resolveSettings(config, env), {
@@ -275,7 +341,15 @@ export function createSvcProvider(options: SvcProviderOptions = {}): ProviderDef
     dataSources: [listDataSource, auditEventsDataSource, tenantDataSource, channelDataSource],
     functions: [canonicalAddressFunction, containsFunction, overlapsFunction],
 
-    describeError: describeSvcError,
+    describeError(error, operation) {
+      // A failed login is shown in full once; every other resource of the run gets a short note.
+      if (error instanceof EarlierLoginFailureError) return earlierLoginFailureDiagnostic(error.first, operation);
+      if (isRememberedLoginFailure(error)) {
+        if (described.has(error)) return earlierLoginFailureDiagnostic(error, operation);
+        described.add(error);
+      }
+      return describeSvcError(error, operation);
+    },
 
     async close(context) {
       const all = new Set(contexts);

@@ -161,9 +161,12 @@ export async function readListForPlan(context: SvcContext, tenant: string, list:
     // Deliberate: only the service's refusal is ours to word; network trouble stays as it is.
     if (!isServiceRefusal(error)) throw error;
     if (isUnknownTenantRefusal(error)) {
-      throw new DiagnosticsError([
-        cannotUseTenantDiagnostic(tenant, `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message}`, tenantIsConfigured),
-      ]);
+      // In the provider's words, as the per-entry resources say it (one customers call per process).
+      const listed = await context.names.names('tenant');
+      const why = listed.includes(tenant)
+        ? `Reading the ${list} of tenant ${JSON.stringify(tenant)} was refused: ${error.message}`
+        : `The service lists no tenant named ${JSON.stringify(tenant)} (it lists ${describeNames(listed)}).`;
+      throw new DiagnosticsError([cannotUseTenantDiagnostic(tenant, why, tenantIsConfigured)]);
     }
     // Any other refusal (permissions, a failing service) is not about the name: say what it answered.
     throw new DiagnosticsError([

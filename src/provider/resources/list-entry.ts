@@ -27,6 +27,7 @@ import {
   requiredString,
   stringAttribute,
 } from './attributes';
+import { planGuardrails, validateGuardrails } from './list-guardrails';
 import { entryId, splitId } from './resource-ids';
 
 const LIST_PURPOSE: Record<ListName, string> = {
@@ -71,12 +72,15 @@ function entrySchema(list: ListName): Schema {
 
 // ---- validate ----------------------------------------------------------------------------------
 
-function validateEntry(config: ObjectValue): Diagnostic[] {
+const IP_PLACE = { path: ['ip'], what: 'ip' } as const;
+
+function validateEntry(list: ListName, config: ObjectValue): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const ip = stringAttribute(config, 'ip');
   if (typeof ip === 'string') {
     const checked = checkIpAttribute(ip, ['ip']);
     if ('diagnostic' in checked) diagnostics.push(checked.diagnostic);
+    else diagnostics.push(...validateGuardrails(list, ip, IP_PLACE));
   }
   const description = stringAttribute(config, 'description');
   if (typeof description === 'string') {
@@ -181,7 +185,7 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
     typeName: `svc_${list}_entry`,
     schema: entrySchema(list),
 
-    validate: ({ config }) => validateEntry(config),
+    validate: ({ config }) => validateEntry(list, config),
 
     async plan({ context, config, prior, proposed, priorPrivate }) {
       const configuredIp = stringAttribute(config, 'ip');
@@ -220,8 +224,21 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       // An update re-adds an entry whose block ended after this plan (e.g. a saved plan applied
       // later), which starts a new block: expires is only known when nothing is sent at all.
       if (hasExpiry) planned.expires = sameEntry && planned.description === prior.description ? prior.expires : UNKNOWN;
+      const diagnostics =
+        typeof configuredIp === 'string'
+          ? await planGuardrails({
+              context,
+              list,
+              tenant,
+              tenantIsConfigured: configuredTenant !== null,
+              entries: [{ ip: configuredIp, place: IP_PLACE }],
+              added: new Set(canonical !== undefined && !sameEntry ? [canonical] : []),
+              source: `svc_${list}_entry in this configuration`,
+              compareOwnListOnService: true,
+            })
+          : [];
       const priorId = prior === null ? null : stringAttribute(prior, 'id');
-      return { planned, ...(typeof priorId === 'string' ? { privateData: { [REPLACES_NOTE]: priorId } } : {}) };
+      return { planned, diagnostics, ...(typeof priorId === 'string' ? { privateData: { [REPLACES_NOTE]: priorId } } : {}) };
     },
 
     async create({ context, config }) {

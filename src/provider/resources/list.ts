@@ -18,6 +18,7 @@ import {
   isWhollyKnown,
   types,
   type ApplyWarning,
+  type AttributePath,
   type Diagnostic,
   type ObjectValue,
   type ResourceDefinition,
@@ -26,6 +27,7 @@ import {
 } from '../core';
 import type { SvcContext } from '../context';
 import type { CachedList } from '../list-cache';
+import { planGuardrails, validateGuardrails } from './list-guardrails';
 import { listId, splitId } from './resource-ids';
 import { ADDRESS_FIX, attribute, canonicalIpOf, descriptionDiagnostic, emptyStringDiagnostic, mapAttribute, readListForPlan, requiredString, stringAttribute } from './attributes';
 
@@ -69,7 +71,7 @@ function listSchema(list: ListName): Schema {
 
 // ---- validate ----------------------------------------------------------------------------------
 
-function validateEntries(entries: EntryMap): Diagnostic[] {
+function validateEntries(list: ListName, entries: EntryMap): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, string>();
   for (const [key, description] of Object.entries(entries)) {
@@ -101,14 +103,26 @@ function validateEntries(entries: EntryMap): Diagnostic[] {
       continue;
     }
     seen.set(checked.canonical, key);
+    diagnostics.push(...validateGuardrails(list, key, entryPlace(key)));
   }
   return diagnostics;
 }
 
-function validateList(config: ObjectValue): Diagnostic[] {
+/** The canonical addresses `configured` holds and `prior` does not. */
+function addedAddresses(configured: EntryMap, prior: EntryMap | null): Set<string> {
+  const before = byCanonicalIp(prior);
+  return new Set([...byCanonicalIp(configured).keys()].filter((canonical) => !before.has(canonical)));
+}
+
+/** Where an entries key is, for guardrail messages. */
+function entryPlace(key: string): { path: AttributePath; what: string } {
+  return { path: ['entries', { key }], what: 'entries key' };
+}
+
+function validateList(list: ListName, config: ObjectValue): Diagnostic[] {
   const entries = mapAttribute(config, 'entries');
   // A known map has known keys (only its values may be unknown), so every key is checked.
-  const diagnostics = entries === null || isUnknown(entries) ? [] : validateEntries(entries);
+  const diagnostics = entries === null || isUnknown(entries) ? [] : validateEntries(list, entries);
   const mode = stringAttribute(config, 'mode');
   if (typeof mode === 'string' && !(LIST_MODES as readonly string[]).includes(mode)) {
     diagnostics.push(
@@ -373,7 +387,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
     typeName: `svc_${list}`,
     schema: listSchema(list),
 
-    validate: ({ config }) => validateList(config),
+    validate: ({ config }) => validateList(list, config),
 
     async plan({ context, config, prior, proposed }) {
       const configuredTenant = stringAttribute(config, 'tenant');
@@ -389,6 +403,20 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
       if (entries !== null && mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
         diagnostics.push(...(await unseenEntriesWarning(context, list, tenant, configuredTenant !== null, configured, knownPriorEntries)));
+      }
+      if (configured !== null) {
+        diagnostics.push(
+          ...(await planGuardrails({
+            context,
+            list,
+            tenant,
+            tenantIsConfigured: configuredTenant !== null,
+            entries: Object.keys(configured).map((key) => ({ ip: key, place: entryPlace(key) })),
+            added: addedAddresses(configured, knownPriorEntries),
+            source: `svc_${list} in this configuration`,
+            compareOwnListOnService: false,
+          })),
+        );
       }
       return {
         planned: {

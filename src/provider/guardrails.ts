@@ -1,0 +1,296 @@
+/**
+ * Guardrails over list entries, as pure functions the resources call at validate and plan:
+ * a catch-all range (error), a very broad range (warning unless allow_broad_ranges), an address
+ * that cannot be a client's (IPv4-mapped, unspecified, loopback, multicast, broadcast: warning
+ * naming the better spelling), and at plan the pairs of entries that contradict (whitelist and
+ * blacklist/blocklist at once) or repeat each other (a broader entry of the same list covers
+ * one). Every rule is listed with its level and opt-out in help/guardrails.md.
+ */
+import * as ipaddr from 'ipaddr.js';
+import { parseAddress, type AddressFamily, type ParsedAddress } from '../address';
+import type { ListName } from '../api';
+import { errorDiagnostic, warningDiagnostic, type AttributePath, type Diagnostic } from './core';
+
+/**
+ * Prefixes shorter than these warn (unless allow_broad_ranges). One IPv4 /8 is 16.7 million
+ * addresses, a whole regional allocation; one IPv6 /32 is what a registry gives a whole ISP.
+ * On the whitelist a shorter prefix exempts that many clients from all protection; on the
+ * blacklist and blocklist it denies them all.
+ */
+export const BROAD_RANGE_LIMITS: Readonly<Record<ListName, Readonly<Record<AddressFamily, number>>>> = {
+  whitelist: { ipv4: 8, ipv6: 32 },
+  blacklist: { ipv4: 8, ipv6: 32 },
+  blocklist: { ipv4: 8, ipv6: 32 },
+};
+
+const LIST_EFFECT: Record<ListName, string> = {
+  whitelist: 'exempts every client from all protection',
+  blacklist: 'denies every client on every site',
+  blocklist: 'blocks every client on every site',
+};
+
+const BROAD_EFFECT: Record<ListName, string> = {
+  whitelist: 'exempts all of them from all protection, also from risk-based blocking',
+  blacklist: 'denies all of them permanently',
+  blocklist: 'blocks all of them for 30 minutes',
+};
+
+/** Where an entry is written, for messages: `ip` of a per-entry resource, or an `entries` key. */
+export interface EntryPlace {
+  readonly path: AttributePath;
+  /** e.g. `ip` or `entries key`. */
+  readonly what: string;
+}
+
+/** Safe to call on any text: an address that does not parse gets no guardrail (validate reports it). */
+function parsed(value: string): ParsedAddress | undefined {
+  try {
+    return parseAddress(value);
+  } catch {
+    // Deliberate: the address check of the same attribute already reports the invalid value.
+    return undefined;
+  }
+}
+
+/** Errors at validate: a range that matches every address of its family. No opt-out. */
+export function catchAllDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
+  const address = parsed(value);
+  if (address === undefined || address.prefixLength !== 0) return [];
+  const family = address.family === 'ipv4' ? 'IPv4' : 'IPv6';
+  return [
+    errorDiagnostic(
+      `Catch-all range on the ${list}`,
+      `${place.what} = ${JSON.stringify(value)} is ${address.canonical}, every ${family} address: on the ${list} it ${LIST_EFFECT[list]}. ` +
+        'Nothing was sent. Give the addresses or ranges you mean; there is no setting that allows a catch-all range.',
+      place.path,
+    ),
+  ];
+}
+
+/** A warning at plan for a prefix shorter than BROAD_RANGE_LIMITS, unless the provider allows broad ranges. */
+export function broadRangeDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
+  const address = parsed(value);
+  if (address === undefined || address.prefixLength === 0) return [];
+  const limit = BROAD_RANGE_LIMITS[list][address.family];
+  if (address.prefixLength >= limit) return [];
+  const count = address.family === 'ipv4' ? `${(2 ** (32 - address.prefixLength)).toLocaleString('en-US')} addresses` : `2^${128 - address.prefixLength} addresses`;
+  return [
+    warningDiagnostic(
+      `Very broad range on the ${list}`,
+      `${place.what} = ${JSON.stringify(value)} is a /${address.prefixLength} (${count}), broader than /${limit}: on the ${list} it ${BROAD_EFFECT[list]}. ` +
+        'If that is what you mean, set allow_broad_ranges = true in the provider "svc" block.',
+      place.path,
+    ),
+  ];
+}
+
+interface SpecialBlock {
+  readonly range: string;
+  readonly why: string;
+  readonly advice: string;
+}
+
+/** Address blocks that are never a client's source address; the first that holds an entry names it. */
+const SPECIAL_BLOCKS: readonly SpecialBlock[] = [
+  { range: '0.0.0.0/32', why: 'the unspecified address 0.0.0.0', advice: 'no client has it; give the client address or range you mean, or remove the entry' },
+  { range: '::/128', why: 'the unspecified address ::', advice: 'no client has it; give the client address or range you mean, or remove the entry' },
+  {
+    range: '127.0.0.0/8',
+    why: 'a loopback address (127.0.0.0/8)',
+    advice: 'traffic from it never leaves the host, so the service never sees it; give the address clients reach the service from',
+  },
+  { range: '::1/128', why: 'the loopback address ::1', advice: 'traffic from it never leaves the host, so the service never sees it; give the address clients reach the service from' },
+  { range: '224.0.0.0/4', why: 'a multicast address (224.0.0.0/4)', advice: 'no client sends from a multicast address; give the senders\' unicast addresses' },
+  { range: 'ff00::/8', why: 'a multicast address (ff00::/8)', advice: 'no client sends from a multicast address; give the senders\' unicast addresses' },
+  { range: '255.255.255.255/32', why: 'the broadcast address 255.255.255.255', advice: 'no client sends from it; give the client address or range you mean, or remove the entry' },
+];
+
+/** Warnings at validate for an entry that cannot mean what the user wants, naming the better spelling. */
+export function unlikelyAddressDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
+  const address = parsed(value);
+  if (address === undefined) return [];
+  const mapped = ipv4OfMapped(address);
+  if (mapped !== undefined) {
+    return [
+      warningDiagnostic(
+        `IPv4-mapped IPv6 address on the ${list}`,
+        `${place.what} = ${JSON.stringify(value)} is an IPv4-mapped IPv6 address, which the service keeps as a separate IPv6 entry: ` +
+          `it does not match IPv4 clients. Did you mean ${JSON.stringify(mapped)}?`,
+        place.path,
+      ),
+    ];
+  }
+  const block = SPECIAL_BLOCKS.find((candidate) => covers(candidate.range, address));
+  if (block === undefined) return [];
+  return [
+    warningDiagnostic(
+      `Address on the ${list} that no client has`,
+      `${place.what} = ${JSON.stringify(value)} is ${block.why}: ${block.advice}.`,
+      place.path,
+    ),
+  ];
+}
+
+/** `1.2.3.4` for `::ffff:1.2.3.4`, `1.2.3.0/24` for `::ffff:1.2.3.0/120`; undefined for anything else. */
+function ipv4OfMapped(address: ParsedAddress): string | undefined {
+  if (address.family !== 'ipv6' || address.prefixLength < 96) return undefined;
+  const ip = ipaddr.IPv6.parse(address.address);
+  if (!ip.isIPv4MappedAddress()) return undefined;
+  const ipv4 = ip.toIPv4Address().toString();
+  return address.prefixLength === 128 ? ipv4 : `${ipv4}/${address.prefixLength - 96}`;
+}
+
+/** True when every address of `inner` is in `outer` (same family). */
+function covers(outer: string | ParsedAddress, inner: ParsedAddress): boolean {
+  const range = typeof outer === 'string' ? parseAddress(outer) : outer;
+  if (range.family !== inner.family || inner.prefixLength < range.prefixLength) return false;
+  return ipaddr.parse(inner.address).match(ipaddr.parse(range.address), range.prefixLength);
+}
+
+// ---- plan: contradictions and redundant entries ------------------------------------------------
+
+/** An entry seen at plan: declared in the configuration being planned, or listed by the service. */
+export interface SeenEntry {
+  readonly list: ListName;
+  readonly ip: string;
+  /** Where it comes from, for messages: e.g. `svc_blacklist_entry (this configuration)` or `the service`. */
+  readonly source: string;
+}
+
+export interface EntryFinding {
+  readonly kind: 'contradiction' | 'redundant';
+  /** The entry the warning is placed on (one of the resource's own). */
+  readonly entry: SeenEntry;
+  readonly other: SeenEntry;
+}
+
+interface Indexed {
+  readonly seen: SeenEntry;
+  readonly canonical: string;
+  /** The family and the first prefixLength bits: A covers B when B's key starts with A's. */
+  readonly key: string;
+}
+
+/** Parsed address keys by spelling: a plan compares each entry with every list, so each spelling is parsed once per process. */
+const keysBySpelling = new Map<string, { readonly canonical: string; readonly key: string } | null>();
+
+function indexed(seen: SeenEntry): Indexed | undefined {
+  let known = keysBySpelling.get(seen.ip);
+  if (known === undefined) {
+    const address = parsed(seen.ip);
+    const bits =
+      address === undefined
+        ? ''
+        : ipaddr
+            .parse(address.address)
+            .toByteArray()
+            .map((byte) => byte.toString(2).padStart(8, '0'))
+            .join('')
+            .slice(0, address.prefixLength);
+    known = address === undefined ? null : { canonical: address.canonical, key: `${address.family}:${bits}` };
+    keysBySpelling.set(seen.ip, known);
+  }
+  return known === null ? undefined : { seen, ...known };
+}
+
+/** Own entries up to this many are compared by a scan of the others. */
+const SCAN_AT_MOST = 4;
+
+/** The findings for one own entry, by comparing it with each of `all`. */
+function scanFindings(entry: Indexed, all: readonly Indexed[]): EntryFinding[] {
+  const findings: EntryFinding[] = [];
+  for (const other of all) {
+    const sameList = other.seen.list === entry.seen.list;
+    const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list);
+    if (entry.key.startsWith(other.key)) {
+      if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
+      if (opposite) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    } else if (opposite && other.key.startsWith(entry.key)) {
+      findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    }
+  }
+  return findings;
+}
+
+function isDenyList(list: ListName): boolean {
+  return list !== 'whitelist';
+}
+
+/**
+ * The findings for the resource's own entries among themselves and `others` (the service's lists,
+ * other resources): an overlap between the whitelist and the blacklist or blocklist (either may
+ * contain the other), and an own entry that a broader entry of the same list covers. An entry
+ * equal to an own entry on the same list is that entry itself (or its copy on the service).
+ * Linear in the entries (times the prefix lengths in use), so a 5,000-entry list plans quickly.
+ */
+export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[]): EntryFinding[] {
+  const ownIndexed = own.map(indexed).filter((item): item is Indexed => item !== undefined);
+  const all = [...ownIndexed, ...others.map(indexed).filter((item): item is Indexed => item !== undefined)];
+  // One entry (a per-entry resource) against the lists: a scan beats building an index.
+  if (ownIndexed.length <= SCAN_AT_MOST) return ownIndexed.flatMap((entry) => scanFindings(entry, all));
+  const byKey = new Map<string, Indexed[]>();
+  const prefixLengths = new Map<string, Set<number>>();
+  for (const item of all) {
+    byKey.set(item.key, [...(byKey.get(item.key) ?? []), item]);
+    const [family, bits] = item.key.split(':');
+    prefixLengths.set(family, (prefixLengths.get(family) ?? new Set()).add(bits.length));
+  }
+  const sorted = [...all].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const findings: EntryFinding[] = [];
+  for (const entry of ownIndexed) {
+    const [family, bits] = entry.key.split(':');
+    // Entries that cover this one (equal included).
+    for (const length of prefixLengths.get(family) ?? []) {
+      if (length > bits.length) continue;
+      for (const other of byKey.get(`${family}:${bits.slice(0, length)}`) ?? []) {
+        const sameList = other.seen.list === entry.seen.list;
+        if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
+        if (!sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list)) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+      }
+    }
+    // Entries strictly inside this one, on the opposite side: a contiguous run of the sorted keys.
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (sorted[middle].key < entry.key) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low; index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
+      const other = sorted[index];
+      if (other.key === entry.key || isDenyList(other.seen.list) === isDenyList(entry.seen.list)) continue;
+      findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    }
+  }
+  return findings;
+}
+
+/** The same pair found from either side has one key. */
+export function findingKey(finding: EntryFinding): string {
+  const sides = [finding.entry, finding.other].map((side) => `${side.list} ${parsed(side.ip)?.canonical ?? side.ip}`).sort();
+  return `${finding.kind}: ${sides.join(' | ')}`;
+}
+
+export function findingDiagnostic(finding: EntryFinding, tenant: string, place: EntryPlace): Diagnostic {
+  const { entry, other } = finding;
+  const self = parsed(entry.ip)?.canonical ?? entry.ip;
+  const that = parsed(other.ip)?.canonical ?? other.ip;
+  if (finding.kind === 'redundant') {
+    return warningDiagnostic(
+      `Entry already covered on the ${entry.list}`,
+      `${place.what} = ${JSON.stringify(entry.ip)} (${self}) lies inside ${that}, which the ${entry.list} of tenant ${JSON.stringify(tenant)} ` +
+        `already holds (${other.source}), so this entry changes nothing. Remove one of the two, or keep both on purpose.`,
+      place.path,
+    );
+  }
+  const [allowed, denied] = entry.list === 'whitelist' ? [entry, other] : [other, entry];
+  const allowedIp = allowed === entry ? self : that;
+  const deniedIp = denied === entry ? self : that;
+  return warningDiagnostic(
+    `Address on the whitelist and the ${denied.list} at once`,
+    `${place.what} = ${JSON.stringify(entry.ip)} (${self}, ${entry.list}) overlaps ${that} on the ${other.list} (${other.source}) of tenant ${JSON.stringify(tenant)}: ` +
+      `whitelist ${allowedIp} exempts clients that ${denied.list} ${deniedIp} denies, so one of the two entries does not do what it says. ` +
+      'Remove the address from one of the two lists.',
+    place.path,
+  );
+}

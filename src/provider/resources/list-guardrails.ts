@@ -1,0 +1,104 @@
+/**
+ * The list resources' guardrails (src/provider/guardrails.ts) at validate and at plan.
+ *
+ * What a plan sees: terraform plans one resource at a time, so a resource sees the lists on the
+ * service (through the provider's list cache: one `list_<list>` call per tenant and list per
+ * process, none per entry) and the entries of the resources planned before it in the same
+ * provider process (SvcContext.declared). A pair is reported once, by whichever of the two is
+ * planned second, or by the resource when the other is already on the service.
+ */
+import type { ListName } from '../../api';
+import { UNKNOWN, warningDiagnostic, type Diagnostic, type Unknown } from '../core';
+import type { SvcContext } from '../context';
+import {
+  broadRangeDiagnostics,
+  catchAllDiagnostics,
+  findingDiagnostic,
+  findingKey,
+  findEntryFindings,
+  unlikelyAddressDiagnostics,
+  type EntryPlace,
+  type SeenEntry,
+} from '../guardrails';
+import { canonicalIpOf, readListForPlan } from './attributes';
+
+/** How many overlap findings one plan of one resource shows before "N more". */
+const FINDINGS_SHOWN = 20;
+
+/** Validate: the catch-all error and the warnings for addresses no client has. */
+export function validateGuardrails(list: ListName, ip: string, place: EntryPlace): Diagnostic[] {
+  return [...catchAllDiagnostics(list, ip, place), ...unlikelyAddressDiagnostics(list, ip, place)];
+}
+
+/** The lists a plan compares an entry of `list` with: contradictions cross whitelist and deny lists. */
+function opposingLists(list: ListName): ListName[] {
+  return list === 'whitelist' ? ['blacklist', 'blocklist'] : ['whitelist'];
+}
+
+export interface PlannedEntry {
+  readonly ip: string;
+  readonly place: EntryPlace;
+}
+
+export interface PlanGuardrailRequest {
+  readonly context: SvcContext;
+  readonly list: ListName;
+  readonly tenant: string | Unknown;
+  readonly tenantIsConfigured: boolean;
+  readonly entries: readonly PlannedEntry[];
+  /**
+   * The canonical addresses of `entries` this plan adds (all on create): only they are compared,
+   * so a plan that adds nothing costs no call, and a pair warns when it is introduced.
+   */
+  readonly added: ReadonlySet<string>;
+  /** How the entries are named to others, e.g. `svc_whitelist_entry in this configuration`. */
+  readonly source: string;
+  /** Compare with the service's copy of the resource's own list (per-entry resources; a whole list replaces its own). */
+  readonly compareOwnListOnService: boolean;
+}
+
+/**
+ * Plan: broad ranges (unless allow_broad_ranges), then contradictions and redundant entries
+ * against the service and the resources planned earlier in this process. Skipped for the
+ * comparisons while the tenant or the connection is not known yet.
+ */
+export async function planGuardrails(request: PlanGuardrailRequest): Promise<Diagnostic[]> {
+  const { context, list, tenant, entries } = request;
+  const diagnostics: Diagnostic[] = [];
+  if (!context.allowBroadRanges) {
+    for (const entry of entries) diagnostics.push(...broadRangeDiagnostics(list, entry.ip, entry.place));
+  }
+  if (tenant === UNKNOWN || context.connectionUnknown) return diagnostics;
+  const changed = entries.filter((entry) => request.added.has(canonicalIpOf(entry.ip, entry.place.path)));
+  if (changed.length === 0) return diagnostics;
+
+  const declared = entries.map((entry) => ({ list, ip: entry.ip, source: request.source }));
+  // Registered before the reads below, so resources planned at the same time see each other.
+  const earlier = context.declareEntries(tenant, declared);
+  const lists = request.compareOwnListOnService ? [list, ...opposingLists(list)] : opposingLists(list);
+  const onService: SeenEntry[] = [];
+  for (const other of lists) {
+    const current = await readListForPlan(context, tenant, other, request.tenantIsConfigured);
+    for (const entry of current.entries) onService.push({ list: other, ip: entry.ip, source: 'on the service' });
+  }
+  const own = changed.map((entry) => ({ list, ip: entry.ip, source: request.source }));
+  const places = new Map(changed.map((entry, index) => [own[index], entry.place]));
+  let hidden = 0;
+  for (const finding of findEntryFindings(own, [...declared, ...earlier, ...onService])) {
+    if (!context.firstReport(tenant, findingKey(finding))) continue;
+    if (diagnostics.length >= FINDINGS_SHOWN) {
+      hidden += 1;
+      continue;
+    }
+    diagnostics.push(findingDiagnostic(finding, tenant, places.get(finding.entry) ?? { path: [], what: 'entry' }));
+  }
+  if (hidden > 0) {
+    diagnostics.push(
+      warningDiagnostic(
+        `More list entries that overlap`,
+        `${hidden} more overlapping or redundant entries of the ${list} of tenant ${JSON.stringify(tenant)} are not shown; fix those above and plan again.`,
+      ),
+    );
+  }
+  return diagnostics;
+}
