@@ -60,6 +60,12 @@ describe('firstErrorLine', () => {
       '',
       'Error: Login to the svc management API failed (svc_blacklist_entry.b): read svc_blacklist_entry: login refused for tenant "acme": bad API key or inactive user.',
     ],
+    [
+      'the provider\'s follow-on notes of a failed login come first: the cause is shown',
+      '\nError: Skipped: the svc provider could not log in\n\nread svc_blacklist_entry: not sent.\n\nError: Login to the svc management API failed\n\nread svc_whitelist: login refused for tenant "acme": bad API key or inactive user.\n',
+      '',
+      'Error: Login to the svc management API failed: read svc_whitelist: login refused for tenant "acme": bad API key or inactive user.',
+    ],
     ['no Error line: the last line and the code', 'something odd\nthe end\n', '', 'the end (exit code 1)'],
     ['no output at all', '', '', 'exit code 1, no output'],
   ];

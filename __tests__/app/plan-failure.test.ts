@@ -155,6 +155,11 @@ describe('unreachableStack: skip only what cannot be reached', () => {
     ['unreachable and a refusal together: the refusal wins', `${SVC_CLOSED_PORT}\n${SVC_WRONG_KEY}`, null],
     ['unreachable and a configuration error together: not skipped', `${REGISTRY_DNS}\n${MISSING_VARIABLE_AND_LOCK}`, null],
     ['no diagnostic at all (a crash): not skipped', 'panic: runtime error\n', null],
+    [
+      'svc closed port, and the provider\'s follow-on notes for the other resources: still unreachable',
+      `Error: Skipped: the svc provider could not log in\n\nread svc_blacklist_entry: not sent.\n\n${SVC_CLOSED_PORT}\nError: Skipped: the svc provider could not log in\n\nread svc_whitelist: not sent.\n`,
+      'endpoint not reachable',
+    ],
   ];
   test.each(cases)('%s', (_name, output, expected) => expect(unreachableStack(output)).toBe(expected));
 });

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ManagementClient } from '../api/client';
 import { AUDIT_EVENTS_SEARCHED, attributeDrift, driftSubjects, type AuditLookup, type DriftedResource } from './drift-attribution';
-import { terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
+import { isFollowOnDiagnostic, terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
 import { prepareSynthesizedStacks, stackSvcRequirement, svcProviderSetting, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack, type TerraformCliConfig } from './provider-mirror';
 
@@ -102,7 +102,9 @@ const MAX_ERROR_LENGTH = 400;
  */
 export function firstErrorLine(result: CommandResult): string {
   const lines = terraformOutputLines(`${result.stderr}\n${result.stdout}`);
-  const start = lines.findIndex((line) => line.startsWith('Error: '));
+  // The cause, not the provider's follow-on notes that point at it.
+  const cause = lines.findIndex((line) => line.startsWith('Error: ') && !isFollowOnDiagnostic(line.slice('Error: '.length)));
+  const start = cause !== -1 ? cause : lines.findIndex((line) => line.startsWith('Error: '));
   if (start === -1) {
     const last = lines.filter((line) => line !== '').pop();
     return last === undefined ? `exit code ${result.code}, no output` : `${last} (exit code ${result.code})`;

@@ -5,6 +5,7 @@
  * skips only the first kind: a refused key, a configuration error or an invalid value is a
  * broken check, and a pipeline must fail on it.
  */
+import { EARLIER_LOGIN_FAILURE_SUMMARY } from '../provider/provider';
 
 /** What could not be reached; shown in the drift check's "skipped" line. */
 export type UnreachableReason = 'provider registry not reachable' | 'no AWS credentials' | 'endpoint not reachable';
@@ -87,8 +88,18 @@ export function unreachableReason(diagnostic: TerraformDiagnostic): UnreachableR
  * Why terraform's failed run means the stack cannot be reached, or null when it failed for
  * another reason (or said nothing terraform-like): every error diagnostic must be unreachable.
  */
+/**
+ * The provider reports a failed login in full once and gives every other resource a short
+ * follow-on note (terraform prints them in any order): readers look at the cause.
+ */
+export function isFollowOnDiagnostic(summary: string): boolean {
+  return summary.startsWith(EARLIER_LOGIN_FAILURE_SUMMARY);
+}
+
 export function unreachableStack(output: string): UnreachableReason | null {
-  const diagnostics = errorDiagnostics(output);
+  const all = errorDiagnostics(output);
+  const causes = all.filter((diagnostic) => !isFollowOnDiagnostic(diagnostic.summary));
+  const diagnostics = causes.length > 0 ? causes : all;
   if (diagnostics.length === 0) return null;
   const reasons = diagnostics.map(unreachableReason);
   if (reasons.some((reason) => reason === null)) return null;

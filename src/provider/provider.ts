@@ -307,11 +307,14 @@ export function describeSvcError(error: unknown, operation: string): Diagnostic 
   return undefined;
 }
 
+/** The summary of that note: tools reading terraform's output (the drift check) look past it to the cause. */
+export const EARLIER_LOGIN_FAILURE_SUMMARY = 'Skipped: the svc provider could not log in';
+
 /** The short note for a resource whose call was not sent because the login failed already. */
 export function earlierLoginFailureDiagnostic(first: ManagementApiError, operation: string): Diagnostic {
   const { summary } = describeSvcError(first, operation) ?? { summary: 'The svc management API failed' };
   return errorDiagnostic(
-    'Skipped: the svc provider could not log in',
+    EARLIER_LOGIN_FAILURE_SUMMARY,
     `${operation}: not sent. The login to the svc management API failed once in this run (see the error "${summary}"), ` +
       'and the provider does not try again for every resource. Fix what that error says, then run terraform again.',
   );
