@@ -55,6 +55,17 @@ describe('matchAuditEvent: the newest event about the subject, if it explains it
     expect(matchAuditEvent(removed, events)).toBeUndefined();
   });
 
+  test('IPv6 addresses and ranges are matched whole (":" does not split them)', () => {
+    const subject: DriftSubject = { address: 'a', kind: 'entry removed', tenant: 'acme', list: 'blacklist', ip: '2001:db8::1' };
+    const events = [
+      event(3, 'x@y', 'Lists', 'remove_entry', '2001:db8::10 removed from blacklist'),
+      event(2, 'soc@acme.example', 'Lists', 'remove_entry', '2001:db8::1 removed from blacklist'),
+    ];
+    expect(matchAuditEvent(subject, events)?.user).toBe('soc@acme.example');
+    const range: DriftSubject = { ...subject, ip: '2001:db8::/32' };
+    expect(matchAuditEvent(range, [event(1, 'ops@x', 'Lists', 'remove_entry', '2001:db8::/32 removed from blacklist')])?.user).toBe('ops@x');
+  });
+
   test('the same address on another list is another entry', () => {
     expect(matchAuditEvent(removed, [event(1, 'x@y', 'Lists', 'remove_entry', '198.51.100.23 removed from whitelist')])).toBeUndefined();
   });

@@ -93,14 +93,20 @@ export function driftSubjects(drift: readonly DriftedResource[]): DriftSubject[]
   return subjects;
 }
 
-/** The description's words, so `192.0.2.1` does not match `192.0.2.10`. */
+/**
+ * The description's words, so `192.0.2.1` does not match `192.0.2.10`. Not split at ':' (IPv6
+ * addresses hold it); a word's trailing punctuation is dropped unless it is an address's `::`.
+ */
 function words(description: string): string[] {
-  return description.split(/[\s,;:()"']+/).filter((word) => word !== '');
+  return description
+    .split(/[\s,;()"']+/)
+    .map((word) => (word.endsWith('::') ? word : word.replace(/[.:]+$/, '')))
+    .filter((word) => word !== '');
 }
 
 function namesAddress(event: AuditEvent, ip: string): boolean {
   return words(event.description).some((word) => {
-    const checked = checkAddress(word.replace(/\.$/, ''));
+    const checked = checkAddress(word);
     return checked.ok && checked.canonical === ip;
   });
 }
