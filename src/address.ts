@@ -167,3 +167,19 @@ export function rangeContains(range: string, address: string): boolean {
 export function rangesOverlap(first: string, second: string): boolean {
   return rangeContains(first, second) || rangeContains(second, first);
 }
+
+/**
+ * True for a host name that stays on this machine: `localhost`, 127.0.0.0/8 and ::1 (as the URL
+ * parser gives them: `[::1]` in brackets, IPv4 already normalised).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (host === 'localhost') return true;
+  try {
+    const address = parseAddress(host);
+    return address.family === 'ipv4' ? address.address.startsWith('127.') : address.address === '::1';
+  } catch {
+    // Deliberate: a DNS name is not an address, and only `localhost` among names is loopback.
+    return false;
+  }
+}

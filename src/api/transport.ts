@@ -5,7 +5,7 @@
  * deciding what to do about any of it is the caller's business.
  */
 import type { Dispatcher } from 'undici';
-import { parseAddress } from '../address';
+import { isLoopbackHost } from '../address';
 import { InsecureBaseUrlError, TransportError, ValidationError } from './errors';
 import type { ApiArea } from './types';
 
@@ -104,21 +104,8 @@ export class HttpTransport {
   }
 }
 
-/**
- * True for a host name that stays on this machine: `localhost`, 127.0.0.0/8 and ::1 (as the URL
- * parser gives them: `[::1]` in brackets, IPv4 already normalised).
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (host === 'localhost') return true;
-  try {
-    const address = parseAddress(host);
-    return address.family === 'ipv4' ? address.address.startsWith('127.') : address.address === '::1';
-  } catch {
-    // Deliberate: a DNS name is not an address, and only `localhost` among names is loopback.
-    return false;
-  }
-}
+// One loopback rule for the client, the provider and the emulator's --host warning.
+export { isLoopbackHost };
 
 /** The host of an http:// URL that is not loopback (the key would travel in clear), else undefined. */
 export function insecureHttpHost(url: URL): string | undefined {

@@ -4,6 +4,7 @@
  * method, path, command, status and request id, never a body, an API key or a token.
  */
 import * as fs from 'node:fs';
+import { isLoopbackHost } from '../address';
 import { EmulatorConfigError, StateFileError } from './errors';
 import { parseFaultSpec, type ActiveFaultSettings } from './faults';
 import { mergeSeeds, quickSeed, validateSeed, type EmulatorSeed } from './seed';
@@ -231,8 +232,7 @@ export function emulatorOptions(settings: CliSettings, log: (line: string) => vo
  * anything but the loopback, every host that can reach this one can change its lists.
  */
 export function exposureWarning(host: string): string | undefined {
-  const loopback = host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-  if (loopback) return undefined;
+  if (isLoopbackHost(host)) return undefined;
   const reach = host === '0.0.0.0' || host === '::' ? 'every network this machine is on' : `the network of ${host}`;
   return `WARNING: listening on ${host} exposes the emulator to ${reach}: its API keys are test keys and its /_emulator/ admin routes (unblock addresses, move the clock) need no token. Use --host 127.0.0.1 unless another machine must reach it.`;
 }
