@@ -6,6 +6,9 @@
  * that ship beside its binary (the npm registry's node-linux-* packages and Debian's nodejs
  * both have them), and stores it as the prebuild for that ABI, so each runtime finds its own and
  * switching between Node lines needs no rebuild. Nothing happens when a prebuild exists.
+ * It replaces the package's own install script, which package.json's allowScripts denies: that
+ * script tries a download from GitHub, then builds against npm's nodedir (Node 20's headers on
+ * these machines) into build/, which the loader would try for every Node line.
  *
  * Runs from `npm ci` (postinstall) and before the npm cdktf scripts; by hand:
  * `node scripts/native-addons.js` after switching Node. Plain JavaScript: it runs before
