@@ -82,6 +82,18 @@ export const EXEMPTIONS: readonly Exemption[] = [
 
   // drift-in-ci.md: the drift check needs a deployed stack and its state.
   {
+    page: 'leaving-cdktf.md',
+    command: /^npm run synth( -- --hcl)?$/,
+    reason: 'synthesizes this repository\'s app into cdktf.out; the tests synthesize into their own directories: --hcl through the cdktf CLI, the JSON through npm run synth',
+    coveredBy: ['__tests__/app/synth-hcl.test.ts', '__tests__/runtimes/npm-scripts.test.ts'],
+  },
+  {
+    page: 'leaving-cdktf.md',
+    command: /^npm run --silent moved-blocks -- /,
+    reason: 'reads cdktf.out of the app; the migration test runs the same command line (its main) on a stack it synthesized and applied, then plans the module with the blocks',
+    coveredBy: ['__tests__/migration/leaving-cdktf.test.ts'],
+  },
+  {
     page: 'drift-in-ci.md',
     command: /^npm run drift\b/,
     reason: 'the drift check needs a deployed stack and its state; the app\'s tests run it against the emulator after out-of-band changes (exit 2, drift named by address), on an unreachable stack (exit 1, or skipped) and its command line',
