@@ -220,7 +220,7 @@ export class PodmanSandbox {
   }
 
   /** Waits until a container's log has the line, and returns the log. */
-  async waitForLog(container: string, line: string, timeoutMs = 15_000): Promise<string> {
+  async waitForLog(container: string, line: string, timeoutMs = 30_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let log = '';
     while (Date.now() < deadline) {
@@ -233,7 +233,7 @@ export class PodmanSandbox {
   }
 
   /** Polls until the check holds; throws naming what did not happen. */
-  async waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<true> {
+  async waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<true> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (await check()) return true;
