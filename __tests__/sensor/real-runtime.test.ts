@@ -1,0 +1,235 @@
+/** bin/run-svc-sensor.sh against a real container runtime: Debian's podman with runc, a private
+ *  storage and configuration (podman-sandbox.ts), a stand-in sensor image built from
+ *  busybox-static and real application containers. Outcomes are read back from podman (inspect,
+ *  logs, events) and from what the stand-in sensor reports about the namespace it runs in, not
+ *  from the launcher's own output. Missing podman, runc or busybox-static fails every test with
+ *  what to install. The stub-runtime tests cover docker-only paths and failures. */
+import * as crypto from 'crypto';
+import * as fs from 'fs';
+import { LAUNCHER, realBash, TEST_KEY } from './harness';
+import { parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+
+const LAUNCHER_VERSION = '1.0.0';
+const STOP_GRACE_SECONDS = 30;
+/** Capability bits (linux/capability.h) the launcher adds. */
+const ADDED_CAPABILITIES = { NET_ADMIN: 12, NET_RAW: 13, SYS_PTRACE: 19, SYS_ADMIN: 21, SYS_RESOURCE: 24 };
+
+// Each podman call costs a second or more on a loaded 2-core machine.
+jest.setTimeout(120_000);
+
+let sandbox: PodmanSandbox;
+let frontNetwork: string;
+let backNetwork: string;
+
+beforeAll(async () => {
+  sandbox = await PodmanSandbox.create();
+  frontNetwork = await sandbox.createNetwork('front');
+  backNetwork = await sandbox.createNetwork('back');
+}, 120_000);
+
+afterAll(async () => {
+  await sandbox?.cleanup();
+}, 60_000);
+
+/** Runs the real launcher with podman as the runtime and the stand-in image. */
+function launch(args: readonly string[]): Promise<CommandResult> {
+  const env = {
+    ...sandbox.environment(),
+    TMPDIR: sandbox.launcherTmpDir,
+    SVC_CONTAINER_RUNTIME: 'podman',
+    SVC_SENSOR_API_KEY: TEST_KEY,
+  };
+  return runCommand(realBash(), [LAUNCHER, ...args, '-i', SENSOR_IMAGE_REPOSITORY, '-t', SENSOR_IMAGE_TAG], env);
+}
+
+/** Fails with the launcher's messages when it did not exit with the expected status. */
+function expectStatus(result: CommandResult, status: number): void {
+  expect({ status: result.status, stderr: result.stderr }).toEqual(expect.objectContaining({ status }));
+  // The key reached the sensor (checked by hash below) but never the launcher's output.
+  expect(result.stdout + result.stderr).not.toContain(TEST_KEY);
+}
+
+function sha256(text: string): string {
+  return crypto.createHash('sha256').update(text).digest('hex');
+}
+
+function netnsOf(log: string): string {
+  const line = log.split('\n').find((candidate) => candidate.startsWith('netns: '));
+  if (!line) throw new Error(`no netns line in the log:\n${log}`);
+  return line.slice('netns: '.length);
+}
+
+/** The IPv4 default route with the lowest metric, read from the host's /proc/net/route. */
+function hostDefaultRouteInterface(): string {
+  const routes = fs
+    .readFileSync('/proc/net/route', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length >= 8 && fields[0] !== '*' && fields[1] === '00000000' && fields[7] === '00000000')
+    .sort((left, right) => Number(left[6]) - Number(right[6]));
+  if (routes.length === 0) throw new Error('this host has no IPv4 default route, which the host-mode test needs to know the expected interface');
+  return routes[0][0];
+}
+
+/** The capability bounding set of this process (and so of podman, which it starts). */
+function hostBoundingCapabilities(): bigint {
+  const line = fs.readFileSync('/proc/self/status', 'utf8').split('\n').find((candidate) => candidate.startsWith('CapBnd:'));
+  if (!line) throw new Error('no CapBnd line in /proc/self/status');
+  return BigInt(`0x${line.split(/\s+/)[1]}`);
+}
+
+function bitCount(set: bigint): number {
+  return set.toString(2).replace(/0/g, '').length;
+}
+
+async function runningSensor(name: string) {
+  const inspection = await sandbox.inspect(name);
+  expect(inspection.State.Status).toBe('running');
+  const report = parseSensorLog(await sandbox.waitForLog(name, 'ready'));
+  return { inspection, report };
+}
+
+describe('run-svc-sensor.sh with podman and runc', () => {
+  test('container mode: the sensor runs in the application container network namespace with the settings', async () => {
+    const app = `shop-${sandbox.suffix}`;
+    const appId = await sandbox.startApp(app, [frontNetwork]);
+    const appNetns = netnsOf(await sandbox.waitForLog(app, 'ready'));
+
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-s', 'ProdEU', '-l', 'debug']);
+    expectStatus(result, 0);
+
+    const { inspection, report } = await runningSensor(`svc-sensor-${app}`);
+    expect(inspection.HostConfig.NetworkMode).toBe(`container:${appId}`);
+    expect(report.netns).toBe(appNetns);
+    expect(inspection.HostConfig.RestartPolicy.Name).toBe('unless-stopped');
+    expect(inspection.Config.Labels).toEqual(expect.objectContaining({ 'svc.sensor.launcher-version': LAUNCHER_VERSION }));
+    expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: '/sys', Destination: '/sys', RW: false }));
+    expect(report.mounts['/sys']?.split(',')).toContain('ro');
+    expect(inspection.ImageName).toBe(sandbox.image);
+    expect(report.env).toEqual({
+      SVC_ANALYZER_ADDRESS: 'analyzer.prodeu.corp.example.com:50051',
+      SVC_ANALYZER_TLS: 'true',
+      SVC_INTERFACE: 'eth0',
+      SVC_LOG_LEVEL: 'debug',
+      SVC_SENSOR_MODE: 'container',
+      SVC_TENANT_ID: 'acme',
+      SVC_TRACE_PATH: '/sys',
+    });
+    expect(report.keySha256).toBe(sha256(TEST_KEY));
+    // podman grants what its own bounding set holds and drops the rest without a word (these
+    // machines lack SYS_RESOURCE): each added capability is effective exactly when the host has it.
+    const hostBounding = hostBoundingCapabilities();
+    for (const [name, bit] of Object.entries(ADDED_CAPABILITIES)) {
+      const bitOf = (set: bigint): bigint => (set >> BigInt(bit)) & 1n;
+      expect({ capability: name, effective: bitOf(report.capabilities) }).toEqual({ capability: name, effective: bitOf(hostBounding) });
+    }
+    expect(bitCount(report.capabilities & ~hostBounding)).toBe(0);
+    // The interface it was told to watch carries the app's address on its network.
+    const appAddress = (await sandbox.inspect(app)).NetworkSettings.Networks?.[frontNetwork]?.IPAddress;
+    expect(appAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(report.addresses.eth0).toEqual([appAddress]);
+    expect(result.stdout).toContain(`container id:      ${inspection.Id}`);
+    // podman read the private key file before the launcher removed it.
+    expect(fs.readdirSync(sandbox.launcherTmpDir)).toEqual([]);
+  });
+
+  test('replacement: a running sensor gets SIGTERM, exits 0 and is removed; a stopped one is removed without a stop', async () => {
+    const app = `cart-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${app}`;
+    await sandbox.startApp(app, [frontNetwork]);
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug']), 0);
+    // Its SIGTERM handler is installed once it logged 'ready'.
+    const { inspection: first } = await runningSensor(sensor);
+
+    const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'warn']);
+    expectStatus(replacing, 0);
+    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${STOP_GRACE_SECONDS} s)`);
+    expect(await sandbox.containerExists(first.Id)).toBe(false);
+    // Without its handler the stand-in (PID 1) would ignore SIGTERM and die of SIGKILL (137)
+    // after the grace period; exit 0 is the graceful stop.
+    const events = (await sandbox.podmanOk(['events', '--stream=false', '--filter', `container=${first.Id}`, '--format', '{{.Status}} {{.ContainerExitCode}}'])).split('\n');
+    expect(events.filter((event) => event.startsWith('died') || event.startsWith('remove'))).toEqual(['died 0', 'remove 0']);
+    const { inspection: second, report } = await runningSensor(sensor);
+    expect(second.Id).not.toBe(first.Id);
+    expect(report.env.SVC_LOG_LEVEL).toBe('warn');
+    expect(await sandbox.podmanOk(['ps', '--all', '--filter', `name=^${sensor}$`, '--format', '{{.ID}}'])).toMatch(/^\w+$/);
+
+    // Stopped by hand: podman calls that state 'exited'.
+    await sandbox.podmanOk(['stop', sensor]);
+    expect((await sandbox.inspect(sensor)).State.Status).toBe('exited');
+    const afterStop = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
+    expectStatus(afterStop, 0);
+    expect(afterStop.stdout).not.toContain('Stopping the running sensor');
+    expect(afterStop.stdout).toContain(`Removing the previous sensor container ${sensor}`);
+    expect(await sandbox.containerExists(second.Id)).toBe(false);
+    expect((await runningSensor(sensor)).inspection.Id).not.toBe(second.Id);
+  });
+
+  test('host mode: the sensor runs in the host network namespace on the default-route interface', async () => {
+    const instance = `web-${sandbox.suffix}`;
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H', '-p', '/sys/kernel/../kernel']);
+    expectStatus(result, 0);
+
+    const { inspection, report } = await runningSensor(`svc-sensor-${instance}`);
+    expect(inspection.HostConfig.NetworkMode).toBe('host');
+    expect(report.netns).toBe(fs.readlinkSync('/proc/self/ns/net'));
+    const expectedInterface = hostDefaultRouteInterface();
+    expect(report.env.SVC_INTERFACE).toBe(expectedInterface);
+    expect(report.env.SVC_SENSOR_MODE).toBe('host');
+    expect(Object.keys(report.links)).toContain(expectedInterface);
+    // The resolved trace path, mounted read-only at the same place.
+    expect(report.env.SVC_TRACE_PATH).toBe('/sys/kernel');
+    expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: '/sys/kernel', Destination: '/sys/kernel', RW: false }));
+    expect(report.mounts['/sys/kernel']?.split(',')).toContain('ro');
+
+    // --restart unless-stopped: a sensor that exits on its own comes back.
+    // The exec session may die with the container (137) before it reports.
+    const killed = await sandbox.podman(['exec', `svc-sensor-${instance}`, 'busybox', 'kill', '-TERM', '1']);
+    expect({ status: [0, 137].includes(killed.status ?? -1), stderr: killed.stderr }).toEqual(expect.objectContaining({ status: true }));
+    const restarted = await sandbox.waitFor(`svc-sensor-${instance} to be restarted`, async () => {
+      const now = await sandbox.inspect(`svc-sensor-${instance}`);
+      return now.RestartCount >= 1 && now.State.Status === 'running';
+    });
+    expect(restarted).toBe(true);
+  });
+
+  test('two networks on the app container: the launcher stops and names both; -N eth1 picks one', async () => {
+    const app = `multi-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${app}`;
+    await sandbox.startApp(app, [frontNetwork, backNetwork]);
+    const appInspection = await sandbox.inspect(app);
+    expect(Object.keys(appInspection.NetworkSettings.Networks ?? {}).sort()).toEqual([backNetwork, frontNetwork].sort());
+
+    const refused = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
+    expectStatus(refused, 11);
+    // In the kernel's order (podman attaches the networks in either order).
+    const listed = /Container \S+ has several network interfaces:\n((?:  \S+\n)+)/.exec(refused.stderr)?.[1];
+    expect(listed?.trim().split(/\s+/).sort()).toEqual(['eth0', 'eth1']);
+    expect(await sandbox.containerExists(sensor)).toBe(false);
+
+    const chosen = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-N', 'eth1']);
+    expectStatus(chosen, 0);
+    const { report } = await runningSensor(sensor);
+    expect(report.env.SVC_INTERFACE).toBe('eth1');
+    expect(report.netns).toBe(netnsOf(await sandbox.waitForLog(app, 'ready')));
+    // eth1 in the sensor's namespace is the app's attachment to one of its two networks: same
+    // MAC address, same IP address as podman assigned there.
+    const attachments = Object.entries(appInspection.NetworkSettings.Networks ?? {});
+    const attachment = attachments.find(([, settings]) => settings.MacAddress === report.links.eth1);
+    expect(attachment).toBeDefined();
+    expect(report.addresses.eth1).toEqual([attachment![1].IPAddress]);
+  });
+
+  test.each([
+    ['does not exist', 9, /no container named '(\S+)' \(-a\/--app-name\) exists/],
+    ['was created, never started', 10, /application container '(\S+)' \(-a\/--app-name\) is 'created', not running; start it first \(podman start \1\)/],
+  ] as const)('an application container that %s: exit %d, no sensor', async (state, status, message) => {
+    const app = `idle-${status}-${sandbox.suffix}`;
+    if (state !== 'does not exist') await sandbox.podmanOk(['create', '--name', app, '--entrypoint', '/app-entrypoint.sh', sandbox.image]);
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
+    expectStatus(result, status);
+    expect(result.stderr).toMatch(message);
+    expect(await sandbox.containerExists(`svc-sensor-${app}`)).toBe(false);
+  });
+});
