@@ -26,7 +26,9 @@ import * as path from 'node:path';
 import { App, TerraformLocal, TerraformStack, Token, ref } from 'cdktf';
 import { ControlPlane, serviceHostname } from '../modules/control-plane';
 import { SERVICES } from '../modules/control-plane/services';
-import { CONTROL_PLANE_DEFAULTS, CONTROL_PLANE_PARAMETERS, DEFAULT_STACK_NAME, type ControlPlaneProps, type ParameterKind } from '../modules/control-plane/props';
+import { ControlPlaneValidationError } from '../modules/control-plane/errors';
+import { CONTROL_PLANE_DEFAULTS, CONTROL_PLANE_PARAMETERS, DEFAULT_STACK_NAME, resolveControlPlaneProps, type ControlPlaneProps, type ParameterKind } from '../modules/control-plane/props';
+import { validateControlPlaneProps } from '../modules/control-plane/validation';
 
 export const MODULE_DIR = path.join(__dirname, '..', 'terraform', 'modules', 'svc-control-plane');
 const PROPS_FILE = path.join(__dirname, '..', 'modules', 'control-plane', 'props.ts');
@@ -257,6 +259,47 @@ function synthesize(variables: readonly ModuleVariable[], stackName: string): Sy
   }
 }
 
+/**
+ * Values the construct refuses at synth, one per translated pattern: the generated test expects
+ * the module's validation of the same variable to refuse each, and generation first confirms
+ * that the construct does (so the two cannot drift apart unnoticed).
+ */
+const REFUSED_SAMPLES: ReadonlyArray<{ readonly prop: PropName; readonly value: unknown }> = [
+  { prop: 'vpcId', value: 'vpc-123' },
+  { prop: 'hostedZoneName', value: 'example..com' },
+  { prop: 'gatewayHostname', value: 'https://gateway.example.net' },
+  { prop: 'analyzerImageTag', value: '1.2.1; reboot' },
+  { prop: 'otelGatewayUrl', value: 'https://otel.example.net/$(id)' },
+  { prop: 'sensorCidrs', value: ['10.1.0.1/16'] },
+];
+
+const SAMPLE_PROPS: ControlPlaneProps = {
+  tenantId: 'acme',
+  vpcId: 'vpc-0123456789abcdef0',
+  subnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'],
+  hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+  hostedZoneName: 'example.com',
+  keyName: 'svc-operators',
+  analyzerTags: 'env=prod',
+};
+
+/** Throws unless the construct refuses every sample for its own prop. */
+function confirmConstructRefusesSamples(): void {
+  validateControlPlaneProps('sample', resolveControlPlaneProps(SAMPLE_PROPS));
+  for (const sample of REFUSED_SAMPLES) {
+    let refusedProp: string | undefined;
+    try {
+      validateControlPlaneProps('sample', resolveControlPlaneProps({ ...SAMPLE_PROPS, [sample.prop]: sample.value }));
+    } catch (error) {
+      if (!(error instanceof ControlPlaneValidationError)) throw error;
+      refusedProp = error.propName;
+    }
+    if (refusedProp === undefined || !refusedProp.startsWith(sample.prop)) {
+      throw new Error(`the construct ${refusedProp === undefined ? 'accepts' : `refuses ${refusedProp} instead of`} ${sample.prop} = ${JSON.stringify(sample.value)}; update REFUSED_SAMPLES`);
+    }
+  }
+}
+
 // ---- the module's files ---------------------------------------------------------------------
 
 /** Drops cdktf's metadata comments ("//") everywhere below the top level. */
@@ -474,14 +517,14 @@ run "refuses_a_single_subnet" {
   expect_failures = [var.subnet_ids]
 }
 
-run "refuses_a_malformed_vpc_id" {
+${REFUSED_SAMPLES.map((sample) => `run "refuses_${snakeCase(sample.prop)}" {
   command = plan
   variables {
-    vpc_id = "vpc-123"
+    ${snakeCase(sample.prop)} = ${hclValue(sample.value)}
   }
-  expect_failures = [var.vpc_id]
+  expect_failures = [var.${snakeCase(sample.prop)}]
 }
-
+`).join('\n')}
 run "refuses_subnets_in_one_zone" {
   command = plan
   override_data {
@@ -603,9 +646,12 @@ ${outputs.join('\n')}
 | \`tests/control_plane.tftest.hcl\` | \`terraform test\` with a mocked aws provider: plans, and refuses bad input. |
 | \`examples/basic\` | A complete configuration. |
 
-Resource names are the construct's (e.g. \`${synthesized.vpcData}\`), so a stack deployed with
-the CDKTF app moves into this module with \`moved\` blocks or \`terraform state mv\` from
-\`<name>\` to \`module.<module name>.<name>\`, without replacing anything.
+Resource names are the ones the construct gets in the app's \`control-plane\` stack (e.g.
+\`${synthesized.vpcData}\`), so a stack deployed with the CDKTF app maps one to one onto this
+module: a \`moved\` block (or \`terraform state mv\`) per resource from \`<name>\` to
+\`module.<module name>.<name>\`; the two optional parameter-store entries
+(\`analyzer_environment_name\`, \`otel_gateway_url\`) have \`count\` here and gain \`[0]\`. Review
+the first plan after the move: it should show no replacement.
 
 ## Regenerate
 
@@ -626,6 +672,7 @@ function formatHcl(text: string): string {
 
 /** Every file of the module, by path relative to the module directory. */
 export function generateControlPlaneModule(stackName: string = DEFAULT_STACK_NAME): Record<string, string> {
+  confirmConstructRefusesSamples();
   const variables = moduleVariables();
   const synthesized = synthesize(variables, stackName);
   return {

@@ -91,12 +91,52 @@ run "refuses_a_single_subnet" {
   expect_failures = [var.subnet_ids]
 }
 
-run "refuses_a_malformed_vpc_id" {
+run "refuses_vpc_id" {
   command = plan
   variables {
     vpc_id = "vpc-123"
   }
   expect_failures = [var.vpc_id]
+}
+
+run "refuses_hosted_zone_name" {
+  command = plan
+  variables {
+    hosted_zone_name = "example..com"
+  }
+  expect_failures = [var.hosted_zone_name]
+}
+
+run "refuses_gateway_hostname" {
+  command = plan
+  variables {
+    gateway_hostname = "https://gateway.example.net"
+  }
+  expect_failures = [var.gateway_hostname]
+}
+
+run "refuses_analyzer_image_tag" {
+  command = plan
+  variables {
+    analyzer_image_tag = "1.2.1; reboot"
+  }
+  expect_failures = [var.analyzer_image_tag]
+}
+
+run "refuses_otel_gateway_url" {
+  command = plan
+  variables {
+    otel_gateway_url = "https://otel.example.net/$(id)"
+  }
+  expect_failures = [var.otel_gateway_url]
+}
+
+run "refuses_sensor_cidrs" {
+  command = plan
+  variables {
+    sensor_cidrs = ["10.1.0.1/16"]
+  }
+  expect_failures = [var.sensor_cidrs]
 }
 
 run "refuses_subnets_in_one_zone" {
