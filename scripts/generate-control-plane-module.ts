@@ -438,7 +438,7 @@ output "sensor_command" {
 }
 
 /** A terraform test with a mocked aws provider: the module plans, and its checks refuse what the construct refuses. */
-function testFile(synthesized: Synthesized): string {
+function testFile(synthesized: Synthesized, stackName: string): string {
   const inputs = Object.entries(EXAMPLE_INPUTS).map(([name, value]) => `  ${name.padEnd(16)} = ${value}`);
   return `${GENERATED}
 # terraform test, with no AWS account: the aws provider is mocked, the data sources answer
@@ -499,12 +499,12 @@ run "plans_with_the_template_defaults" {
   command = plan
 
   assert {
-${SERVICES.map((service) => `    condition     = output.${service.name}_address == "${serviceHostname(service.name, DEFAULT_STACK_NAME, 'example.com')}:${service.port}"
+${SERVICES.map((service) => `    condition     = output.${service.name}_address == "${serviceHostname(service.name, stackName, 'example.com')}:${service.port}"
     error_message = "${service.name}_address is \${output.${service.name}_address}"`).join('\n  }\n  assert {\n')}
   }
   assert {
     # The construct quotes what it knows only at plan; the shell reads 'acme' as acme.
-    condition     = output.sensor_command == "run-svc-sensor.sh -n 'acme' -d 'example.com' -a <APP>"
+    condition     = output.sensor_command == "run-svc-sensor.sh -n 'acme' -d 'example.com' -a <APP>${stackName === DEFAULT_STACK_NAME ? '' : ` -s ${stackName}`}"
     error_message = "sensor_command is \${output.sensor_command}"
   }
 }
@@ -682,7 +682,7 @@ export function generateControlPlaneModule(stackName: string = DEFAULT_STACK_NAM
     'versions.tf': formatHcl(versionsFile()),
     'checks.tf': formatHcl(checksFile(synthesized)),
     'examples/basic/main.tf': formatHcl(exampleFile()),
-    'tests/control_plane.tftest.hcl': formatHcl(testFile(synthesized)),
+    'tests/control_plane.tftest.hcl': formatHcl(testFile(synthesized, stackName)),
   };
 }
 
