@@ -309,28 +309,12 @@ function withoutMetadata(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([key]) => key !== '//').map(([key, item]) => [key, withoutMetadata(item)]));
 }
 
-/**
- * The construct's plan checks write a literal into a condition with JSON.stringify, which for a
- * reference gives a quoted string (`self.vpc_id == "var.vpc_id"`, always false); a literal
- * module input would never hit this, a variable does. The reference is unquoted here.
- */
-function unquoteReferences(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(unquoteReferences);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([key, item]) => [
-      key,
-      key === 'condition' && typeof item === 'string' ? item.replace(/"((?:var|local)\.[a-z_]+)"/g, '$1') : unquoteReferences(item),
-    ]),
-  );
-}
-
 /** main.tf.json: the synthesized construct in Terraform's JSON syntax, without cdktf's terraform block (its local backend) and metadata. */
 function mainFile(synthesized: Synthesized): string {
   const { terraform: _terraform, '//': _metadata, output, ...rest } = synthesized.json as Record<string, Record<string, unknown>>;
   // Output names lose the construct id the app needs to tell stacks apart: module.<name>.analyzer_address.
   const outputs = Object.fromEntries(Object.entries(output).map(([name, value]) => [name.replace(/^control_plane_/, ''), value]));
-  const body = unquoteReferences(withoutMetadata({ ...rest, output: outputs })) as Record<string, unknown>;
+  const body = withoutMetadata({ ...rest, output: outputs }) as Record<string, unknown>;
   return `${JSON.stringify({ '//': GENERATED.trim().split('\n').map((line) => line.replace(/^# /, '')).join(' '), ...body }, null, 2)}\n`;
 }
 

@@ -3,7 +3,7 @@
  * belong together) is read through data sources whose lifecycle conditions fail the plan
  * with a message that says what to fix, before anything is created.
  */
-import { TerraformIterator } from 'cdktf';
+import { TerraformIterator, Token } from 'cdktf';
 import type { Construct } from 'constructs';
 import { DataAwsRoute53Zone } from '@cdktf/provider-aws/lib/data-aws-route53-zone';
 import { DataAwsSubnet } from '@cdktf/provider-aws/lib/data-aws-subnet';
@@ -23,9 +23,18 @@ export interface PlanCheckInput {
   readonly hostedZoneName: string;
 }
 
-/** A Terraform string literal inside an expression. */
-function hclString(value: string): string {
-  return JSON.stringify(value);
+/**
+ * A value inside an expression: a literal as a Terraform string, a reference (a token, e.g. a
+ * TerraformVariable's value) as the reference itself; quoting a token compared against its own
+ * text, so the condition was always false.
+ */
+function hclValue(value: string): string {
+  return Token.isUnresolved(value) ? value : JSON.stringify(value);
+}
+
+/** The zone name as the condition compares it: literals arrive lower case without the dot, a reference is normalised in Terraform. */
+function hclZoneName(value: string): string {
+  return Token.isUnresolved(value) ? `trimsuffix(lower(${value}), ".")` : JSON.stringify(value);
 }
 
 export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChecks {
@@ -36,7 +45,7 @@ export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChec
     lifecycle: {
       postcondition: [
         {
-          condition: `\${self.vpc_id == ${hclString(input.vpcId)}}`,
+          condition: `\${self.vpc_id == ${hclValue(input.vpcId)}}`,
           errorMessage: `Subnets: subnet \${self.id} is in VPC \${self.vpc_id}, not in VPC ${input.vpcId}. Choose subnets of the VPC given in VPC (vpcId).`,
         },
         {
@@ -65,7 +74,7 @@ export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChec
     lifecycle: {
       postcondition: [
         {
-          condition: `\${self.zone_id == ${hclString(input.hostedZoneId)} && trimsuffix(lower(self.name), ".") == ${hclString(input.hostedZoneName)}}`,
+          condition: `\${self.zone_id == ${hclValue(input.hostedZoneId)} && trimsuffix(lower(self.name), ".") == ${hclZoneName(input.hostedZoneName)}}`,
           errorMessage: `HostedZoneId and HostedZoneName do not match: zone ${input.hostedZoneId} is named \${self.name}, not ${input.hostedZoneName}. Give the id and the name of the same hosted zone.`,
         },
         {
