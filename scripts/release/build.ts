@@ -88,10 +88,14 @@ export interface ReleaseOptions {
   readonly cacheDir?: string;
   /** Sign the SHA256SUMS when given. */
   readonly signing?: SigningKey;
+  /** Only these `<os>_<arch>` (the bench builds the one it runs). @default every RELEASE_PLATFORMS */
+  readonly platforms?: readonly string[];
   /** Put the V8 code cache into the blob where it can (the target's own binary makes it). @default true */
   readonly codeCache?: boolean;
   /** Seconds since the epoch for the zip entries. @default SOURCE_DATE_EPOCH, else the HEAD commit's time */
   readonly sourceDateEpoch?: number;
+  /** Also leave each executable unzipped in `<executablesDir>/<os>_<arch>/` (the bench runs them). */
+  readonly executablesDir?: string;
   /** GNUPGHOME and the like for gpg. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   readonly log?: (line: string) => void;
@@ -115,8 +119,8 @@ export interface ReleaseResult {
   /** Present when signed. */
   readonly signature?: string;
   readonly publicKey?: string;
-  /** The executable for this machine, unzipped in the cache directory (the bench runs it). */
-  readonly hostExecutable?: string;
+  /** `<os>_<arch>` -> the unzipped executable, when executablesDir was given. */
+  readonly executables: Readonly<Record<string, string>>;
 }
 
 export function packageVersion(): string {
@@ -243,6 +247,11 @@ export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
   const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
   const codeCache = options.codeCache ?? true;
   const modified = options.sourceDateEpoch ?? sourceDateEpoch(env);
+  const known = RELEASE_PLATFORMS.map((platform) => `${platform.os}_${platform.arch}`);
+  for (const asked of options.platforms ?? []) {
+    if (!known.includes(asked)) throw new ReleaseError('cli_usage', `platform must be one of ${known.join(', ')}, got "${asked}".`);
+  }
+  const targets = RELEASE_PLATFORMS.filter((platform) => options.platforms === undefined || options.platforms.includes(`${platform.os}_${platform.arch}`));
   if (options.signing !== undefined) checkSigningKey(options.signing, env);
 
   fs.mkdirSync(cacheDir, { recursive: true });
@@ -253,12 +262,13 @@ export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
     bundle(bundlePath, version);
 
     const nodes = new Map<string, string>();
-    for (const platform of RELEASE_PLATFORMS) {
+    for (const platform of targets) {
       log(`Node LTS for linux ${platform.nodeArch}: scripts/fetch-node.js --arch ${platform.nodeArch} (npm registry, pinned integrity; cached in ${path.relative(REPOSITORY, cacheDir) || cacheDir})`);
       nodes.set(platform.nodeArch, fetchNode(platform.nodeArch, cacheDir));
     }
     // The binary that can run here makes every blob; only its own platform's blob gets the code cache.
     const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
+    if (hostArch !== undefined && !nodes.has(hostArch)) nodes.set(hostArch, fetchNode(hostArch, cacheDir));
     const blobMaker = hostArch === undefined || process.platform !== 'linux' ? undefined : nodes.get(hostArch);
     if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
 
@@ -266,15 +276,17 @@ export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
     for (const stale of fs.readdirSync(outDir).filter((name) => name.startsWith(`${PROJECT_NAME}_`))) fs.rmSync(path.join(outDir, stale), { force: true });
 
     const platforms: ReleasedPlatform[] = [];
-    let hostExecutable: string | undefined;
-    for (const platform of RELEASE_PLATFORMS) {
+    const executables: Record<string, string> = {};
+    for (const platform of targets) {
       const withCache = codeCache && platform.nodeArch === hostArch;
       const released = buildPlatform({ platform, version, work, bundlePath, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
       platforms.push(released.platform);
-      if (platform.nodeArch === hostArch) {
-        hostExecutable = path.join(cacheDir, `host-${executableName(version)}`);
-        fs.copyFileSync(released.executable, hostExecutable);
-        fs.chmodSync(hostExecutable, 0o755);
+      if (options.executablesDir !== undefined) {
+        const kept = path.join(path.resolve(options.executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
+        fs.mkdirSync(path.dirname(kept), { recursive: true });
+        fs.copyFileSync(released.executable, kept);
+        fs.chmodSync(kept, 0o755);
+        executables[`${platform.os}_${platform.arch}`] = kept;
       }
     }
 
@@ -295,7 +307,7 @@ export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
     } else {
       log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
     }
-    return { version, outDir, platforms, manifest, sums, ...(signature === undefined ? {} : { signature, publicKey }), ...(hostExecutable === undefined ? {} : { hostExecutable }) };
+    return { version, outDir, platforms, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
