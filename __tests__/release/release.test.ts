@@ -10,6 +10,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { TerraformStack, Testing } from 'cdktf';
+import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
+import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
 import { executableName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
 import { readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
@@ -265,8 +268,10 @@ describe('terraform installs the released provider without node', () => {
       const init = await run(['init', '-input=false']);
       expect(init.output).toContain(`Installed ${REGISTRY_HOST}/svc-prevent/svc v${VERSION} (self-signed, key ID ${fingerprint.slice(-16)})`);
       expect(init.code).toBe(0);
-      // Every zh: of the SHA256SUMS (all platforms), plus the h1: of the package it installed.
-      expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...sumsOfZips()].sort());
+      // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's too), plus the h1: of the package it installed.
+      const allSums = [...parseSums(fs.readFileSync(release.sums, 'utf8')).values()].map((hash) => `zh:${hash}`);
+      expect(allSums).toHaveLength(3);
+      expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...allSums].sort());
       const apply = await run(['apply', '-auto-approve', '-input=false']);
       expect(apply.output).toContain('Apply complete! Resources: 1 added');
       expect(apply.code).toBe(0);
@@ -277,6 +282,28 @@ describe('terraform installs the released provider without node', () => {
     TERRAFORM_TIMEOUT_MS,
   );
 });
+
+test(
+  'a cdktf stack whose SvcProvider names the registry (source) installs the released provider from it and applies',
+  async () => {
+    const root = path.join(scratch, 'registry-cdktf');
+    writeRegistry({ release: readRelease(release.outDir), outDir: root });
+    const site = await serve(root);
+    const stack = new TerraformStack(Testing.app(), 'released');
+    new SvcProvider(stack, 'svc', { source: `${REGISTRY_HOST}/svc-prevent/svc`, baseUrl: emulator.url, tenant: TENANT });
+    new BlacklistEntry(stack, 'entry', { ip: '192.0.2.15', description: 'applied from a cdktf stack' });
+    const { dir, run } = workspace('registry-cdktf', registryConfig(site.url), '');
+    fs.rmSync(path.join(dir, 'main.tf'));
+    fs.writeFileSync(path.join(dir, 'cdk.tf.json'), Testing.synth(stack));
+    const init = await run(['init', '-input=false']);
+    expect(init.output).toContain(`Installed ${REGISTRY_HOST}/svc-prevent/svc v${VERSION} (self-signed`);
+    expect(init.code).toBe(0);
+    const apply = await run(['apply', '-auto-approve', '-input=false']);
+    expect(apply.output).toContain('Apply complete! Resources: 1 added');
+    expect((await emulator.client(TENANT).listEntries('blacklist')).map((entry) => entry.ip)).toContain('192.0.2.15');
+  },
+  TERRAFORM_TIMEOUT_MS,
+);
 
 describe('terraform refuses', () => {
   /** Replaces the amd64 zip on a generated site by one with the same name and other bytes. */
