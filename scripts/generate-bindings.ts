@@ -524,12 +524,34 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
   return lines.join('\n') + '\n';
 }
 
+/** The generated check of SvcProviderConfig.source: a malformed address fails at construction, naming the value. */
+const PROVIDER_SOURCE_CHECK: readonly string[] = [
+  '/** `[<hostname>/]<namespace>/<type>`, as terraform reads a provider source address. */',
+  "const PROVIDER_SOURCE_ADDRESS = /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\\d+)?\\/)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\/[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;",
+  '',
+  '/** SvcProviderConfig.source is not a provider source address. */',
+  'export class ProviderSourceError extends Error {',
+  '  constructor(readonly source: string) {',
+  "    super(`SvcProvider: source must be a provider source address [<hostname>/]<namespace>/<type>, e.g. registry.example.com/acme/svc; got ${JSON.stringify(source)}.`);",
+  "    this.name = 'ProviderSourceError';",
+  '  }',
+  '}',
+  '',
+  'function providerSource(source: string | undefined): string {',
+  `  if (source === undefined) return ${quote(PROVIDER_SOURCE)};`,
+  '  if (!PROVIDER_SOURCE_ADDRESS.test(source)) throw new ProviderSourceError(source);',
+  '  return source;',
+  '}',
+  '',
+];
+
 function renderProvider(schema: Schema, versionConstraint: string): string {
   const bindings = bindingsOf('provider svc', 'SvcProvider', schema, RESERVED.provider);
   const field = (binding: AttributeBinding) => `_${binding.propertyName}`;
   const lines: string[] = [GENERATED_HEADER, '', "import type { Construct } from 'constructs';", "import * as cdktf from 'cdktf';", ''];
 
   if (hasSensitiveSettable(bindings)) lines.push(...SENSITIVE_GUARD);
+  lines.push(...PROVIDER_SOURCE_CHECK);
   lines.push(...docComment('', ['The settings of the svc provider block. Every setting may also come from the environment (see each one).']));
   lines.push('export interface SvcProviderConfig {');
   for (const binding of bindings) {
@@ -539,6 +561,14 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
   }
   lines.push(...docComment('  ', ['Alias of this provider configuration, for a second provider block; resources choose it with `provider`.']));
   lines.push('  readonly alias?: string;');
+  lines.push('');
+  lines.push(
+    ...docComment('  ', [
+      'Where terraform installs the provider from: its source address `[<hostname>/]<namespace>/<type>`, e.g. `registry.example.com/acme/svc` for a private registry (help/releasing.md). A network mirror serves the default address. Not a provider attribute: it goes into `required_providers`.',
+      `@default ${quote(PROVIDER_SOURCE)}`,
+    ]),
+  );
+  lines.push('  readonly source?: string;');
   lines.push('}');
   lines.push('');
   lines.push(...docComment('', [schema.description, `The provider ${PROVIDER_SOURCE} (${versionConstraint}).`]));
@@ -552,7 +582,7 @@ function renderProvider(schema: Schema, versionConstraint: string): string {
   lines.push('    super(scope, id, {');
   lines.push(`      terraformResourceType: ${quote(PROVIDER_NAME)},`);
   lines.push(...generatorMetadata(versionConstraint));
-  lines.push(`      terraformProviderSource: ${quote(PROVIDER_SOURCE)},`);
+  lines.push(`      terraformProviderSource: providerSource(config.source),`);
   lines.push('    });');
   for (const binding of bindings) lines.push(`    this.${field(binding)} = ${storedValue(binding, 'SvcProvider', `config.${binding.propertyName}`)};`);
   for (const binding of bindings) if (binding.settable && binding.schema.sensitive === true) lines.push(`    ${synthGuard(binding, 'SvcProvider', field(binding))}`);

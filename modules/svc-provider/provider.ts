@@ -68,6 +68,23 @@ function guardSensitiveAtSynth(scope: Construct, owner: string, setting: string,
   });
 }
 
+/** `[<hostname>/]<namespace>/<type>`, as terraform reads a provider source address. */
+const PROVIDER_SOURCE_ADDRESS = /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d+)?\/)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\/[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+/** SvcProviderConfig.source is not a provider source address. */
+export class ProviderSourceError extends Error {
+  constructor(readonly source: string) {
+    super(`SvcProvider: source must be a provider source address [<hostname>/]<namespace>/<type>, e.g. registry.example.com/acme/svc; got ${JSON.stringify(source)}.`);
+    this.name = 'ProviderSourceError';
+  }
+}
+
+function providerSource(source: string | undefined): string {
+  if (source === undefined) return 'svc-prevent/svc';
+  if (!PROVIDER_SOURCE_ADDRESS.test(source)) throw new ProviderSourceError(source);
+  return source;
+}
+
 /**
  * The settings of the svc provider block. Every setting may also come from the environment (see
  * each one).
@@ -143,6 +160,16 @@ export interface SvcProviderConfig {
    * `provider`.
    */
   readonly alias?: string;
+
+  /**
+   * Where terraform installs the provider from: its source address
+   * `[<hostname>/]<namespace>/<type>`, e.g. `registry.example.com/acme/svc` for a private registry
+   * (help/releasing.md). A network mirror serves the default address. Not a provider attribute: it
+   * goes into `required_providers`.
+   *
+   * @default 'svc-prevent/svc'
+   */
+  readonly source?: string;
 }
 
 /**
@@ -171,7 +198,7 @@ export class SvcProvider extends cdktf.TerraformProvider {
         providerName: 'svc',
         providerVersionConstraint: '~> 0.1',
       },
-      terraformProviderSource: 'svc-prevent/svc',
+      terraformProviderSource: providerSource(config.source),
     });
     this._baseUrl = config.baseUrl;
     this._apiKey = sensitiveSetting('SvcProvider', 'apiKey', 'api_key', 'SVC_API_KEY', config.apiKey);

@@ -49,6 +49,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     const startupIds = [
       { id: 'startup-tls', title: 'provider start-up (mutual TLS)' },
       { id: 'startup-plaintext', title: 'provider start-up (TF_DISABLE_PLUGIN_TLS)' },
+      { id: 'startup-script-tls', title: 'dev-build node script start-up (mutual TLS)' },
     ];
     await part(outcomes, startupIds, async () => startupFigures(await measureStartup(session, options.startupRuns, warmUp), session.build.bundleBytes), progress);
 

@@ -1,6 +1,8 @@
 /**
- * Figure 4: provider start-up, from exec of the built bundle to its handshake line on stdout,
- * against `node -e 0` (exec to exit) on the same machine.
+ * Figure 4: provider start-up, from exec of the released executable (a Node single executable
+ * application, built here for this machine by scripts/release) to its handshake line on stdout,
+ * against `node -e 0` (exec to exit) on the same machine. The node script of `npm run build`
+ * (the dev build) is measured beside it for comparison.
  *
  * Terraform starts providers with mutual TLS: it passes its client certificate in
  * PLUGIN_CLIENT_CERT and the provider makes a server certificate of its own before it prints
@@ -8,20 +10,34 @@
  * a debugging switch) is reported beside it.
  */
 import { spawn } from 'node:child_process';
+import { currentPlatform } from '../build-provider';
+import { buildRelease } from '../release/build';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../src/provider/protocol/handshake';
 import { makeFigure, measurement, type Figure } from './figures';
 import type { BenchSession } from './session';
 import { BenchCommandError, secondsSince } from './timing';
 
-export const STARTUP_MAX_RATIO = 2;
+/** The released executable's target (issue 13); the node script was about 3x. */
+export const STARTUP_MAX_RATIO = 1.5;
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export type StartupMode = 'tls' | 'plaintext';
 
 export interface StartupMeasurement {
+  /** The released executable. */
   readonly providerMilliseconds: Record<StartupMode, number[]>;
+  /** The dev build's node script, mutual TLS. */
+  readonly scriptMilliseconds: number[];
   readonly nodeMilliseconds: number[];
+  readonly release: ReleasedExecutable;
+}
+
+export interface ReleasedExecutable {
+  readonly platform: string;
+  readonly executableBytes: number;
+  readonly zipBytes: number;
+  readonly codeCache: boolean;
 }
 
 function pluginEnvironment(mode: StartupMode, socketDirectory: string, clientCertificatePem: string): NodeJS.ProcessEnv {
@@ -83,45 +99,82 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
   const socketDirectory = session.scratchDirectory('plugin-sockets');
   // Stands in for terraform's client certificate: any valid certificate the provider can trust.
   const clientCertificatePem = generateCertificate().certificatePem;
-  const executable = session.build.executable;
-  const measured: StartupMeasurement = { providerMilliseconds: { tls: [], plaintext: [] }, nodeMilliseconds: [] };
+  const script = session.build.executable;
+  const platform = currentPlatform();
+  session.progress(`start-up: building the released executable for ${platform} (npm run release, this platform only)`);
+  const released = buildRelease({
+    outDir: session.scratchDirectory('release'),
+    executablesDir: session.scratchDirectory('executables'),
+    platforms: [platform],
+    log: (line) => session.progress(`start-up: release: ${line}`),
+  });
+  const executable = released.executables[platform];
+  const [built] = released.platforms;
+  const measured: StartupMeasurement = {
+    providerMilliseconds: { tls: [], plaintext: [] },
+    scriptMilliseconds: [],
+    nodeMilliseconds: [],
+    release: { platform, executableBytes: built.executableBytes, zipBytes: built.zipBytes, codeCache: built.codeCache },
+  };
+  const tls = pluginEnvironment('tls', socketDirectory, clientCertificatePem);
   if (warmUp) {
-    await timeToHandshake(executable, pluginEnvironment('tls', socketDirectory, clientCertificatePem));
+    await timeToHandshake(executable, tls);
+    await timeToHandshake(script, tls);
     await timeNodeNothing();
   }
   for (let run = 1; run <= runs; run += 1) {
-    measured.providerMilliseconds.tls.push(await timeToHandshake(executable, pluginEnvironment('tls', socketDirectory, clientCertificatePem)));
+    measured.providerMilliseconds.tls.push(await timeToHandshake(executable, tls));
     measured.nodeMilliseconds.push(await timeNodeNothing());
     measured.providerMilliseconds.plaintext.push(await timeToHandshake(executable, pluginEnvironment('plaintext', socketDirectory, clientCertificatePem)));
+    measured.scriptMilliseconds.push(await timeToHandshake(script, tls));
   }
   const last = (samples: number[]) => samples[samples.length - 1].toFixed(0);
   session.progress(
-    `start-up: ${runs} runs, last: provider ${last(measured.providerMilliseconds.tls)} ms (TLS), ${last(measured.providerMilliseconds.plaintext)} ms (plaintext), node -e 0 ${last(measured.nodeMilliseconds)} ms`,
+    `start-up: ${runs} runs, last: executable ${last(measured.providerMilliseconds.tls)} ms (TLS), ${last(measured.providerMilliseconds.plaintext)} ms (plaintext), node script ${last(measured.scriptMilliseconds)} ms (TLS), node -e 0 ${last(measured.nodeMilliseconds)} ms`,
   );
   return measured;
 }
 
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
 export function startupFigures(measured: StartupMeasurement, bundleBytes: number): Figure[] {
-  const baseline = measurement('exec of node -e 0 to its exit (node from PATH, as the bundle\'s #!/usr/bin/env node)', measured.nodeMilliseconds);
-  const bundle = `${(bundleBytes / 1024).toFixed(0)} KiB bundle`;
+  const baseline = measurement('exec of node -e 0 to its exit (the node on PATH)', measured.nodeMilliseconds);
+  const { release } = measured;
+  const executable = `the released ${release.platform} executable (${mebibytes(release.executableBytes)}; zip ${mebibytes(release.zipBytes)}; ${release.codeCache ? 'with' : 'without'} V8 code cache)`;
+  const sizes = { executableBytes: release.executableBytes, zipBytes: release.zipBytes, codeCache: release.codeCache, scriptBytes: bundleBytes };
   return [
     makeFigure({
       id: 'startup-tls',
       title: 'provider start-up (mutual TLS)',
       unit: 'milliseconds',
-      value: measurement(`exec of the built provider (${bundle}) to its handshake line, with PLUGIN_CLIENT_CERT as terraform starts it`, measured.providerMilliseconds.tls),
+      value: measurement(`exec of ${executable} to its handshake line, with PLUGIN_CLIENT_CERT as terraform starts it`, measured.providerMilliseconds.tls),
       baseline,
       target: { maxRatio: STARTUP_MAX_RATIO, description: `<= ${STARTUP_MAX_RATIO}x` },
-      notes: ['The realistic start: terraform always offers a client certificate, and the provider makes its own server certificate (ECDSA P-256) before the line.'],
+      notes: [
+        'The realistic start: terraform always offers a client certificate, and the provider makes its own server certificate (ECDSA P-256) before the line.',
+        `Sizes: executable ${mebibytes(release.executableBytes)}, zip ${mebibytes(release.zipBytes)} (what a registry serves).`,
+      ],
+      details: sizes,
     }),
     makeFigure({
       id: 'startup-plaintext',
       title: 'provider start-up (TF_DISABLE_PLUGIN_TLS)',
       unit: 'milliseconds',
-      value: measurement(`exec of the built provider (${bundle}) to its handshake line, TLS disabled`, measured.providerMilliseconds.plaintext),
+      value: measurement(`exec of ${executable} to its handshake line, TLS disabled`, measured.providerMilliseconds.plaintext),
       baseline,
       target: null,
       notes: ['For comparison only: TF_DISABLE_PLUGIN_TLS is a debugging switch.'],
+    }),
+    makeFigure({
+      id: 'startup-script-tls',
+      title: 'dev-build node script start-up (mutual TLS)',
+      unit: 'milliseconds',
+      value: measurement(`exec of the npm run build node script (${(bundleBytes / 1024).toFixed(0)} KiB bundle, run by the node on PATH) to its handshake line, mutual TLS`, measured.scriptMilliseconds),
+      baseline,
+      target: null,
+      notes: ['For comparison: the provider as this repository runs it before a release.'],
     }),
   ];
 }

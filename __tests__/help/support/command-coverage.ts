@@ -139,6 +139,32 @@ export const EXEMPTIONS: readonly Exemption[] = [
     coveredBy: ['__tests__/bench/bench.test.ts', '__tests__/bench/options.test.ts'],
   },
 
+  // releasing.md: the release build takes minutes (postject rewrites ~120 MB per platform) and publishing needs real hosts.
+  {
+    page: 'releasing.md',
+    command: /^(npm run release|git checkout v0\.1\.0 && npm ci && npm run release|npm run release -- --sign)$/,
+    reason: 'minutes per build; the release tests call the same build (buildRelease) once per file, signed with a throwaway key through the documented variables, the CLI test runs the command\'s --help and --sign refusal, and CI runs npm run release before the suite',
+    coveredBy: ['__tests__/release/release.test.ts', '__tests__/release/reproducible.test.ts', '__tests__/release/cli.test.ts', '.ci/run'],
+  },
+  {
+    page: 'releasing.md',
+    command: /^(export GNUPGHOME=|gpg --import release-signing-key\.asc|export SVC_RELEASE_GPG_KEY=)/,
+    reason: 'a maintainer\'s real signing key; the release test makes a throwaway key in its own GNUPGHOME and signs with it',
+    coveredBy: ['__tests__/release/release.test.ts'],
+  },
+  {
+    page: 'releasing.md',
+    command: /^npm run release:(registry|mirror) -- --out-dir (site|mirror)$/,
+    reason: 'needs a built release; the release test writes both sites from its release with the same functions and installs from them with terraform, the CLI test runs the commands against a missing release',
+    coveredBy: ['__tests__/release/release.test.ts', '__tests__/release/cli.test.ts'],
+  },
+  {
+    page: 'releasing.md',
+    command: /^(sha256sum -c (--ignore-missing )?(release\/)?terraform-provider-svc_0\.1\.0_SHA256SUMS|gpg --(import|verify) terraform-provider-svc_0\.1\.0_)/,
+    reason: 'needs a downloaded release; the release test runs sha256sum -c and gpg --import/--verify on the release it built',
+    coveredBy: ['__tests__/release/release.test.ts'],
+  },
+
   // sensor.md: a container runtime on a Linux host.
   {
     page: 'sensor.md',

@@ -1,0 +1,431 @@
+/**
+ * `npm run release`: builds the svc provider as self-contained executables and lays out a
+ * release in the goreleaser layout the public Terraform registry reads (help/releasing.md):
+ *
+ *   release/terraform-provider-svc_<v>_linux_amd64.zip   one executable terraform-provider-svc_v<v>
+ *   release/terraform-provider-svc_<v>_linux_arm64.zip
+ *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
+ *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips and the manifest
+ *   release/terraform-provider-svc_<v>_SHA256SUMS.sig    detached binary GPG signature  } with a
+ *   release/terraform-provider-svc_<v>_signing-key.asc   the armored public key          } signing key
+ *
+ * Each executable is a Node.js single executable application (SEA): the pinned Node LTS binary
+ * for its architecture (scripts/fetch-node.js, integrity-checked) with the bundled provider
+ * injected by postject. The preparation blob is made by the same Node version; the code cache
+ * goes only into the blob made by the target's own binary (it is specific to the platform that
+ * made it), i.e. linux_amd64 when built on linux x64.
+ *
+ * Reproducible: the zips carry the commit's time (or SOURCE_DATE_EPOCH), mode 0755 and nothing
+ * of the build machine, and V8's random seed is fixed while the code cache is made, so the
+ * same commit gives the same SHA256SUMS.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { BuildFailure } from 'esbuild';
+import {
+  PROJECT_NAME,
+  RELEASE_PLATFORMS,
+  executableName,
+  isSemanticVersion,
+  manifestName,
+  manifestText,
+  publicKeyName,
+  signatureName,
+  sumsName,
+  zipName,
+  type ReleasePlatform,
+} from './layout';
+import { zipOneExecutable } from './zip';
+
+const REPOSITORY = path.resolve(__dirname, '..', '..');
+export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
+/** Fetched Node binaries are kept here between builds (git-ignored). */
+export const DEFAULT_CACHE_DIR = path.join(REPOSITORY, 'build', 'release-cache');
+const ENTRY = path.join(__dirname, 'executable-entry.ts');
+/** The fuse postject flips so that node looks for the injected blob (from Node's SEA docs). */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const SEA_RESOURCE = 'NODE_SEA_BLOB';
+
+/** The environment variables that give the signing key (documented in help/releasing.md). */
+export const SIGNING_KEY_VARIABLE = 'SVC_RELEASE_GPG_KEY';
+export const SIGNING_PASSPHRASE_VARIABLE = 'SVC_RELEASE_GPG_PASSPHRASE';
+
+export type ReleaseErrorCode =
+  | 'cli_usage'
+  | 'invalid_version'
+  | 'bundle_failed'
+  | 'node_fetch_failed'
+  | 'sea_failed'
+  | 'inject_failed'
+  | 'signing_key_missing'
+  | 'signing_failed';
+
+export class ReleaseError extends Error {
+  constructor(
+    readonly code: ReleaseErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ReleaseError';
+  }
+}
+
+export interface SigningKey {
+  /** A fingerprint, key id or user id that gpg finds among its secret keys. */
+  readonly key: string;
+  readonly passphrase?: string;
+}
+
+export interface ReleaseOptions {
+  /** @default release/ in the repository */
+  readonly outDir?: string;
+  /** @default the version in package.json */
+  readonly version?: string;
+  /** Where fetched Node binaries are kept. @default build/release-cache */
+  readonly cacheDir?: string;
+  /** Sign the SHA256SUMS when given. */
+  readonly signing?: SigningKey;
+  /** Only these `<os>_<arch>` (the bench builds the one it runs). @default every RELEASE_PLATFORMS */
+  readonly platforms?: readonly string[];
+  /** Put the V8 code cache into the blob where it can (the target's own binary makes it). @default true */
+  readonly codeCache?: boolean;
+  /** Seconds since the epoch for the zip entries. @default SOURCE_DATE_EPOCH, else the HEAD commit's time */
+  readonly sourceDateEpoch?: number;
+  /** Also leave each executable unzipped in `<executablesDir>/<os>_<arch>/` (the bench runs them). */
+  readonly executablesDir?: string;
+  /** GNUPGHOME and the like for gpg. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly log?: (line: string) => void;
+}
+
+export interface ReleasedPlatform {
+  readonly os: string;
+  readonly arch: string;
+  readonly zip: string;
+  readonly zipBytes: number;
+  readonly executableBytes: number;
+  readonly codeCache: boolean;
+}
+
+export interface ReleaseResult {
+  readonly version: string;
+  readonly outDir: string;
+  readonly platforms: readonly ReleasedPlatform[];
+  readonly manifest: string;
+  readonly sums: string;
+  /** Present when signed. */
+  readonly signature?: string;
+  readonly publicKey?: string;
+  /** `<os>_<arch>` -> the unzipped executable, when executablesDir was given. */
+  readonly executables: Readonly<Record<string, string>>;
+}
+
+export function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { version?: unknown };
+  if (typeof manifest.version !== 'string') throw new ReleaseError('invalid_version', 'package.json has no "version" string; set one (e.g. "0.1.0").');
+  return manifest.version;
+}
+
+/** The signing key from SVC_RELEASE_GPG_KEY (and SVC_RELEASE_GPG_PASSPHRASE), or undefined. */
+export function signingKeyFromEnv(env: NodeJS.ProcessEnv): SigningKey | undefined {
+  const key = env[SIGNING_KEY_VARIABLE]?.trim();
+  if (key === undefined || key === '') return undefined;
+  const passphrase = env[SIGNING_PASSPHRASE_VARIABLE];
+  return { key, ...(passphrase === undefined || passphrase === '' ? {} : { passphrase }) };
+}
+
+function sourceDateEpoch(env: NodeJS.ProcessEnv): number {
+  const given = env.SOURCE_DATE_EPOCH;
+  if (given !== undefined && given !== '') {
+    if (!/^\d+$/.test(given)) throw new ReleaseError('cli_usage', `SOURCE_DATE_EPOCH must be whole seconds since 1970, got "${given}".`);
+    return Number(given);
+  }
+  const git = spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: REPOSITORY, encoding: 'utf8' });
+  const seconds = Number((git.stdout ?? '').trim());
+  if (git.status === 0 && Number.isInteger(seconds) && seconds > 0) return seconds;
+  throw new ReleaseError('cli_usage', 'no git commit to date the zip entries by; set SOURCE_DATE_EPOCH (seconds since 1970).');
+}
+
+function isBuildFailure(error: unknown): error is BuildFailure {
+  return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
+}
+
+/** One CommonJS file with every dependency inside: a SEA's main script can require only built-in modules. */
+function bundle(outfile: string, version: string): void {
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  try {
+    esbuild.buildSync({
+      entryPoints: [ENTRY],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'cjs',
+      minify: false,
+      legalComments: 'none',
+      logLevel: 'silent',
+      define: { SVC_PROVIDER_VERSION: JSON.stringify(version) },
+    });
+  } catch (error) {
+    if (!isBuildFailure(error)) throw error;
+    throw new ReleaseError('bundle_failed', `esbuild could not bundle ${ENTRY}:\n${error.errors.map((message) => `  ${message.text}`).join('\n')}`);
+  }
+}
+
+/** The pinned LTS binary for an architecture, fetched (or found in the cache) by scripts/fetch-node.js. */
+function fetchNode(arch: 'x64' | 'arm64', cacheDir: string): string {
+  const directory = path.join(cacheDir, `node-linux-${arch}`);
+  const fetch = spawnSync(process.execPath, [path.join(REPOSITORY, 'scripts', 'fetch-node.js'), '--arch', arch, 'lts', directory], { encoding: 'utf8' });
+  if (fetch.status !== 0) {
+    throw new ReleaseError('node_fetch_failed', `could not fetch the Node LTS binary for linux ${arch} (scripts/fetch-node.js exit ${fetch.status}): ${(fetch.stderr ?? '').trim() || fetch.error?.message}`);
+  }
+  return path.join(fetch.stdout.trim(), 'node');
+}
+
+function run(code: ReleaseErrorCode, command: string, args: readonly string[], what: string, options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): string {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  if (result.error !== undefined) throw new ReleaseError(code, `${what}: could not run ${command}: ${result.error.message}`);
+  if (result.status !== 0) throw new ReleaseError(code, `${what} failed (exit ${result.status}):\n${`${result.stdout}${result.stderr}`.trim()}`);
+  return result.stdout;
+}
+
+/** Makes the preparation blob with `node --experimental-sea-config` of the given binary. */
+function makeBlob(node: string, bundlePath: string, blobPath: string, codeCache: boolean): void {
+  const configPath = `${blobPath}.json`;
+  // Names relative to the (temporary, randomly named) directory: the blob records the main
+  // script's name, and an absolute one would differ on every build.
+  const directory = path.dirname(blobPath);
+  const config = { main: path.relative(directory, bundlePath), output: path.basename(blobPath), disableExperimentalSEAWarning: true, useCodeCache: codeCache, useSnapshot: false };
+  fs.writeFileSync(configPath, JSON.stringify(config));
+  // A fixed random seed makes the code cache the same on every build; V8 leaves that flag out of
+  // the flag hash it checks, so the executable still accepts the cache.
+  run('sea_failed', node, ['--random-seed=1', '--experimental-sea-config', configPath], `making the SEA blob with ${node}`, { cwd: directory });
+}
+
+function inject(executable: string, blobPath: string): void {
+  const cli = require.resolve('postject/dist/cli.js');
+  run('inject_failed', process.execPath, [cli, executable, SEA_RESOURCE, blobPath, '--sentinel-fuse', SEA_FUSE], `injecting the blob into ${executable} with postject`);
+}
+
+function sha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/** gpg finds the secret key, or a clear error before anything is built. */
+function checkSigningKey(signing: SigningKey, env: NodeJS.ProcessEnv): void {
+  const list = spawnSync('gpg', ['--batch', '--with-colons', '--list-secret-keys', signing.key], { encoding: 'utf8', env });
+  if (list.error !== undefined) throw new ReleaseError('signing_failed', `${SIGNING_KEY_VARIABLE} is set but gpg could not be run (${list.error.message}); install gpg (Debian package gpg).`);
+  if (list.status !== 0 || !list.stdout.includes('\nsec:') && !list.stdout.startsWith('sec:')) {
+    throw new ReleaseError(
+      'signing_key_missing',
+      `${SIGNING_KEY_VARIABLE}="${signing.key}" names no secret key in gpg's keyring${env.GNUPGHOME ? ` (GNUPGHOME=${env.GNUPGHOME})` : ''}; import it (gpg --import) or set GNUPGHOME to the keyring that has it.`,
+    );
+  }
+}
+
+function sign(sums: string, signing: SigningKey, env: NodeJS.ProcessEnv): string {
+  const signature = `${sums}.sig`;
+  // The passphrase goes through stdin, never the command line.
+  const passphraseArgs = signing.passphrase === undefined ? [] : ['--pinentry-mode', 'loopback', '--passphrase-fd', '0'];
+  run('signing_failed', 'gpg', ['--batch', '--yes', ...passphraseArgs, '--local-user', signing.key, '--detach-sign', '--output', signature, sums], `signing ${path.basename(sums)} with gpg`, {
+    env,
+    ...(signing.passphrase === undefined ? {} : { input: `${signing.passphrase}\n` }),
+  });
+  return signature;
+}
+
+export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
+  const started = Date.now();
+  const log = (line: string) => (options.log ?? (() => undefined))(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
+  const env = options.env ?? process.env;
+  const version = options.version ?? packageVersion();
+  if (!isSemanticVersion(version)) throw new ReleaseError('invalid_version', `version must be a semantic version such as 0.1.0 (no leading "v"), got "${version}".`);
+  const outDir = path.resolve(options.outDir ?? DEFAULT_RELEASE_DIR);
+  const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
+  const codeCache = options.codeCache ?? true;
+  const modified = options.sourceDateEpoch ?? sourceDateEpoch(env);
+  const known = RELEASE_PLATFORMS.map((platform) => `${platform.os}_${platform.arch}`);
+  for (const asked of options.platforms ?? []) {
+    if (!known.includes(asked)) throw new ReleaseError('cli_usage', `platform must be one of ${known.join(', ')}, got "${asked}".`);
+  }
+  const targets = RELEASE_PLATFORMS.filter((platform) => options.platforms === undefined || options.platforms.includes(`${platform.os}_${platform.arch}`));
+  if (options.signing !== undefined) checkSigningKey(options.signing, env);
+
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-release-'));
+  try {
+    const bundlePath = path.join(work, 'provider.js');
+    log(`bundling ${path.relative(REPOSITORY, ENTRY)} (CommonJS, every dependency inside) for ${version}`);
+    bundle(bundlePath, version);
+
+    const nodes = new Map<string, string>();
+    for (const platform of targets) {
+      log(`Node LTS for linux ${platform.nodeArch}: scripts/fetch-node.js --arch ${platform.nodeArch} (npm registry, pinned integrity; cached in ${path.relative(REPOSITORY, cacheDir) || cacheDir})`);
+      nodes.set(platform.nodeArch, fetchNode(platform.nodeArch, cacheDir));
+    }
+    // The binary that can run here makes every blob; only its own platform's blob gets the code cache.
+    const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
+    if (hostArch !== undefined && !nodes.has(hostArch)) nodes.set(hostArch, fetchNode(hostArch, cacheDir));
+    const blobMaker = hostArch === undefined || process.platform !== 'linux' ? undefined : nodes.get(hostArch);
+    if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
+
+    fs.mkdirSync(outDir, { recursive: true });
+    for (const stale of fs.readdirSync(outDir).filter((name) => name.startsWith(`${PROJECT_NAME}_`))) fs.rmSync(path.join(outDir, stale), { force: true });
+
+    const platforms: ReleasedPlatform[] = [];
+    const executables: Record<string, string> = {};
+    for (const platform of targets) {
+      const withCache = codeCache && platform.nodeArch === hostArch;
+      const released = buildPlatform({ platform, version, work, bundlePath, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+      platforms.push(released.platform);
+      if (options.executablesDir !== undefined) {
+        const kept = path.join(path.resolve(options.executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
+        fs.mkdirSync(path.dirname(kept), { recursive: true });
+        fs.copyFileSync(released.executable, kept);
+        fs.chmodSync(kept, 0o755);
+        executables[`${platform.os}_${platform.arch}`] = kept;
+      }
+    }
+
+    const manifest = path.join(outDir, manifestName(version));
+    fs.writeFileSync(manifest, manifestText());
+    const sums = path.join(outDir, sumsName(version));
+    const summed = [...platforms.map((platform) => platform.zip), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+    fs.writeFileSync(sums, summed.map((file) => `${sha256(file)}  ${path.basename(file)}\n`).join(''));
+    log(`wrote ${path.basename(manifest)} and ${path.basename(sums)}`);
+
+    let signature: string | undefined;
+    let publicKey: string | undefined;
+    if (options.signing !== undefined) {
+      signature = sign(sums, options.signing, env);
+      publicKey = path.join(outDir, publicKeyName(version));
+      fs.writeFileSync(publicKey, run('signing_failed', 'gpg', ['--batch', '--armor', '--export', options.signing.key], 'exporting the public signing key', { env }));
+      log(`signed: ${path.basename(signature)} (key ${options.signing.key}); public key in ${path.basename(publicKey)}`);
+    } else {
+      log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
+    }
+    return { version, outDir, platforms, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function buildPlatform(build: {
+  platform: ReleasePlatform;
+  version: string;
+  work: string;
+  bundlePath: string;
+  blobMaker: string;
+  node: string;
+  withCache: boolean;
+  outDir: string;
+  modified: number;
+  log: (line: string) => void;
+}): { platform: ReleasedPlatform; executable: string } {
+  const { platform, version, work, bundlePath, node, withCache, outDir, modified, log } = build;
+  const name = `${platform.os}_${platform.arch}`;
+  const blobPath = path.join(work, `${name}.blob`);
+  // With the code cache the blob must come from the target's own binary; without, any binary of the same version.
+  makeBlob(withCache ? node : build.blobMaker, bundlePath, blobPath, withCache);
+  const executable = path.join(work, name, executableName(version));
+  fs.mkdirSync(path.dirname(executable));
+  fs.copyFileSync(node, executable);
+  log(`${name}: injecting the provider (${(fs.statSync(blobPath).size / 1024).toFixed(0)} KiB blob, ${withCache ? 'with' : 'without'} code cache) into node ${path.basename(path.dirname(path.dirname(path.dirname(node))))}`);
+  inject(executable, blobPath);
+  fs.chmodSync(executable, 0o755);
+  const data = fs.readFileSync(executable);
+  const zip = path.join(outDir, zipName(version, platform.os, platform.arch));
+  fs.writeFileSync(zip, zipOneExecutable(path.basename(executable), data, modified));
+  const zipBytes = fs.statSync(zip).size;
+  log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
+  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache }, executable };
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+export const USAGE = `Usage: npm run release [-- options]
+
+Builds the svc provider as self-contained executables (Node.js single executable applications,
+no node needed where they run) and writes a release in the layout the Terraform registry reads:
+
+  <dir>/terraform-provider-svc_<version>_linux_amd64.zip, _linux_arm64.zip
+  <dir>/terraform-provider-svc_<version>_manifest.json
+  <dir>/terraform-provider-svc_<version>_SHA256SUMS
+  <dir>/terraform-provider-svc_<version>_SHA256SUMS.sig        when signed
+  <dir>/terraform-provider-svc_<version>_signing-key.asc       when signed
+
+The version is package.json's. Signing: set ${SIGNING_KEY_VARIABLE} to the fingerprint of a secret
+key in gpg's keyring (GNUPGHOME picks the keyring) and, if the key has one,
+${SIGNING_PASSPHRASE_VARIABLE}. Zip times come from SOURCE_DATE_EPOCH or the HEAD commit.
+
+Options:
+  --out-dir <dir>    where to write (default release/ in the repository)
+  --cache-dir <dir>  where fetched Node binaries are kept (default build/release-cache)
+  --sign             fail unless ${SIGNING_KEY_VARIABLE} is set (for release pipelines)
+  --no-code-cache    leave the V8 code cache out (to measure what it buys)
+  --help, -h         show this help`;
+
+interface CliArguments {
+  readonly help: boolean;
+  readonly outDir?: string;
+  readonly cacheDir?: string;
+  readonly requireSigning: boolean;
+  readonly codeCache: boolean;
+}
+
+export function parseReleaseArguments(argv: readonly string[]): CliArguments {
+  let parsed: CliArguments = { help: false, requireSigning: false, codeCache: true };
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index];
+    const [flag, inline] = argument.startsWith('--') && argument.includes('=') ? [argument.slice(0, argument.indexOf('=')), argument.slice(argument.indexOf('=') + 1)] : [argument, undefined];
+    const value = (): string => {
+      const given = inline ?? argv[(index += 1)];
+      if (given === undefined || given === '' || given.startsWith('--')) throw new ReleaseError('cli_usage', `${flag} needs a directory, e.g. ${flag} release`);
+      return given;
+    };
+    if (flag === '--help' || flag === '-h') return { ...parsed, help: true };
+    else if (flag === '--out-dir') parsed = { ...parsed, outDir: path.resolve(value()) };
+    else if (flag === '--cache-dir') parsed = { ...parsed, cacheDir: path.resolve(value()) };
+    else if (flag === '--sign') parsed = { ...parsed, requireSigning: true };
+    else if (flag === '--no-code-cache') parsed = { ...parsed, codeCache: false };
+    else throw new ReleaseError('cli_usage', `unknown argument "${argument}"; run with --help for the options.`);
+  }
+  return parsed;
+}
+
+export function main(argv: readonly string[]): number {
+  const log = (line: string) => process.stderr.write(`release: ${line}\n`);
+  try {
+    const parsed = parseReleaseArguments(argv);
+    if (parsed.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const signing = signingKeyFromEnv(process.env);
+    if (parsed.requireSigning && signing === undefined) {
+      throw new ReleaseError('signing_key_missing', `--sign was given but ${SIGNING_KEY_VARIABLE} is not set; set it to the fingerprint of the release key in gpg's keyring.`);
+    }
+    const started = Date.now();
+    const result = buildRelease({
+      ...(parsed.outDir === undefined ? {} : { outDir: parsed.outDir }),
+      ...(parsed.cacheDir === undefined ? {} : { cacheDir: parsed.cacheDir }),
+      ...(signing === undefined ? {} : { signing }),
+      codeCache: parsed.codeCache,
+      log,
+    });
+    log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    process.stdout.write(`svc provider ${result.version} released into ${result.outDir}${result.signature === undefined ? ' (not signed)' : ' (signed)'}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ReleaseError)) throw error;
+    process.stderr.write(`release: ${error.message}\n`);
+    return error.code === 'cli_usage' ? 2 : 1;
+  }
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,58 @@
+/**
+ * The names of a release, in the layout the public Terraform registry reads from a repository
+ * release (the goreleaser layout), shared by the build, the static-site generators and the tests.
+ */
+export const PROVIDER_TYPE = 'svc';
+export const PROJECT_NAME = `terraform-provider-${PROVIDER_TYPE}`;
+/** The registry namespace this repository publishes under (`svc-prevent/svc`). */
+export const DEFAULT_NAMESPACE = 'svc-prevent';
+/** Terraform's plugin protocol the provider speaks (tfplugin6). */
+export const PROTOCOL_VERSIONS: readonly string[] = ['6.0'];
+
+/**
+ * The platforms a release ships. darwin is left out on purpose: macOS refuses an arm64 binary
+ * without a valid code signature, and nothing reachable from this build (npm, Debian) can sign
+ * Mach-O; see help/releasing.md.
+ */
+export const RELEASE_PLATFORMS: readonly ReleasePlatform[] = [
+  { os: 'linux', arch: 'amd64', nodeArch: 'x64' },
+  { os: 'linux', arch: 'arm64', nodeArch: 'arm64' },
+];
+
+export interface ReleasePlatform {
+  /** Terraform's names, as in `<os>_<arch>`. */
+  readonly os: string;
+  readonly arch: string;
+  /** Node's name of the architecture (the node-linux-<nodeArch> package). */
+  readonly nodeArch: 'x64' | 'arm64';
+}
+
+export const executableName = (version: string): string => `${PROJECT_NAME}_v${version}`;
+export const zipName = (version: string, os: string, arch: string): string => `${PROJECT_NAME}_${version}_${os}_${arch}.zip`;
+export const manifestName = (version: string): string => `${PROJECT_NAME}_${version}_manifest.json`;
+export const sumsName = (version: string): string => `${PROJECT_NAME}_${version}_SHA256SUMS`;
+export const signatureName = (version: string): string => `${sumsName(version)}.sig`;
+/** Not part of the goreleaser layout: the armored public key, for the registry generator and for users. */
+export const publicKeyName = (version: string): string => `${PROJECT_NAME}_${version}_signing-key.asc`;
+
+/** The registry manifest: which plugin protocols the release speaks. */
+export function manifestText(): string {
+  return `${JSON.stringify({ version: 1, metadata: { protocol_versions: PROTOCOL_VERSIONS } }, null, 2)}\n`;
+}
+
+/** Terraform accepts only semantic versions (no leading "v"). */
+export function isSemanticVersion(version: string): boolean {
+  return /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version);
+}
+
+/** `<hex>  <name>` lines, as sha256sum writes them and terraform reads them. */
+export function parseSums(text: string): Map<string, string> {
+  const sums = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const match = /^([0-9a-f]{64}) [ *](\S+)$/.exec(line);
+    if (match === null) throw new Error(`not a SHA256SUMS line: ${JSON.stringify(line)}`);
+    sums.set(match[2], match[1]);
+  }
+  return sums;
+}

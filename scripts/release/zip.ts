@@ -1,0 +1,72 @@
+/**
+ * Writes a zip archive of one executable, byte for byte the same for the same input: a fixed
+ * modification time (DOS time, UTC), mode 0755, no extra fields, no comment. The `zip` tool
+ * would add the build machine's clock, uid/gid and time zone. Deflate level 6: level 9 takes
+ * four times as long for 0.3% less.
+ */
+import { crc32, deflateRawSync } from 'node:zlib';
+
+const LOCAL_FILE_HEADER = 0x04034b50;
+const CENTRAL_DIRECTORY_HEADER = 0x02014b50;
+const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
+/** Made by unix (3), zip spec 2.0: unzip then honours the unix mode in the external attributes. */
+const VERSION_MADE_BY = (3 << 8) | 20;
+const VERSION_NEEDED = 20;
+const DEFLATE = 8;
+const EXECUTABLE_MODE = 0o100755;
+const ZIP32_LIMIT = 0xffffffff;
+
+/** MS-DOS date and time of a moment (UTC, two-second steps; the format starts in 1980). */
+function dosDateTime(seconds: number): { date: number; time: number } {
+  const moment = new Date(Math.max(seconds, 315532800) * 1000);
+  const date = ((moment.getUTCFullYear() - 1980) << 9) | ((moment.getUTCMonth() + 1) << 5) | moment.getUTCDate();
+  const time = (moment.getUTCHours() << 11) | (moment.getUTCMinutes() << 5) | Math.floor(moment.getUTCSeconds() / 2);
+  return { date, time };
+}
+
+export function zipOneExecutable(name: string, data: Buffer, modifiedSeconds: number): Buffer {
+  const compressed = deflateRawSync(data, { level: 6 });
+  if (data.length >= ZIP32_LIMIT || compressed.length >= ZIP32_LIMIT) throw new Error(`${name} is too large for a zip without zip64 (${data.length} bytes)`);
+  const nameBytes = Buffer.from(name, 'utf8');
+  const checksum = crc32(data);
+  const { date, time } = dosDateTime(modifiedSeconds);
+
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(LOCAL_FILE_HEADER, 0);
+  local.writeUInt16LE(VERSION_NEEDED, 4);
+  local.writeUInt16LE(0, 6); // flags
+  local.writeUInt16LE(DEFLATE, 8);
+  local.writeUInt16LE(time, 10);
+  local.writeUInt16LE(date, 12);
+  local.writeUInt32LE(checksum, 14);
+  local.writeUInt32LE(compressed.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(nameBytes.length, 26);
+  local.writeUInt16LE(0, 28); // extra field length
+
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(CENTRAL_DIRECTORY_HEADER, 0);
+  central.writeUInt16LE(VERSION_MADE_BY, 4);
+  central.writeUInt16LE(VERSION_NEEDED, 6);
+  central.writeUInt16LE(0, 8);
+  central.writeUInt16LE(DEFLATE, 10);
+  central.writeUInt16LE(time, 12);
+  central.writeUInt16LE(date, 14);
+  central.writeUInt32LE(checksum, 16);
+  central.writeUInt32LE(compressed.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(nameBytes.length, 28);
+  // extra length, comment length, disk number, internal attributes: 0
+  central.writeUInt32LE((EXECUTABLE_MODE << 16) >>> 0, 38);
+  central.writeUInt32LE(0, 42); // offset of the local header
+
+  const centralOffset = local.length + nameBytes.length + compressed.length;
+  const centralSize = central.length + nameBytes.length;
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(END_OF_CENTRAL_DIRECTORY, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(centralOffset, 16);
+  return Buffer.concat([local, nameBytes, compressed, central, nameBytes, end]);
+}
