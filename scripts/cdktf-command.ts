@@ -11,8 +11,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CDKTF_CLI } from '../src/app/cdktf-project';
-import { ensureProviderBuilt, prepareSynthesizedStacks, terraformCliConfig, type ProviderMirror } from '../src/app/provider-mirror';
+import { CDKTF_CLI } from '../src/pipeline/cdktf-project';
+import { ensureProviderBuilt, prepareSynthesizedStacks, terraformCliConfig, type ProviderMirror } from '../src/pipeline/provider-mirror';
 
 /** Commands that run terraform init in the stack directories. */
 const TERRAFORM_COMMANDS = ['diff', 'deploy', 'destroy'];
