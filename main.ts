@@ -23,7 +23,7 @@ import { ControlPlane, controlPlanePropsFromParameters } from './modules/control
 import { DeploymentPolicy } from './modules/deployment-policy';
 import { SecurityPolicy } from './modules/security-policy/security-policy';
 import { securityPolicyPropsFromConfig, svcProviderSettings, type SecurityPolicyConfig } from './modules/security-policy/config';
-import { ControlPlaneEgress } from './modules/security-policy/control-plane-egress';
+import { ControlPlaneEgress } from './modules/security-policy/aws';
 import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-outputs';
 import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './app/config';

@@ -64,7 +64,7 @@ export function cdktfEnvironment(env: NodeJS.ProcessEnv, mirror: ProviderMirror)
   return {
     // CDKTF_DISABLE_PLUGIN_CACHE_ENV: cdktf would otherwise point terraform at ~/.terraform.d/plugin-cache,
     // shared by every checkout, and a stack could run another checkout's provider build.
-    env: { ...env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', TF_CLI_CONFIG_FILE: cliConfig.file, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
+    env: { ...env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', ...(cliConfig.file === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }), SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
     ...(cliConfig.note === undefined ? {} : { note: cliConfig.note }),
   };
 }
