@@ -4,7 +4,7 @@
  *
  * - the tarball holds the compiled library, its types, the bins and the provider, and nothing
  *   of the repository (tests, fixtures, TypeScript sources, scratch files);
- * - a plain JavaScript project synthesizes SvcProvider + SecurityPolicy (entries from a file
+ * - a plain JavaScript project (the program of help/own-cdktf-project.md) synthesizes SvcProvider + SecurityPolicy (entries from a file
  *   relative to the project) + ControlPlane, prepares the stacks with the provider packaged in
  *   the library, and terraform deploys the policy to the emulator with an empty CLI config
  *   (no registry); `svc-drift` says 0, then 2 after a change through the emulator's API; destroy;
@@ -17,9 +17,11 @@ import * as path from 'node:path';
 import { isolatedEnvironment } from '../../src/pipeline/cdktf-project';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { Workspace } from '../provider-acceptance/support/workspace';
+import { codeBlocks } from '../help/support/markdown';
 import { REPOSITORY, createConsumerProject, described, packLibrary, run, type CommandResult, type PackedLibrary } from './support';
 
-const TENANT = 'consumer-corp';
+const TENANT = 'acme-corp';
+const PAGE = 'own-cdktf-project.md';
 const TSC = path.join(REPOSITORY, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let scratch: string;
@@ -28,40 +30,11 @@ let emulator: AcceptanceEmulator;
 let project: string;
 let emptyCliConfig: string;
 
-const CONTROL_PLANE_PROPS = {
-  tenantId: 'consumer-corp',
-  vpcId: 'vpc-0123456789abcdef0',
-  subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2'],
-  hostedZoneId: 'Z0123456789ABCDEFGHIJ',
-  hostedZoneName: 'example.com',
-  keyName: 'ops-key',
-  analyzerTags: 'env=prod',
-};
-
-function consumerProgram(baseUrl: string): string {
-  return `'use strict';
-const { App, TerraformStack } = require('cdktf');
-const { AwsProvider } = require('@cdktf/provider-aws/lib/provider');
-const { SvcProvider, prepareStacksForSvcProvider } = require('svc-prevent/provider');
-const { SecurityPolicy } = require('svc-prevent/security-policy');
-const { ControlPlane } = require('svc-prevent/control-plane');
-
-const app = new App();
-const policy = new TerraformStack(app, 'policy');
-const provider = new SvcProvider(policy, 'svc', { baseUrl: ${JSON.stringify(baseUrl)}, tenant: ${JSON.stringify(TENANT)} });
-new SecurityPolicy(policy, 'security-policy', {
-  provider,
-  blacklist: { files: ['policy/blacklist.yaml'] },
-  blocklist: { entries: [{ ip: '198.51.100.23', description: 'credential stuffing' }] },
-});
-
-const controlPlane = new TerraformStack(app, 'control-plane');
-new AwsProvider(controlPlane, 'aws', { region: 'eu-west-1' });
-new ControlPlane(controlPlane, 'control-plane', ${JSON.stringify(CONTROL_PLANE_PROPS)});
-
-app.synth();
-console.log('prepared: ' + prepareStacksForSvcProvider(app.outdir).join(','));
-`;
+/** The program of help/own-cdktf-project.md, as the page shows it (tenant acme-corp, the URL from SVC_BASE_URL). */
+function pageProgram(): string {
+  const block = codeBlocks(PAGE).find((candidate) => candidate.language === 'js');
+  if (block === undefined) throw new Error(`help/${PAGE} has no js block`);
+  return block.code;
 }
 
 beforeAll(async () => {
@@ -124,14 +97,14 @@ describe('a JavaScript cdktf project of another team', () => {
   const drift = (): Promise<CommandResult> =>
     run(path.join(project, 'node_modules', '.bin', 'svc-drift'), ['--outdir', 'cdktf.out', 'policy'], {
       cwd: project,
-      env: isolatedEnvironment({ SVC_API_KEY: emulator.apiKey, TF_CLI_CONFIG_FILE: emptyCliConfig }),
+      env: isolatedEnvironment({ SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey, TF_CLI_CONFIG_FILE: emptyCliConfig }),
     });
 
   beforeAll(() => {
     fs.mkdirSync(path.join(project, 'policy'), { recursive: true });
     fs.writeFileSync(path.join(project, 'policy', 'blacklist.yaml'), 'entries:\n  - ip: 203.0.113.9\n    description: scanner\n  - ip: 2001:db8::1\n');
-    fs.writeFileSync(path.join(project, 'main.js'), consumerProgram(emulator.url));
-    workspace = new Workspace({ dir: stackDir(), cliConfigFile: emptyCliConfig, env: { SVC_API_KEY: emulator.apiKey } });
+    fs.writeFileSync(path.join(project, 'main.js'), pageProgram());
+    workspace = new Workspace({ dir: stackDir(), cliConfigFile: emptyCliConfig, env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey } });
   });
   afterAll(() => workspace?.killRunning());
 
