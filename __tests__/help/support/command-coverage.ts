@@ -85,7 +85,7 @@ export const EXEMPTIONS: readonly Exemption[] = [
     page: 'drift-in-ci.md',
     command: /^npm run drift\b/,
     reason: 'the drift check needs a deployed stack and its state; the app\'s tests run it against the emulator after out-of-band changes (exit 2, drift named by address), on an unreachable stack (exit 1, or skipped) and its command line',
-    coveredBy: ['__tests__/app/cdktf-end-to-end.test.ts', '__tests__/app/drift-check.test.ts'],
+    coveredBy: ['__tests__/app/cdktf-end-to-end.test.ts', '__tests__/pipeline/drift-check.test.ts'],
   },
 
   // resource pages: import commands.
