@@ -18,7 +18,7 @@ import { isolatedEnvironment } from '../../src/pipeline/cdktf-project';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { Workspace } from '../provider-acceptance/support/workspace';
 import { codeBlocks } from '../help/support/markdown';
-import { REPOSITORY, createConsumerProject, described, packLibrary, run, type CommandResult, type PackedLibrary } from './support';
+import { REPOSITORY, createConsumerProject, described, packedLibrary, run, type CommandResult, type PackedLibrary } from './support';
 
 const TENANT = 'acme-corp';
 const PAGE = 'own-cdktf-project.md';
@@ -39,7 +39,7 @@ function pageProgram(): string {
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-library-'));
-  library = await packLibrary(scratch);
+  library = await packedLibrary();
   emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
   project = path.join(scratch, 'team-project');
   await createConsumerProject(project, library, { linkedPeers: ['cdktf', 'constructs', '@cdktf/provider-aws'] });

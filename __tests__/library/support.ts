@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { track } from '../support/child-processes';
 
@@ -68,6 +69,37 @@ export async function packLibrary(destination: string): Promise<PackedLibrary> {
     files: packed!.files.map((file) => file.path),
     manifest: JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')),
   };
+}
+
+/**
+ * The library packed once per jest run (os.tmpdir() is the run's own directory) and shared by
+ * every test file that installs it: `npm pack` rebuilds lib/ in the repository, so two packs at
+ * once would remove each other's output. The first caller packs, holding a lock directory;
+ * the others wait for its result.
+ */
+export async function packedLibrary(): Promise<PackedLibrary> {
+  const directory = path.join(os.tmpdir(), 'svc-prevent-pack');
+  const result = path.join(directory, 'packed.json');
+  const lock = `${directory}.lock`;
+  for (;;) {
+    if (fs.existsSync(result)) return JSON.parse(fs.readFileSync(result, 'utf8')) as PackedLibrary;
+    try {
+      fs.mkdirSync(lock);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
+    try {
+      if (!fs.existsSync(result)) {
+        fs.mkdirSync(directory, { recursive: true });
+        const packed = await packLibrary(directory);
+        fs.writeFileSync(result, JSON.stringify(packed));
+      }
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
 }
 
 type LockEntry = Record<string, unknown> & { dependencies?: Record<string, string> };
