@@ -17,7 +17,7 @@ export * from './security-policy';
 export * from './security-policy/aws';
 export * from './control-plane';
 export * from './deployment-policy';
-export * from './svc-provider';
+export * from './provider';
 export { ArchitectureRules, ArchitectureRulesOptionError, type ArchitectureRulesOptions, type ArchitectureRulesProps } from './architecture-rules';
 export { ManagementClient, ManagementApiError, type ManagementClientOptions, type ManagementErrorCode } from '../src/api';
 /**
