@@ -4,17 +4,19 @@
  *
  * - the tarball holds the compiled library, its types, the bins and the provider, and nothing
  *   of the repository (tests, fixtures, TypeScript sources, scratch files);
- * - a plain JavaScript project (the program of help/own-cdktf-project.md) synthesizes SvcProvider + SecurityPolicy (entries from a file
- *   relative to the project) + ControlPlane, prepares the stacks with the provider packaged in
- *   the library, and terraform deploys the policy to the emulator with an empty CLI config
- *   (no registry); `svc-drift` says 0, then 2 after a change through the emulator's API; destroy;
+ * - a plain JavaScript project (the program of help/own-cdktf-project.md) synthesizes
+ *   SvcProvider + SecurityPolicy (entries from a file relative to the project) + ControlPlane
+ *   and prepares the stacks with the provider packaged in the library; the real cdktf CLI's
+ *   first `cdktf diff` plans it; terraform deploys the policy to the emulator with an empty CLI
+ *   config (no registry); `svc-drift` says 0, then 2 after a change through the emulator's
+ *   API; destroy;
  * - a TypeScript project type-checks against the packed .d.ts, and a wrong prop fails tsc;
  * - a project with only cdktf and constructs (no @cdktf/provider-aws) uses the security policy.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isolatedEnvironment } from '../../src/pipeline/cdktf-project';
+import { isolatedEnvironment, runCdktf } from '../../src/pipeline/cdktf-project';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { Workspace } from '../provider-acceptance/support/workspace';
 import { codeBlocks } from '../help/support/markdown';
@@ -104,6 +106,8 @@ describe('a JavaScript cdktf project of another team', () => {
     fs.mkdirSync(path.join(project, 'policy'), { recursive: true });
     fs.writeFileSync(path.join(project, 'policy', 'blacklist.yaml'), 'entries:\n  - ip: 203.0.113.9\n    description: scanner\n  - ip: 2001:db8::1\n');
     fs.writeFileSync(path.join(project, 'main.js'), pageProgram());
+    const cdktfJson = { language: 'javascript', app: 'node main.js', projectId: 'team-project', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} };
+    fs.writeFileSync(path.join(project, 'cdktf.json'), JSON.stringify(cdktfJson, null, 2));
     workspace = new Workspace({ dir: stackDir(), cliConfigFile: emptyCliConfig, env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey } });
   });
   afterAll(() => workspace?.killRunning());
@@ -117,6 +121,17 @@ describe('a JavaScript cdktf project of another team', () => {
     const packagedMirror = fs.realpathSync(path.join(project, 'node_modules', 'svc-prevent', 'lib', 'provider', 'mirror'));
     expect(fs.readlinkSync(path.join(stackDir(), 'terraform.d', 'plugins'))).toBe(packagedMirror);
   }, 120_000);
+
+  test('the first cdktf diff plans the policy: no "Could not retrieve providers for locking"', async () => {
+    const diff = await runCdktf(['diff', 'policy', '--no-color'], {
+      cwd: project,
+      env: isolatedEnvironment({ SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey, TF_CLI_CONFIG_FILE: emptyCliConfig, CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1' }),
+    });
+    expect({ code: diff.code, output: diff.code === 0 ? '' : diff.output }).toEqual({ code: 0, output: '' });
+    expect(diff.output).not.toContain('Could not retrieve providers for locking');
+    expect(diff.output).not.toContain('checkpoint-api.hashicorp.com');
+    expect(diff.output).toMatch(/Plan: 3 to add, 0 to change, 0 to destroy/);
+  }, 180_000);
 
   test('terraform deploys the policy to the emulator, finding the provider with an empty CLI config', async () => {
     await workspace.init();
