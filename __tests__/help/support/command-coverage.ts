@@ -97,7 +97,7 @@ export const EXEMPTIONS: readonly Exemption[] = [
     page: 'drift-in-ci.md',
     command: /^npm run drift\b/,
     reason: 'the drift check needs a deployed stack and its state; the app\'s tests run it against the emulator after out-of-band changes (exit 2, drift named by address), on an unreachable stack (exit 1, or skipped) and its command line',
-    coveredBy: ['__tests__/app/cdktf-end-to-end.test.ts', '__tests__/app/drift-check.test.ts'],
+    coveredBy: ['__tests__/app/cdktf-end-to-end.test.ts', '__tests__/pipeline/drift-check.test.ts'],
   },
 
   // resource pages: import commands.
@@ -163,6 +163,13 @@ export const EXEMPTIONS: readonly Exemption[] = [
     command: /^(sha256sum -c (--ignore-missing )?(release\/)?terraform-provider-svc_0\.1\.0_SHA256SUMS|gpg --(import|verify) terraform-provider-svc_0\.1\.0_)/,
     reason: 'needs a downloaded release; the release test runs sha256sum -c and gpg --import/--verify on the release it built',
     coveredBy: ['__tests__/release/release.test.ts'],
+  },
+  // own-cdktf-project.md: another team's project, outside this repository.
+  {
+    page: 'own-cdktf-project.md',
+    command: /^(npm pack$|npm install \.\.\/svc-prevent\/svc-prevent-|npm install @cdktf\/provider-aws@|export CHECKPOINT_DISABLE=1$|npx cdktf synth$|npx svc-drift --outdir cdktf\.out policy$)/,
+    reason: 'a team\'s own project installing the packed library (npm install needs the registry, or its cache); the library test packs it, installs the tarball offline in a scratch project outside the repository, runs the page\'s program, deploys it, and runs svc-drift --outdir cdktf.out policy',
+    coveredBy: ['__tests__/library/consumer.test.ts'],
   },
 
   // sensor.md: a container runtime on a Linux host.
