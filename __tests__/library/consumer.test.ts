@@ -61,7 +61,7 @@ describe('the tarball', () => {
         !(
           (file.startsWith('lib/') && /\.(js|d\.ts|js\.map)$/.test(file)) ||
           /^lib\/provider\/mirror\/registry\.terraform\.io\/svc-prevent\/svc\/[^/]+\/[a-z0-9]+_[a-z0-9]+\/terraform-provider-svc_v[^/]+$/.test(file) ||
-          ['package.json', 'README.md', 'bin/launch.js', 'bin/svc-emulator.js', 'bin/svc-drift.js', 'bin/svc-deployment-policy.js'].includes(file)
+          ['package.json', 'README.md', 'bin/launch.js', 'bin/svc-emulator.js', 'bin/svc-drift.js', 'bin/svc-deployment-policy.js', 'bin/svc-moved-blocks.js'].includes(file)
         ),
     );
     expect(unexpected).toEqual([]);
@@ -169,6 +169,7 @@ describe('a JavaScript cdktf project of another team', () => {
     ['svc-drift', 'Usage: svc-drift'],
     ['svc-emulator', 'Usage: svc-emulator'],
     ['svc-deployment-policy', 'Usage: svc-deployment-policy'],
+    ['svc-moved-blocks', 'Usage: svc-moved-blocks'],
   ])('%s --help runs the compiled command', async (command, usage) => {
     const help = await run(path.join(project, 'node_modules', '.bin', command), ['--help'], { cwd: project, env: isolatedEnvironment({}) });
     expect({ code: help.code, usage: help.stdout.startsWith(usage) }).toEqual({ code: 0, usage: true });
