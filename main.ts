@@ -9,11 +9,11 @@
  *                      with allowControlPlaneEgress also the AWS provider and the NAT gateways
  *                      whose public IPs join the whitelist (ControlPlaneEgress)
  *
- * Every stack keeps its state where the file's stateBackend says (src/app/state-backend.ts),
+ * Every stack keeps its state where the file's stateBackend says (app/state-backend.ts),
  * else in cdktf's local terraform.<stack>.tfstate.
  *
  * After synth, stacks that use the svc provider are prepared so terraform finds it
- * (src/app/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
+ * (src/pipeline/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
  */
 import * as os from 'node:os';
 import { App, TerraformStack, TerraformVariable } from 'cdktf';
@@ -23,13 +23,13 @@ import { ControlPlane, controlPlanePropsFromParameters } from './modules/control
 import { DeploymentPolicy } from './modules/deployment-policy';
 import { SecurityPolicy } from './modules/security-policy/security-policy';
 import { securityPolicyPropsFromConfig, svcProviderSettings, type SecurityPolicyConfig } from './modules/security-policy/config';
-import { ControlPlaneEgress } from './modules/security-policy/control-plane-egress';
+import { ControlPlaneEgress } from './modules/security-policy/aws';
 import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-outputs';
 import { SvcProvider } from './modules/svc-provider/provider';
-import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './src/app/config';
-import { ensureProviderBuilt, prepareSynthesizedStacks, sharedPluginCacheNote } from './src/app/provider-mirror';
-import { applyStateBackendToStacks } from './src/app/state-backend';
-import { runReportingUserErrors } from './src/app/user-errors';
+import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './app/config';
+import { ensureProviderBuilt, prepareSynthesizedStacks, sharedPluginCacheNote } from './src/pipeline/provider-mirror';
+import { applyStateBackendToStacks } from './app/state-backend';
+import { runReportingUserErrors } from './app/user-errors';
 
 export const STACK_NAMES = { controlPlane: 'control-plane', deploymentPolicy: 'deployment-policy', securityPolicy: 'security-policy' } as const;
 

@@ -1,11 +1,5 @@
 #!/usr/bin/env node
 // svc-deployment-policy: prints the control plane's deployment policy JSON
-// (modules/deployment-policy/cli.ts), run through ts-node without type checking so it starts
-// fast; `npm run typecheck` is the type gate.
+// (modules/deployment-policy/cli.ts); see bin/launch.js.
 'use strict';
-const path = require('node:path');
-
-const repository = path.resolve(__dirname, '..');
-require('ts-node').register({ transpileOnly: true, project: path.join(repository, 'tsconfig.json') });
-
-process.exitCode = require(path.join(repository, 'modules/deployment-policy/cli.ts')).main(process.argv.slice(2));
+process.exitCode = require('./launch')('modules/deployment-policy/cli').main(process.argv.slice(2));

@@ -11,8 +11,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CDKTF_CLI } from '../src/app/cdktf-project';
-import { ensureProviderBuilt, prepareSynthesizedStacks, terraformCliConfig, type ProviderMirror } from '../src/app/provider-mirror';
+import { CDKTF_CLI } from '../src/pipeline/cdktf-project';
+import { ensureProviderBuilt, prepareSynthesizedStacks, terraformCliConfig, type ProviderMirror } from '../src/pipeline/provider-mirror';
 
 /** Commands that run terraform init in the stack directories. */
 const TERRAFORM_COMMANDS = ['diff', 'deploy', 'destroy'];
@@ -64,7 +64,7 @@ export function cdktfEnvironment(env: NodeJS.ProcessEnv, mirror: ProviderMirror)
   return {
     // CDKTF_DISABLE_PLUGIN_CACHE_ENV: cdktf would otherwise point terraform at ~/.terraform.d/plugin-cache,
     // shared by every checkout, and a stack could run another checkout's provider build.
-    env: { ...env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', TF_CLI_CONFIG_FILE: cliConfig.file, SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
+    env: { ...env, CHECKPOINT_DISABLE: '1', CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1', ...(cliConfig.file === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }), SVC_PROVIDER_BUILD_DIR: mirror.buildDir },
     ...(cliConfig.note === undefined ? {} : { note: cliConfig.note }),
   };
 }

@@ -10,12 +10,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ManagementClient, type ListName } from '../src/api';
-import { CdktfCommandError, createCdktfProject, isolatedEnvironment, runCdktf } from '../src/app/cdktf-project';
-import { parseAppConfig } from '../src/app/config';
-import { runDriftCheck } from '../src/app/drift-check';
-import { ensureProviderBuilt, type ProviderMirror } from '../src/app/provider-mirror';
+import { CdktfCommandError, createCdktfProject, isolatedEnvironment, runCdktf } from '../src/pipeline/cdktf-project';
+import { parseAppConfig } from '../app/config';
+import { runDriftCheck } from '../src/pipeline/drift-check';
+import { ensureProviderBuilt, type ProviderMirror } from '../src/pipeline/provider-mirror';
 import { startEmulatorProcess, type EmulatorProcess } from '../src/emulator/child-process';
-import { requireTerraform } from '../src/app/terraform-cli';
+import { requireTerraform } from '../src/pipeline/terraform-cli';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 const SHIPPED_CONFIG = path.join(REPOSITORY, 'svc.config.json');

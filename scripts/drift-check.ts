@@ -1,14 +1,14 @@
 /**
  * `npm run drift`: plans every stack of the cdktf app (or the ones named) with
  * `-detailed-exitcode` semantics and prints what drifted. For pipelines: exit 0 clean, 2 drift
- * or pending changes, 1 a stack could not be planned. The logic is src/app/drift-check.ts.
+ * or pending changes, 1 a stack could not be planned. The logic is src/pipeline/drift-check.ts.
  */
 import { redact } from '../src/api/redaction';
 import * as path from 'node:path';
 import { synthesizeApp } from '../main';
-import { DEFAULT_CONFIG_FILE } from '../src/app/config';
-import { DriftCheckError, runDriftCheck } from '../src/app/drift-check';
-import { ensureProviderBuilt, ProviderMirrorError } from '../src/app/provider-mirror';
+import { DEFAULT_CONFIG_FILE } from '../app/config';
+import { DriftCheckError, runDriftCheck } from '../src/pipeline/drift-check';
+import { ensureProviderBuilt, ProviderMirrorError } from '../src/pipeline/provider-mirror';
 
 const USAGE = `Usage: npm run drift -- [--stack <name>]... [--no-synth] [--output <dir>] [--skip-unreachable]
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Testing, type TerraformStack } from 'cdktf';
 import { buildApp } from '../../main';
-import { AppConfigError, loadAppConfig, parseAppConfig } from '../../src/app/config';
+import { AppConfigError, loadAppConfig, parseAppConfig } from '../../app/config';
 
 const root = path.join(__dirname, '..', '..');
 const shippedConfig = path.join(root, 'svc.config.json');

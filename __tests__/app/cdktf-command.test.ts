@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { asksForHelp, cdktfEnvironment } from '../../scripts/cdktf-command';
-import { sharedPluginCacheNote, terraformCliConfig, type ProviderMirror } from '../../src/app/provider-mirror';
+import { sharedPluginCacheNote, terraformCliConfig, type ProviderMirror } from '../../src/pipeline/provider-mirror';
 
 const root = path.join(__dirname, '..', '..');
 

@@ -10,9 +10,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/app/cdktf-project';
-import { runDriftCheck, type DriftCheckResult } from '../../src/app/drift-check';
-import { ensureProviderBuilt, packageHash, prepareSynthesizedStacks } from '../../src/app/provider-mirror';
+import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/pipeline/cdktf-project';
+import { runDriftCheck, type DriftCheckResult } from '../../src/pipeline/drift-check';
+import { ensureProviderBuilt, packageHash, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
 import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { filesContaining } from '../provider-acceptance/support/search';

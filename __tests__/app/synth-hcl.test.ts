@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/app/cdktf-project';
+import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/pipeline/cdktf-project';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { Workspace } from '../provider-acceptance/support/workspace';

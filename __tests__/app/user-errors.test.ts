@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdktf';
 import { buildApp } from '../../main';
-import { isUserError, runReportingUserErrors } from '../../src/app/user-errors';
+import { isUserError, runReportingUserErrors } from '../../app/user-errors';
 
 const root = path.join(__dirname, '..', '..');
 const shipped = JSON.parse(readFileSync(path.join(root, 'svc.config.json'), 'utf8'));

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PolicyFileError, loadPolicyEntryFile } from '../../modules/security-policy';
-import { AppConfigError, parseAppConfig } from '../../src/app/config';
+import { AppConfigError, parseAppConfig } from '../../app/config';
 import { codeBlocks, codeSpans, readPage, repositoryRoot, section, tableRows } from './support/markdown';
 import { sourceStrings } from './support/source-text';
 
@@ -135,7 +135,7 @@ describe('help/configuration.md names exactly the environment variables the app 
     .filter((name): name is string => name !== undefined);
 
   // The code a user's configuration reaches: the app, its constructs, the provider.
-  const sources = sourceStrings(['main.ts', 'src/app', 'modules', 'src/provider']);
+  const sources = sourceStrings(['main.ts', 'app', 'src/pipeline', 'modules', 'src/provider']);
   const variableName = /\b(SVC_[A-Z][A-Z_]*[A-Z]|TF_VAR_[a-z_]+)\b/g;
   const read = new Set<string>();
   for (const source of sources) {

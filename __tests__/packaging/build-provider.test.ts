@@ -17,7 +17,7 @@ import {
   parseCliArguments,
   type BuildResult,
 } from '../../scripts/build-provider';
-import { packageHash } from '../../src/app/provider-mirror';
+import { packageHash } from '../../src/pipeline/provider-mirror';
 
 const run = promisify(execFile);
 const REPOSITORY = path.resolve(__dirname, '..', '..');

@@ -16,12 +16,11 @@ import { TerraformLocal, TerraformStack, Testing } from 'cdktf';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import {
   ChannelServiceProviderOutputs,
-  ControlPlaneEgress,
   SecurityPolicy,
   SecurityPolicyPropError,
-  type ControlPlaneEgressProps,
   type PolicyListProps,
 } from '../../modules/security-policy';
+import { ControlPlaneEgress, type ControlPlaneEgressProps } from '../../modules/security-policy/aws';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { synthJson, thrownBy, type SynthesizedStack } from './support';

@@ -6,7 +6,7 @@
  * aws_caller_identity without credentials, against a closed STS port and against a loopback
  * STS answering 403 InvalidClientTokenId.
  */
-import { errorDiagnostics, unreachableStack, type UnreachableReason } from '../../src/app/plan-failure';
+import { errorDiagnostics, unreachableStack, type UnreachableReason } from '../../src/pipeline/plan-failure';
 
 const REGISTRY_DNS = `
 Error: Failed to query available provider packages

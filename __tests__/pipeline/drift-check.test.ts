@@ -3,7 +3,7 @@
  * selection and arguments; the cdktf flags the npm scripts add. Real terraform runs in
  * cdktf-end-to-end.test.ts.
  */
-import { describeStackCheck, driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/app/drift-check';
+import { describeStackCheck, driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/pipeline/drift-check';
 import { cdktfArguments, outputDirectory } from '../../scripts/cdktf-command';
 import { main, parseDriftArguments } from '../../scripts/drift-check';
 

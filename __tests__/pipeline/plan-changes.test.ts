@@ -1,5 +1,5 @@
 /** Reading terraform's JSON plan: actions, the attributes that differ, sensitive values masked. */
-import { attributeChanges, changeAction, formatPlanChanges, planChanges, type JsonPlan } from '../../src/app/plan-changes';
+import { attributeChanges, changeAction, formatPlanChanges, planChanges, type JsonPlan } from '../../src/pipeline/plan-changes';
 
 describe('changeAction', () => {
   const cases: Array<[actions: string[], expected: ReturnType<typeof changeAction>]> = [

@@ -18,7 +18,7 @@ import {
   svcRequirement,
   synthesizedStacks,
   type ProviderMirror,
-} from '../../src/app/provider-mirror';
+} from '../../src/pipeline/provider-mirror';
 
 let scratch: string;
 beforeEach(() => {

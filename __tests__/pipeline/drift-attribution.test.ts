@@ -3,7 +3,7 @@
  * emulator writes (the end-to-end test runs them against the real emulator and terraform).
  */
 import type { AuditEvent } from '../../src/api/types';
-import { attributeDrift, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/app/drift-attribution';
+import { attributeDrift, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/pipeline/drift-attribution';
 
 const event = (timestamp: number, user: string, category: string, action: string, description: string): AuditEvent => ({ timestamp, user, category, action, description });
 

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { compareVersions, requireTerraform } from '../../src/app/terraform-cli';
+import { compareVersions, requireTerraform } from '../../src/pipeline/terraform-cli';
 
 const root = path.join(__dirname, '..', '..');
 

@@ -243,7 +243,7 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
       CHECKPOINT_DISABLE: '1',
       TF_IN_AUTOMATION: '1',
       TF_INPUT: '0',
-      ...(cliConfig === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }),
+      ...(cliConfig?.file === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }),
     };
     const { drifted, ...checked } = await checkStack(stack, env, log, prefix);
     let check: StackCheck = checked;

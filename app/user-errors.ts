@@ -4,15 +4,15 @@
  * says how to fix it, so the app prints that message alone. Anything else is a bug in this
  * repository and keeps its stack trace.
  */
-import { redact } from '../api/redaction';
-import { ArchitectureRulesOptionError } from '../../modules/architecture-rules/options';
-import { ControlPlaneValidationError } from '../../modules/control-plane/errors';
-import { DeploymentPolicyPropError } from '../../modules/deployment-policy/errors';
-import { PolicyFileError, SecurityPolicyConfigError, SecurityPolicyPropError } from '../../modules/security-policy/errors';
-import { SensitiveLiteralValueError } from '../../modules/svc-provider/provider';
-import { BuildError } from '../../scripts/build-provider';
+import { redact } from '../src/api/redaction';
+import { ArchitectureRulesOptionError } from '../modules/architecture-rules/options';
+import { ControlPlaneValidationError } from '../modules/control-plane/errors';
+import { DeploymentPolicyPropError } from '../modules/deployment-policy/errors';
+import { PolicyFileError, SecurityPolicyConfigError, SecurityPolicyPropError } from '../modules/security-policy/errors';
+import { SensitiveLiteralValueError } from '../modules/svc-provider/provider';
+import { BuildError } from '../scripts/build-provider';
 import { AppConfigError } from './config';
-import { ProviderMirrorError } from './provider-mirror';
+import { ProviderMirrorError } from '../src/pipeline/provider-mirror';
 
 const USER_ERRORS = [
   AppConfigError,

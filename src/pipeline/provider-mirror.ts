@@ -20,8 +20,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXECUTABLE_NAME, PROVIDER_SOURCE, buildProvider, currentPlatform, packageVersion } from '../../scripts/build-provider';
+import { packageRoot } from '../package-root';
 
-const REPOSITORY = path.resolve(__dirname, '..', '..');
+const REPOSITORY = packageRoot();
 export const DEFAULT_PROVIDER_BUILD_DIR = path.join(REPOSITORY, 'dist');
 /** Names another build directory (tests use their own, so they never touch dist/). */
 export const PROVIDER_BUILD_DIR_ENV = 'SVC_PROVIDER_BUILD_DIR';
@@ -31,12 +32,16 @@ const LOCK_FILE = '.terraform.lock.hcl';
 const IMPLIED_MIRROR = path.join('terraform.d', 'plugins');
 
 export interface ProviderMirror {
-  /** The build directory (bundle, mirror/, terraform.rc). */
+  /** The build directory (bundle, mirror/, terraform.rc); for a mirror not built here, the directory holding it. */
   readonly buildDir: string;
   /** The filesystem mirror root. */
   readonly mirrorDir: string;
-  /** terraform.rc that installs svc-prevent/svc from mirrorDir and the rest from their registries. */
-  readonly cliConfigFile: string;
+  /**
+   * terraform.rc that installs svc-prevent/svc from mirrorDir and the rest from their registries.
+   * Absent for a mirror not built here (the packaged one, a team's): terraform then finds svc
+   * through the implied mirror link in each stack.
+   */
+  readonly cliConfigFile?: string;
   readonly version: string;
   /** `h1:` checksum of this platform's package, as terraform records it in the lock file. */
   readonly hash: string;
@@ -115,8 +120,8 @@ export function ensureProviderBuilt(options: EnsureProviderOptions = {}): Provid
 
 /** The CLI config terraform runs with, and a note when it keeps terraform from finding the svc provider. */
 export interface TerraformCliConfig {
-  /** The value for TF_CLI_CONFIG_FILE. */
-  readonly file: string;
+  /** The value for TF_CLI_CONFIG_FILE; undefined: leave it unset (terraform's own default files and the implied mirror). */
+  readonly file: string | undefined;
   /** True when it is the user's own TF_CLI_CONFIG_FILE, kept as it is. */
   readonly usersOwn: boolean;
   /** For stderr: how to add the svc mirror to the user's provider_installation block. */
@@ -142,17 +147,18 @@ function hasProviderInstallation(configText: string): boolean {
 export function terraformCliConfig(mirror: ProviderMirror, env: NodeJS.ProcessEnv = process.env): TerraformCliConfig {
   const own = env.TF_CLI_CONFIG_FILE;
   if (own === undefined || own === '') return { file: mirror.cliConfigFile, usersOwn: false };
+  const source = mirror.cliConfigFile === undefined ? `the mirror ${mirror.mirrorDir}` : mirror.cliConfigFile;
   // A file terraform cannot open is terraform's to report (it warns and goes on without it).
   const text = fs.existsSync(own) && fs.statSync(own).isFile() ? fs.readFileSync(own, 'utf8') : '';
   if (!hasProviderInstallation(text) || text.includes(mirror.mirrorDir)) return { file: own, usersOwn: true };
   const note = [
     `svc provider: your TF_CLI_CONFIG_FILE (${own}) has a provider_installation block, so terraform ignores the svc mirror linked into each stack and cannot install ${PROVIDER_SOURCE}.`,
-    `Add the filesystem_mirror block of ${mirror.cliConfigFile} to that provider_installation block, and exclude ${PROVIDER_SOURCE} from its direct block:`,
+    `Add a filesystem_mirror block for ${source} to that provider_installation block, and exclude ${PROVIDER_SOURCE} from its direct block:`,
     '  filesystem_mirror {',
     `    path    = "${mirror.mirrorDir}"`,
     `    include = ["${PROVIDER_SOURCE}"]`,
     '  }',
-    `or unset TF_CLI_CONFIG_FILE to use ${mirror.cliConfigFile}.`,
+    mirror.cliConfigFile === undefined ? 'or unset TF_CLI_CONFIG_FILE.' : `or unset TF_CLI_CONFIG_FILE to use ${mirror.cliConfigFile}.`,
   ].join('\n');
   return { file: own, usersOwn: true, note };
 }
@@ -312,4 +318,63 @@ export function prepareSynthesizedStacks(outdir: string, mirror: () => ProviderM
     prepared.push(stack.name);
   }
   return prepared;
+}
+
+/** Where `npm pack` (scripts/build-library.ts) puts the provider that ships inside the package. */
+export function packagedMirrorDir(): string {
+  return path.join(packageRoot(), 'lib', 'provider', 'mirror');
+}
+
+/**
+ * A filesystem mirror of svc-prevent/svc in terraform's unpacked layout
+ * (`<mirrorDir>/registry.terraform.io/svc-prevent/svc/<version>/<os>_<arch>/terraform-provider-svc_v<version>`):
+ * the one packaged with this library, or one a team names (e.g. released executables unpacked
+ * into a shared directory). `version` defaults to the newest in the mirror.
+ */
+export function filesystemMirror(mirrorDir: string, version?: string): ProviderMirror {
+  const absolute = path.resolve(mirrorDir);
+  const versionsDir = path.join(absolute, ...PROVIDER_SOURCE.split('/'));
+  const versions = fs.existsSync(versionsDir) ? fs.readdirSync(versionsDir).filter((name) => /^\d+\.\d+\.\d+/.test(name)) : [];
+  if (versions.length === 0) {
+    throw new ProviderMirrorError(
+      `${absolute} holds no svc provider: expected ${path.join(versionsDir, '<version>', currentPlatform())}/${EXECUTABLE_NAME}_v<version>` +
+        (absolute === packagedMirrorDir() ? ' (the package was packed without `npm run build:library`; pack it again)' : ''),
+    );
+  }
+  const chosen = version ?? versions.sort(compareSemanticVersions).at(-1)!;
+  if (!versions.includes(chosen)) throw new ProviderMirrorError(`${versionsDir} has no version ${chosen} of the svc provider; it has ${versions.join(', ')}`);
+  const platformDir = packageDirectory(absolute, chosen);
+  if (!fs.existsSync(path.join(platformDir, `${EXECUTABLE_NAME}_v${chosen}`))) {
+    const platforms = fs.readdirSync(path.join(versionsDir, chosen));
+    throw new ProviderMirrorError(`the svc provider ${chosen} in ${absolute} is not built for ${currentPlatform()} (it has ${platforms.join(', ') || 'no platform'})`);
+  }
+  return { buildDir: path.dirname(absolute), mirrorDir: absolute, version: chosen, hash: packageHash(platformDir), built: false };
+}
+
+function compareSemanticVersions(left: string, right: string): number {
+  const parts = (version: string) => version.replace(/-.*$/, '').split('.').map((part) => Number.parseInt(part, 10));
+  const [a, b] = [parts(left), parts(right)];
+  for (let index = 0; index < 3; index += 1) if (a[index] !== b[index]) return a[index]! - b[index]!;
+  return left.includes('-') === right.includes('-') ? left.localeCompare(right) : left.includes('-') ? -1 : 1;
+}
+
+export interface PrepareStacksOptions {
+  /**
+   * A filesystem mirror of svc-prevent/svc the team names, in terraform's unpacked layout.
+   * @default the provider packaged with this library
+   */
+  readonly mirrorDir?: string;
+  /** The provider version to lock. @default the newest in the mirror */
+  readonly version?: string;
+}
+
+/**
+ * Makes a synthesized cdktf app (`app.outdir` after `app.synth()`, or the directory `cdktf synth`
+ * wrote) find the svc provider with no registry: each stack that requires svc-prevent/svc gets
+ * `terraform.d/plugins` linked to the mirror and its lock entry set to the mirror's checksum, so
+ * `cdktf diff|deploy` skips `terraform providers lock` (which asks the public registry) and
+ * `terraform init` installs svc from the mirror. Returns the names of the stacks prepared.
+ */
+export function prepareStacksForSvcProvider(outdir: string, options: PrepareStacksOptions = {}): string[] {
+  return prepareSynthesizedStacks(path.resolve(outdir), () => filesystemMirror(options.mirrorDir ?? packagedMirrorDir(), options.version));
 }

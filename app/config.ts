@@ -6,7 +6,7 @@
  * reads SVC_API_KEY.
  */
 import { readFileSync } from 'node:fs';
-import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../../modules/security-policy/config';
+import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../modules/security-policy/config';
 import { AppConfigError } from './config-error';
 import { parseStateBackendConfig, type StateBackendConfig } from './state-backend';
 
@@ -27,7 +27,7 @@ export interface AppConfig {
   readonly installationRole?: boolean;
   /** The security-policy stack's lists and SSO settings; absent: the app has no such stack. */
   readonly securityPolicy?: SecurityPolicyConfig;
-  /** Where every stack keeps its state (src/app/state-backend.ts); absent: cdktf's local terraform.<stack>.tfstate. */
+  /** Where every stack keeps its state (app/state-backend.ts); absent: cdktf's local terraform.<stack>.tfstate. */
   readonly stateBackend?: StateBackendConfig;
 }
 

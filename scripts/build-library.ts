@@ -1,0 +1,105 @@
+/**
+ * `npm run build:library` (and `npm pack`, through prepack): compiles the library other teams
+ * install into lib/, which is git-ignored and rebuilt from nothing each time:
+ *
+ *   lib/modules/, lib/src/, lib/scripts/   CommonJS, .d.ts, source maps with the sources inlined
+ *                                          (tsconfig.library.json: the entry points of
+ *                                          package.json's exports and bin, and what they import)
+ *   lib/provider/mirror/                   the svc provider bundle as a terraform filesystem
+ *                                          mirror, for every platform of DEFAULT_PLATFORMS
+ *                                          (prepareStacksForSvcProvider and svc-drift use it)
+ *   lib/cdktn/                             the same JavaScript and types for CDK Terrain: every
+ *                                          `cdktf` module specifier reads `cdktn`, every
+ *                                          `@cdktf/provider-aws` reads `@cdktn/provider-aws`
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BuildError, buildProvider } from './build-provider';
+
+const REPOSITORY = path.resolve(__dirname, '..');
+export const LIBRARY_DIR = path.join(REPOSITORY, 'lib');
+const TSCONFIG = path.join(REPOSITORY, 'tsconfig.library.json');
+/** The compiled trees the CDK Terrain flavour copies (lib/provider is shared, not copied). */
+const COMPILED_TREES = ['modules', 'src', 'scripts'];
+
+/** The module specifiers the CDK Terrain flavour renames: the package, or the package and a subpath. */
+const CDKTF_SPECIFIER = /(["'])(cdktf|@cdktf\/provider-aws)((?:\/[^"'\n]*)?)\1/g;
+
+/** One compiled file's text for CDK Terrain: `require("cdktf")` -> `require("cdktn")`, and in .d.ts `from 'cdktf'`, `import("cdktf")`. */
+export function cdktnFlavour(text: string): string {
+  return text.replace(CDKTF_SPECIFIER, (_match, quote: string, name: string, subpath: string) => `${quote}${name === 'cdktf' ? 'cdktn' : '@cdktn/provider-aws'}${subpath}${quote}`);
+}
+
+function copyCdktnFlavour(from: string, to: string): number {
+  let rewritten = 0;
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      rewritten += copyCdktnFlavour(source, target);
+    } else if (entry.name.endsWith('.js') || entry.name.endsWith('.d.ts')) {
+      const text = fs.readFileSync(source, 'utf8');
+      const flavoured = cdktnFlavour(text);
+      if (flavoured !== text) rewritten += 1;
+      fs.writeFileSync(target, flavoured);
+    } else {
+      // Source maps: the renames keep every length, so the mappings still hold.
+      fs.copyFileSync(source, target);
+    }
+  }
+  return rewritten;
+}
+
+export class LibraryBuildError extends Error {
+  readonly code = 'library_build_failed';
+  constructor(message: string) {
+    super(message);
+    this.name = 'LibraryBuildError';
+  }
+}
+
+export function buildLibrary(log: (line: string) => void = () => undefined): void {
+  fs.rmSync(LIBRARY_DIR, { recursive: true, force: true });
+  log(`compiling ${path.relative(REPOSITORY, TSCONFIG)} into lib/`);
+  const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', TSCONFIG], { cwd: REPOSITORY, encoding: 'utf8' });
+  if (tsc.status !== 0) throw new LibraryBuildError(`tsc -p tsconfig.library.json failed (exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
+
+  const providerDir = path.join(LIBRARY_DIR, 'provider');
+  const provider = buildProvider({ outDir: providerDir, log: (line) => log(`provider: ${line}`) });
+  // Only the mirror ships: the top-level copy duplicates it, and terraform.rc names this machine's path.
+  fs.rmSync(provider.executable);
+  fs.rmSync(provider.cliConfigFile);
+
+  let rewritten = 0;
+  for (const tree of COMPILED_TREES) rewritten += copyCdktnFlavour(path.join(LIBRARY_DIR, tree), path.join(LIBRARY_DIR, 'cdktn', tree));
+  log(`wrote lib/cdktn/ (CDK Terrain flavour: ${rewritten} files with cdktf module specifiers renamed)`);
+}
+
+const USAGE = `Usage: npm run build:library
+
+Compiles the library into lib/ (removed first): CommonJS with .d.ts and source maps for the
+entry points of package.json's exports and bin, the svc provider as a filesystem mirror in
+lib/provider/mirror, and the CDK Terrain flavour in lib/cdktn/. npm pack runs it (prepack).`;
+
+export function main(argv: readonly string[]): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (argv.length > 0) {
+    process.stderr.write(`build-library: unknown argument "${argv[0]}"; run with --help\n`);
+    return 2;
+  }
+  try {
+    buildLibrary((line) => process.stderr.write(`build-library: ${line}\n`));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof LibraryBuildError || error instanceof BuildError)) throw error;
+    process.stderr.write(`build-library: ${error.message}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));
