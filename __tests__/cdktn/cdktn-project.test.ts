@@ -50,9 +50,21 @@ function tail(result: CommandResult, lines = 40): string {
   return result.output.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
+/** Seconds per step, printed once at the end: installs dominate, and CI on 2 cores should see what they cost. */
+const timings: string[] = [];
+
+async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  try {
+    return await step();
+  } finally {
+    timings.push(`${label} ${Math.round((Date.now() - started) / 1000)}s`);
+  }
+}
+
 /** Fails with the command's last output when it did not exit 0. */
 async function succeed(label: string, command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CommandResult> {
-  const result = await run(command, args, options);
+  const result = await timed(label, () => run(command, args, options));
   if (result.code !== 0) throw new Error(`${label} exited with code ${result.code}; its last output:\n${tail(result)}`);
   return result;
 }
@@ -71,8 +83,10 @@ function nodeForCdktn(scratch: string): string {
 }
 
 /**
- * `npm pack` of a copy of the working tree (tracked and new files; node_modules linked), so the
- * library build it runs writes lib/ there and never into the checkout other tests read.
+ * The library build and `npm pack` in a copy of the working tree (tracked and new files;
+ * node_modules linked), so lib/ is written there and never into the checkout other tests read.
+ * The pack runs no lifecycle scripts: `prepare` (native-addons.js) would otherwise build into
+ * the linked node_modules.
  */
 async function packLibrary(scratch: string, env: NodeJS.ProcessEnv): Promise<string> {
   const copy = path.join(scratch, 'svc-prevent');
@@ -85,7 +99,8 @@ async function packLibrary(scratch: string, env: NodeJS.ProcessEnv): Promise<str
     fs.copyFileSync(source, path.join(copy, file));
   }
   fs.symlinkSync(fs.realpathSync(path.join(repository, 'node_modules')), path.join(copy, 'node_modules'), 'dir');
-  const packed = await succeed('npm pack', 'npm', ['pack', '--json', '--pack-destination', scratch], { cwd: copy, env });
+  await succeed('npm run build:library', 'npm', ['run', '--silent', 'build:library'], { cwd: copy, env });
+  const packed = await succeed('npm pack', 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: copy, env });
   const [entry] = JSON.parse(packed.output.slice(packed.output.indexOf('\n[') + 1)) as [{ filename: string }];
   return path.join(scratch, entry.filename);
 }
@@ -115,12 +130,12 @@ let emulator: AcceptanceEmulator | undefined;
 let synth: CommandResult;
 
 function cdktn(args: readonly string[], extra: Record<string, string> = {}): Promise<CommandResult> {
-  return run(path.join(nodeBin, 'node'), [path.join(projectDir, 'node_modules', 'cdktn-cli', 'bundle', 'bin', 'cdktn.js'), ...args], { cwd: projectDir, env: { ...baseEnv, ...extra } });
+  return timed(`cdktn ${args[0]}`, () => run(path.join(nodeBin, 'node'), [path.join(projectDir, 'node_modules', 'cdktn-cli', 'bundle', 'bin', 'cdktn.js'), ...args], { cwd: projectDir, env: { ...baseEnv, ...extra } }));
 }
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-cdktn-project-'));
-  nodeBin = nodeForCdktn(scratch);
+  nodeBin = await timed('node for cdktn-cli', async () => nodeForCdktn(scratch));
   const emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
   fs.writeFileSync(emptyCliConfig, '');
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TF_|SVC_|CDKTF_|npm_)/i.test(name)));
@@ -136,21 +151,21 @@ beforeAll(async () => {
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
   };
-  const tarball = await packLibrary(scratch, baseEnv);
+  // Packed with this repository's own node (the build needs nothing newer).
+  const tarball = await packLibrary(scratch, { ...process.env, npm_config_update_notifier: 'false' });
 
   projectDir = path.join(scratch, 'project');
   fs.mkdirSync(projectDir);
   for (const file of FIXTURE_FILES) fs.copyFileSync(path.join(FIXTURE, file), path.join(projectDir, file));
-  const manifest = JSON.parse(fs.readFileSync(path.join(projectDir, 'package.json'), 'utf8'));
-  manifest.dependencies['svc-prevent'] = `file:${tarball}`;
-  fs.writeFileSync(path.join(projectDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  // The lock keeps every framework package at its pinned version; only svc-prevent is added.
-  await succeed('npm install', 'npm', ['install', '--prefer-offline', '--no-save'], { cwd: projectDir, env: baseEnv });
+  // Exactly the locked framework (npm ci fails on a lock out of step), then the library beside it.
+  await succeed('npm ci', 'npm', ['ci', '--prefer-offline'], { cwd: projectDir, env: baseEnv });
+  await succeed('npm install <tarball>', 'npm', ['install', '--prefer-offline', '--no-save', tarball], { cwd: projectDir, env: baseEnv });
   await succeed('tsc', path.join(nodeBin, 'node'), [path.join(projectDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', projectDir], { cwd: projectDir, env: baseEnv });
   synth = await cdktn(['synth']);
 }, 12 * 60_000);
 
 afterAll(async () => {
+  if (timings.length > 0) process.stderr.write(`cdktn project test, node ${nodeBin}: ${timings.join(', ')}\n`);
   await emulator?.stop();
   if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
 });
