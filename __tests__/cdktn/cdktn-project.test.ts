@@ -200,6 +200,17 @@ test('the cdktn build imports only cdktn and @cdktn/provider-aws, the cdktf buil
   expect([...framework(cdktfFiles)].sort()).toEqual(['@cdktf/provider-aws', 'cdktf']);
 });
 
+test('the cdktf build imported into the cdktn project does not compile: its declarations need cdktf, which the project lacks', async () => {
+  fs.writeFileSync(
+    path.join(projectDir, 'mixed.ts'),
+    ["import { App, TerraformStack } from 'cdktn';", "import { SecurityPolicy } from 'svc-prevent/security-policy';", "new SecurityPolicy(new TerraformStack(new App(), 'stack'), 'policy', {});", ''].join('\n'),
+  );
+  fs.writeFileSync(path.join(projectDir, 'tsconfig.mixed.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true }, files: ['mixed.ts'] }));
+  const result = await run(path.join(nodeBin, 'node'), [path.join(projectDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.mixed.json'], { cwd: projectDir, env: baseEnv });
+  expect(result.code).not.toBe(0);
+  expect(result.output).toMatch(/node_modules\/svc-prevent\/lib\/modules\/security-policy\/[\w/-]+\.d\.ts\(\d+,\d+\): error TS2307: Cannot find module 'cdktf'/);
+});
+
 test('cdktn synth writes the stacks with the same resources and names as cdktf, and prepares security-policy for terraform', () => {
   expect({ code: synth.code, tail: synth.code === 0 ? '' : tail(synth) }).toEqual({ code: 0, tail: '' });
   const policy = stackJson('security-policy');
