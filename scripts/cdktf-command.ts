@@ -85,7 +85,7 @@ function main(argv: readonly string[]): void {
   if (asksForHelp(rest)) {
     // Help only: say what this wrapper adds, then cdktf's own flags; no provider build, no changes.
     process.stdout.write(`${USAGE}\n\n\`cdktf ${command} --help\`:\n`);
-    spawn(process.execPath, [CDKTF_CLI, command, '--help'], { stdio: 'inherit' }).once('close', (code) => {
+    spawn(process.execPath, [CDKTF_CLI, command, '--help'], { stdio: 'inherit', env: { ...process.env, CHECKPOINT_DISABLE: '1' } }).once('close', (code) => {
       process.exitCode = code ?? 1;
     });
     return;

@@ -71,6 +71,8 @@ const commandsToRun = pageCommands.filter((command) => exemptionFor(PAGE, comman
 describe('help/getting-started.md runs as written', () => {
   let root: string;
   let run: PageRun;
+  /** Top-level entries of the checkout that the page's commands added. */
+  let added: string[];
 
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-help-getting-started-'));
@@ -78,6 +80,7 @@ describe('help/getting-started.md runs as written', () => {
     const home = path.join(root, 'home');
     fs.mkdirSync(home);
     copyRepository(checkout);
+    const before = new Set(fs.readdirSync(checkout));
     const port = String(await freePort());
     const substituted = commandsToRun.map((command) =>
       SUBSTITUTIONS.filter((substitution) => substitution.page === PAGE).reduce((text, substitution) => text.split(substitution.text).join(port), command.command),
@@ -118,6 +121,7 @@ describe('help/getting-started.md runs as written', () => {
       }
     }
     run = { commands: commandsToRun, code, outputs, lastStarted, finished, seconds: (Date.now() - started) / 1000 };
+    added = fs.readdirSync(checkout).filter((name) => !before.has(name)).sort();
     console.log(`getting-started.md: ${commandsToRun.length} commands in ${run.seconds.toFixed(1)} s`);
   }, 170_000);
 
@@ -165,7 +169,12 @@ describe('help/getting-started.md runs as written', () => {
   });
 
   test('the own program plans its entry with the build\'s CLI configuration', () => {
-    expect(searchable(outputOf('terraform -chdir=my-policy.out/stacks/my-policy plan'))).toMatch(/svc_blacklist_entry\.scanner will be created/);
+    expect(searchable(outputOf('terraform -chdir="$scratch/out/stacks/my-policy" plan'))).toMatch(/svc_blacklist_entry\.scanner will be created/);
+  });
+
+  test('the commands leave only the app\'s own outputs in the checkout, none of step 6\'s scratch files', () => {
+    // cdktf.out (synth), dist (the provider build), the stack's local state: all git-ignored.
+    expect(added.filter((name) => !/^(cdktf\.out|dist|terraform\.security-policy\.tfstate(\.backup)?)$/.test(name))).toEqual([]);
   });
 
   test('destroy removes what deploy added', () => {

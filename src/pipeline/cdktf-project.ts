@@ -72,10 +72,11 @@ export interface RunCdktfOptions {
   readonly onLine?: (line: string) => void;
 }
 
-/** Runs the cdktf CLI; never throws on a non-zero exit (see CdktfCommandError). */
+/** Runs the cdktf CLI with CHECKPOINT_DISABLE=1; never throws on a non-zero exit (see CdktfCommandError). */
 export function runCdktf(args: readonly string[], options: RunCdktfOptions): Promise<CdktfResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CDKTF_CLI, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // CHECKPOINT_DISABLE: cdktf's version check phones home on every run (and logs an error offline).
+    const child = spawn(process.execPath, [CDKTF_CLI, ...args], { cwd: options.cwd, env: { ...options.env, CHECKPOINT_DISABLE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     let pending = '';
     const take = (chunk: Buffer) => {

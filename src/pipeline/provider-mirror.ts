@@ -147,13 +147,13 @@ function hasProviderInstallation(configText: string): boolean {
 export function terraformCliConfig(mirror: ProviderMirror, env: NodeJS.ProcessEnv = process.env): TerraformCliConfig {
   const own = env.TF_CLI_CONFIG_FILE;
   if (own === undefined || own === '') return { file: mirror.cliConfigFile, usersOwn: false };
-  const source = mirror.cliConfigFile === undefined ? `the mirror ${mirror.mirrorDir}` : mirror.cliConfigFile;
+  const block = mirror.cliConfigFile === undefined ? `a filesystem_mirror block for ${mirror.mirrorDir}` : `the filesystem_mirror block of ${mirror.cliConfigFile}`;
   // A file terraform cannot open is terraform's to report (it warns and goes on without it).
   const text = fs.existsSync(own) && fs.statSync(own).isFile() ? fs.readFileSync(own, 'utf8') : '';
   if (!hasProviderInstallation(text) || text.includes(mirror.mirrorDir)) return { file: own, usersOwn: true };
   const note = [
     `svc provider: your TF_CLI_CONFIG_FILE (${own}) has a provider_installation block, so terraform ignores the svc mirror linked into each stack and cannot install ${PROVIDER_SOURCE}.`,
-    `Add a filesystem_mirror block for ${source} to that provider_installation block, and exclude ${PROVIDER_SOURCE} from its direct block:`,
+    `Add ${block} to that provider_installation block, and exclude ${PROVIDER_SOURCE} from its direct block:`,
     '  filesystem_mirror {',
     `    path    = "${mirror.mirrorDir}"`,
     `    include = ["${PROVIDER_SOURCE}"]`,

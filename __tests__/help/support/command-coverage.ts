@@ -98,7 +98,7 @@ export const EXEMPTIONS: readonly Exemption[] = [
     page: 'drift-in-ci.md',
     command: /^npm run drift\b/,
     reason: 'the drift check needs a deployed stack and its state; the app\'s tests run it against the emulator after out-of-band changes (exit 2, drift named by address), on an unreachable stack (exit 1, or skipped) and its command line',
-    coveredBy: ['__tests__/app/cdktf-end-to-end.test.ts', '__tests__/app/drift-check.test.ts'],
+    coveredBy: ['__tests__/app/cdktf-end-to-end.test.ts', '__tests__/pipeline/drift-check.test.ts'],
   },
 
   // resource pages: import commands.
@@ -138,6 +138,14 @@ export const EXEMPTIONS: readonly Exemption[] = [
     command: /^npm run bench\b/,
     reason: 'the full bench measures for minutes and its figures are machine-dependent; the bench smoke test runs the same command with --quick into a temporary file, and the option parsing is unit-tested',
     coveredBy: ['__tests__/bench/bench.test.ts', '__tests__/bench/options.test.ts'],
+  },
+
+  // own-cdktf-project.md: another team's project, outside this repository.
+  {
+    page: 'own-cdktf-project.md',
+    command: /^(npm pack$|npm install \.\.\/svc-prevent\/svc-prevent-|npm install @cdktf\/provider-aws@|export CHECKPOINT_DISABLE=1$|npx cdktf synth$|npx svc-drift --outdir cdktf\.out policy$)/,
+    reason: 'a team\'s own project installing the packed library (npm install needs the registry, or its cache); the library test packs it, installs the tarball offline in a scratch project outside the repository, runs the page\'s program, deploys it, and runs svc-drift --outdir cdktf.out policy',
+    coveredBy: ['__tests__/library/consumer.test.ts'],
   },
 
   // sensor.md: a container runtime on a Linux host.
