@@ -236,7 +236,7 @@ test('cdktn synth writes the stacks with the terraform names the cdktf build giv
   expect(JSON.stringify(egress.resource?.svc_whitelist)).toContain('data.aws_nat_gateway.control_plane_egress_nat_0123456789abcdef0.public_ip');
 });
 
-test('cdktn deploy security-policy puts the entries into the service; cdktn destroy takes them out', async () => {
+test('cdktn deploy security-policy puts the entries into the service, svc-drift sees a change made behind it, cdktn destroy takes them out', async () => {
   emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
   const env = { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey };
   const client = emulator.client(TENANT);
@@ -253,6 +253,15 @@ test('cdktn deploy security-policy puts the entries into the service; cdktn dest
   const state = fs.readFileSync(path.join(projectDir, 'terraform.security-policy.tfstate'), 'utf8');
   expect(state).toContain('svc_blacklist_entry');
   expect(state).not.toContain(emulator.apiKey);
+
+  // svc-drift plans what cdktn synthesized, as it does for cdktf: clean, then drift after a change behind terraform's back.
+  const drift = () => timed('svc-drift', () => run(path.join(nodeBin, 'node'), [path.join(projectDir, 'node_modules', 'svc-prevent', 'bin', 'svc-drift.js'), '--outdir', 'cdktf.out', 'security-policy'], { cwd: projectDir, env: { ...baseEnv, ...env } }));
+  const clean = await drift();
+  expect({ code: clean.code, tail: clean.code === 0 ? '' : tail(clean) }).toEqual({ code: 0, tail: '' });
+  await emulator.consoleClient(TENANT).deleteEntry('blocklist', '198.51.100.23');
+  const drifted = await drift();
+  expect(drifted.code).toBe(2);
+  expect(drifted.output).toContain('svc_blocklist_entry.blocklist_198_51_100_23');
 
   const destroy = await cdktn(['destroy', 'security-policy', '--auto-approve'], env);
   expect({ code: destroy.code, tail: destroy.code === 0 ? '' : tail(destroy) }).toEqual({ code: 0, tail: '' });
