@@ -37,6 +37,19 @@ export interface Exemption {
 const IMPORT_TESTS = ['__tests__/provider-acceptance/entry-resources.test.ts', '__tests__/provider-acceptance/list-resources.test.ts', '__tests__/provider-acceptance/sso-resources.test.ts'];
 
 export const EXEMPTIONS: readonly Exemption[] = [
+  // cdktf-or-cdk-terrain.md: a user's own project moving to CDK Terrain.
+  {
+    page: 'cdktf-or-cdk-terrain.md',
+    section: 'Moving a project that uses our constructs to CDK Terrain',
+    reason: "commands in the user's own project (package swaps from the registry, cdktn against their stacks); the test sets up such a project from a pinned lock and runs cdktn synth, deploy security-policy and destroy in it",
+    coveredBy: ['__tests__/cdktn/cdktn-project.test.ts'],
+  },
+  {
+    page: 'cdktf-or-cdk-terrain.md',
+    command: /^node scripts\/native-addons\.js$/,
+    reason: 'builds a native addon into node_modules for the running Node; the runtimes test runs the same function against the installed tree',
+    coveredBy: ['__tests__/runtimes/native-addons.test.ts'],
+  },
   // getting-started.md: the copy of the repository stands in for the clone.
   {
     page: 'getting-started.md',
