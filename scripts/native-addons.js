@@ -10,7 +10,7 @@
  * script tries a download from GitHub, then builds against npm's nodedir (Node 20's headers on
  * these machines) into build/, which the loader would try for every Node line.
  *
- * Runs from `npm ci` (postinstall) and before the npm cdktf scripts; by hand:
+ * Runs from `npm ci` (the prepare script) and in .ci/run for each Node line; by hand:
  * `node scripts/native-addons.js` after switching Node. Plain JavaScript: it runs before
  * anything else is known to work. Exit 1 with the reason when the build fails.
  */

@@ -2,14 +2,14 @@
  * help/troubleshooting.md quotes the project's own messages in `code` (first column of its
  * tables), with `<placeholders>` for the parts that vary. Each quoted message must still be
  * produced by the code: every fragment between placeholders that holds two or more words is
- * found in a string literal (or template, or `+` chain of them) of src/, modules/, scripts/ or
+ * found in a string literal (or template, or `+` chain of them) of src/, modules/, app/, scripts/ or
  * main.ts. A reworded message fails here until the page quotes the new wording.
  */
 import { codeSpans, readPage, tableRows } from './support/markdown';
 import { sourceStrings } from './support/source-text';
 
 const markdown = readPage('troubleshooting.md');
-const literals = sourceStrings(['src', 'modules', 'scripts', 'main.ts']).flatMap((source) => source.literals);
+const literals = sourceStrings(['src', 'modules', 'app', 'scripts', 'main.ts']).flatMap((source) => source.literals);
 const sourceText = literals.join('\n');
 
 /** The quoted messages of each table row: the code spans of its first cell (a summary and its detail, say). */

@@ -1,8 +1,8 @@
 /**
  * scripts/native-addons.js on the running Node: the terminal addon cdktf-cli loads has a prebuild
- * for this ABI (shipped, or built by npm ci's postinstall), it loads, and a second call builds
- * nothing. CI's smoke run on the LTS line runs the same script on a Node whose prebuild has to
- * be built (see .ci/run).
+ * for this ABI (shipped, or built by npm ci's prepare script), it loads, and a second call builds
+ * nothing. CI runs the script and this file on each supported Node line, where 24 and 26 have
+ * their prebuild built (see .ci/run).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
