@@ -3,11 +3,11 @@
  * configuration errors name the file, the field and the value. (The real `cdktf synth` CLI runs
  * in cdktf-end-to-end.test.ts.)
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Testing, type TerraformStack } from 'cdktf';
-import { buildApp } from '../../main';
+import { buildApp, synthesizeApp } from '../../main';
 import { AppConfigError, loadAppConfig, parseAppConfig } from '../../app/config';
 
 const root = path.join(__dirname, '..', '..');
@@ -84,6 +84,27 @@ describe('the shipped configuration', () => {
     const json = synthStack(app, 'security-policy');
     expect(Object.keys(json.output ?? {}).sort()).toEqual(['saml_main_acs_url', 'saml_main_entity_id', 'saml_main_metadata_url']);
     expect(json.output?.saml_main_acs_url.value).toBe('${svc_channel_sso.channel_main.sp_acs_url}');
+  });
+});
+
+describe('securityPolicy.providerSource', () => {
+  test('names where the stack installs svc from, and the app prepares no link to this repository\'s build for it', () => {
+    const config = JSON.parse(readFileSync(shippedConfig, 'utf8'));
+    config.securityPolicy.providerSource = 'registry.example.com/acme/svc';
+    for (const list of ['blacklist', 'blocklist', 'whitelist']) config.securityPolicy[list].files = config.securityPolicy[list].files.map((file: string) => path.join(root, file));
+    withConfigFile(config, (file) => {
+      const outdir = path.join(path.dirname(file), 'out');
+      const prepared = synthesizeApp(outdir, file);
+      expect(prepared).toEqual([]);
+      const stack = JSON.parse(readFileSync(path.join(outdir, 'stacks', 'security-policy', 'cdk.tf.json'), 'utf8')) as StackJson;
+      expect(stack.terraform?.required_providers?.svc.source).toBe('registry.example.com/acme/svc');
+      expect(existsSync(path.join(outdir, 'stacks', 'security-policy', 'terraform.d'))).toBe(false);
+    });
+  });
+
+  test('without it the stack names svc-prevent/svc and is prepared', () => {
+    const json = synthStack(buildApp(Testing.app(), shippedConfig), 'security-policy');
+    expect(json.terraform?.required_providers?.svc.source).toBe('svc-prevent/svc');
   });
 });
 

@@ -13,6 +13,7 @@ const FULL_SECTION = {
   baseUrl: 'https://svc.example.com',
   tenant: 'acme-corp',
   ssoBase: 'https://sso.example.com',
+  providerSource: 'registry.example.com/acme/svc',
   blacklist: { files: ['../policy/blacklist.yaml'] },
   blocklist: { entries: [{ ip: '198.51.100.23', description: 'credential stuffing' }] },
   whitelist: { resources: 'whole-list', mode: 'additive', files: ['policy/whitelist.yaml', '/etc/svc/extra.json'] },
@@ -28,6 +29,7 @@ describe('parseSecurityPolicyConfig', () => {
       baseUrl: 'https://svc.example.com',
       tenant: 'acme-corp',
       ssoBase: 'https://sso.example.com',
+      providerSource: 'registry.example.com/acme/svc',
       blacklist: { files: ['/projects/acme/policy/blacklist.yaml'] },
       blocklist: { entries: [{ ip: '198.51.100.23', description: 'credential stuffing' }] },
       whitelist: { resources: 'whole-list', mode: 'additive', files: ['/projects/acme/config/policy/whitelist.yaml', '/etc/svc/extra.json'] },
@@ -35,7 +37,7 @@ describe('parseSecurityPolicyConfig', () => {
       channelSso: [{ name: 'main', enabled: true, samlMetadataUrl: 'https://idp.example.com/metadata' }],
       allowControlPlaneEgress: { natGatewayIds: ['nat-0123456789abcdef0', 'nat-01234567'] },
     });
-    expect(svcProviderSettings(config)).toEqual({ baseUrl: 'https://svc.example.com', tenant: 'acme-corp', ssoBase: 'https://sso.example.com' });
+    expect(svcProviderSettings(config)).toEqual({ baseUrl: 'https://svc.example.com', tenant: 'acme-corp', ssoBase: 'https://sso.example.com', source: 'registry.example.com/acme/svc' });
     expect(securityPolicyPropsFromConfig(config)).toEqual({
       blacklist: config.blacklist,
       blocklist: config.blocklist,
@@ -56,12 +58,13 @@ describe('parseSecurityPolicyConfig', () => {
   const SECRET_ADVICE = 'secrets never go in this file (it is committed and shown in errors); remove the key and give the API key through env SVC_API_KEY or the sensitive variable api_key (export TF_VAR_api_key=...)';
   test.each([
     ['not an object', [], `${F}: expected an object`],
-    ['an unknown field', { blacklists: {} }, `${F}.blacklists: unknown field; expected one of $comment, baseUrl, tenant, ssoBase, blacklist, blocklist, whitelist, tenantSso, channelSso, allowControlPlaneEgress`],
+    ['an unknown field', { blacklists: {} }, `${F}.blacklists: unknown field; expected one of $comment, baseUrl, tenant, ssoBase, providerSource, blacklist, blocklist, whitelist, tenantSso, channelSso, allowControlPlaneEgress`],
     ['apiKey', { apiKey: 'svc-secret-value' }, `${F}.apiKey: ${SECRET_ADVICE}`],
     ['api_key', { api_key: 'svc-secret-value' }, `${F}.api_key: ${SECRET_ADVICE}`],
     ['a nested secret', { channelSso: [{ name: 'main', enabled: false, clientSecret: 'x' }] }, `${F}.channelSso[0].clientSecret: ${SECRET_ADVICE}`],
     ['a baseUrl that is not a URL', { baseUrl: 'svc.example.com' }, `${F}.baseUrl: "svc.example.com" is not an http or https URL; give one such as https://svc.example.com`],
     ['an http ssoBase', { ssoBase: 'http://sso.example.com' }, `${F}.ssoBase: "http://sso.example.com" is not an https URL`],
+    ['a providerSource that is not a source address', { providerSource: 'https://registry.example.com/acme/svc' }, `${F}.providerSource: "https://registry.example.com/acme/svc" is not a provider source address [<hostname>/]<namespace>/<type>; write e.g. registry.example.com/acme/svc`],
     ['an empty tenant', { tenant: '' }, `${F}.tenant: expected a non-empty string (the tenant (customer) name), got ""; or leave it out`],
     ['a list that is not an object', { blacklist: ['203.0.113.9'] }, `${F}.blacklist: expected { resources?, mode?, entries?, files? }, got ["203.0.113.9"]`],
     ['an unknown list field', { blacklist: { file: 'policy/blacklist.yaml' } }, `${F}.blacklist.file: unknown field; expected one of resources, mode, entries, files`],

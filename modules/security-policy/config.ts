@@ -20,6 +20,7 @@ import { redactUrlCredentials } from '../../src/api/redaction';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';
+import { isProviderSourceAddress } from '../svc-provider/provider';
 import { POLICY_RULES } from './rules';
 import {
   POLICY_LIST_MODES,
@@ -53,6 +54,8 @@ export interface SecurityPolicyConfig {
   readonly tenant?: string;
   /** https base of the channels' SAML service-provider URLs; unset: env SVC_SSO_BASE. */
   readonly ssoBase?: string;
+  /** Where terraform installs the svc provider from (a registry or mirror's source address); unset: svc-prevent/svc, this repository's build. */
+  readonly providerSource?: string;
   /** As SecurityPolicyProps.blacklist. */
   readonly blacklist?: PolicyListProps;
   /** As SecurityPolicyProps.blocklist. */
@@ -77,7 +80,7 @@ export interface PolicyRuleAcknowledgement {
   readonly reason: string;
 }
 
-const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress', 'acknowledge'];
+const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', 'providerSource', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress', 'acknowledge'];
 const ACKNOWLEDGEMENT_FIELDS = ['rule', 'reason'];
 const LIST_FIELDS = ['resources', 'mode', 'entries', 'files'];
 const ENTRY_FIELDS = ['ip', 'description'];
@@ -283,6 +286,10 @@ export function parseSecurityPolicyConfig(file: string, raw: unknown): SecurityP
   const baseUrl = optionalUrl(section.baseUrl, `${root}.baseUrl`, fail, ['http:', 'https:'], 'https://svc.example.com');
   const tenant = optionalString(section.tenant, `${root}.tenant`, fail, 'the tenant (customer) name');
   const ssoBase = optionalUrl(section.ssoBase, `${root}.ssoBase`, fail, ['https:'], 'https://sso.example.com');
+  const providerSource = optionalString(section.providerSource, `${root}.providerSource`, fail, 'the provider source address, e.g. registry.example.com/acme/svc');
+  if (providerSource !== undefined && !isProviderSourceAddress(providerSource)) {
+    throw fail(`${root}.providerSource`, `${JSON.stringify(providerSource)} is not a provider source address [<hostname>/]<namespace>/<type>; write e.g. registry.example.com/acme/svc`);
+  }
   const tenantSso = section.tenantSso === undefined ? undefined : parseSso(section.tenantSso, `${root}.tenantSso`, fail);
   const egress = section.allowControlPlaneEgress === undefined ? undefined : parseEgress(section.allowControlPlaneEgress, `${root}.allowControlPlaneEgress`, fail);
   const acknowledge = section.acknowledge === undefined ? undefined : parseAcknowledgements(section.acknowledge, `${root}.acknowledge`, fail);
@@ -290,6 +297,7 @@ export function parseSecurityPolicyConfig(file: string, raw: unknown): SecurityP
     ...(baseUrl === undefined ? {} : { baseUrl }),
     ...(tenant === undefined ? {} : { tenant }),
     ...(ssoBase === undefined ? {} : { ssoBase }),
+    ...(providerSource === undefined ? {} : { providerSource }),
     ...lists,
     ...(tenantSso === undefined ? {} : { tenantSso }),
     ...(channelSso === undefined ? {} : { channelSso }),
@@ -314,10 +322,11 @@ export function securityPolicyPropsFromConfig(config: SecurityPolicyConfig): Sec
 }
 
 /** The SvcProvider settings of a parsed section; the API key is never among them (SVC_API_KEY or TF_VAR_api_key). */
-export function svcProviderSettings(config: SecurityPolicyConfig): { baseUrl?: string; tenant?: string; ssoBase?: string } {
+export function svcProviderSettings(config: SecurityPolicyConfig): { baseUrl?: string; tenant?: string; ssoBase?: string; source?: string } {
   return {
     ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
     ...(config.tenant === undefined ? {} : { tenant: config.tenant }),
     ...(config.ssoBase === undefined ? {} : { ssoBase: config.ssoBase }),
+    ...(config.providerSource === undefined ? {} : { source: config.providerSource }),
   };
 }

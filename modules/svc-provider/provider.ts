@@ -79,9 +79,14 @@ export class ProviderSourceError extends Error {
   }
 }
 
+/** Whether `source` is a provider source address terraform reads (for checks that word their own error). */
+export function isProviderSourceAddress(source: string): boolean {
+  return PROVIDER_SOURCE_ADDRESS.test(source);
+}
+
 function providerSource(source: string | undefined): string {
   if (source === undefined) return 'svc-prevent/svc';
-  if (!PROVIDER_SOURCE_ADDRESS.test(source)) throw new ProviderSourceError(source);
+  if (!isProviderSourceAddress(source)) throw new ProviderSourceError(source);
   return source;
 }
 
