@@ -13,6 +13,7 @@ import { SecurityPolicy } from '../../modules/security-policy';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { main as movedBlocksCli } from '../../src/migration/moved-blocks-cli';
 import { useAcceptanceHarness } from '../provider-acceptance/support/harness';
+import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
 
 jest.setTimeout(180_000);
 
@@ -38,24 +39,15 @@ function synthesizedStack(outdir: string): string {
 
 /** The same policy as a module call, as a team writes it after leaving CDKTF: the stack's backend kept. */
 function moduleCall(statePath: string): string {
-  return `
-terraform {
+  return `terraform {
   backend "local" {
-    path = ${JSON.stringify(statePath)}
-  }
-  required_providers {
-    svc = { source = "svc-prevent/svc" }
+    path = ${hclString(statePath)}
   }
 }
 
-provider "svc" {
-  base_url = ${JSON.stringify(harness().emulator.url)}
-  tenant   = ${JSON.stringify(TENANT)}
-  sso_base = ${JSON.stringify(SSO_BASE)}
-}
-
+${providerBlock({ baseUrl: harness().emulator.url, tenant: TENANT, ssoBase: SSO_BASE })}
 module "security_policy" {
-  source = ${JSON.stringify(MODULE_DIR)}
+  source = ${hclString(MODULE_DIR)}
 
   blacklist = {
     entries = {
@@ -67,8 +59,8 @@ module "security_policy" {
     resources = "whole-list"
     entries   = { "192.0.2.0/28" = "office" }
   }
-  tenant_sso  = { name = ${JSON.stringify(TENANT)}, enabled = true, saml_metadata_url = ${JSON.stringify(METADATA_URL)} }
-  channel_sso = { main = { enabled = true, saml_metadata_url = ${JSON.stringify(METADATA_URL)} } }
+  tenant_sso  = { name = ${hclString(TENANT)}, enabled = true, saml_metadata_url = ${hclString(METADATA_URL)} }
+  channel_sso = { main = { enabled = true, saml_metadata_url = ${hclString(METADATA_URL)} } }
 }
 `;
 }

@@ -9,8 +9,7 @@
  * count (`[0]`), and channels by name; this mirrors those keys.
  */
 import { checkAddress } from '../address';
-
-const LIST_NAMES = ['blacklist', 'blocklist', 'whitelist'] as const;
+import { LIST_NAMES } from '../api/types';
 
 /** Terraform's identifier rule for a module call's name. */
 const MODULE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
