@@ -229,14 +229,14 @@ describe('schemas and metadata', () => {
     expect(Object.keys(first.resourceSchemas).sort()).toEqual(['svc_plain', 'svc_thing']);
     expect(Object.keys(first.dataSourceSchemas)).toEqual(['svc_info']);
     expect(first.resourceSchemas.svc_thing.version).toBe(1);
-    expect(first.provider.block.attributes.map((attribute) => attribute.name)).toEqual(['tenant']);
+    expect(first.provider?.block?.attributes.map((attribute) => attribute.name)).toEqual(['tenant']);
     expect(await service.getProviderSchema({})).toBe(first);
   });
   test('GetMetadata lists the type names', async () => {
     const metadata = await makeFake().service.getMetadata({});
     expect(metadata.resources.map((resource) => resource.typeName).sort()).toEqual(['svc_plain', 'svc_thing']);
     expect(metadata.dataSources).toEqual([{ typeName: 'svc_info' }]);
-    expect(metadata.serverCapabilities.getProviderSchemaOptional).toBe(true);
+    expect(metadata.serverCapabilities?.getProviderSchemaOptional).toBe(true);
   });
 });
 
@@ -523,7 +523,7 @@ describe('UpgradeResourceState', () => {
     expect(response.upgradedState).toBeUndefined();
   });
   test('flatmap state is an error', async () => {
-    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 0, rawState: { flatmap: { id: 'x' } } });
+    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 0, rawState: { json: Buffer.alloc(0), flatmap: { id: 'x' } } });
     expect(summaries(response.diagnostics)).toEqual(['Unsupported state format']);
   });
 });

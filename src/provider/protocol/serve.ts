@@ -15,7 +15,7 @@ import { GrpcServer, type UnaryRoute } from './grpc-server';
 import { HandshakeRefusedError, handshakeLine, readPluginEnvironment } from './handshake';
 import { createLogger, logLevelFromEnv, type Logger } from './log';
 import type { ProviderService } from './messages';
-import { callProviderRpc, providerRpcs } from './tfplugin6';
+import { callProviderRpc, providerRpcList } from './tfplugin6';
 
 export interface ServeOptions {
   /** @default process.env */
@@ -92,7 +92,7 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
   };
 
   const routes = new Map<string, UnaryRoute>();
-  for (const [rpcName, rpc] of Object.entries(providerRpcs)) {
+  for (const [rpcName, rpc] of providerRpcList) {
     routes.set(`/tfplugin6.Provider/${rpcName}`, { handle: (request) => callProviderRpc(service, rpc, request) });
   }
   routes.set(SHUTDOWN_PATH, {
