@@ -121,4 +121,11 @@ describe('diagnostic conversion', () => {
     expect(converted.attribute?.steps).toEqual(steps);
     expect(fromProtocolDiagnostic(converted)).toEqual(diagnostic);
   });
+  test('summary and detail pass through the given redact; the path does not', () => {
+    const converted = toProtocolDiagnostic(
+      { severity: 'error', summary: 'key k-123 refused', detail: 'k-123 expired', path: ['k-123'] },
+      (text) => text.replaceAll('k-123', '***'),
+    );
+    expect(converted).toMatchObject({ summary: 'key *** refused', detail: '*** expired', attribute: { steps: [{ attributeName: 'k-123' }] } });
+  });
 });

@@ -6,7 +6,6 @@
  * throw, which the gRPC layer turns into an INTERNAL status.
  */
 import { inspect } from 'node:util';
-import { redact } from '../../api/redaction';
 import type { PrivateData, ProviderDefinition } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { FunctionCallError, type FunctionDefinition } from '../core/functions';
@@ -18,11 +17,17 @@ import { isWhollyKnown, type ObjectValue, type Value } from '../core/values';
 import { toProtocolDiagnostic, toProtocolDiagnostics, toProtocolPath } from './diagnostic-conversion';
 import type * as messages from './messages';
 import { decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from './msgpack';
+import { NO_REDACTION, type Redact } from './redaction';
 import { toProtocolFunction, toProtocolSchema } from './schema-conversion';
 
 export interface ProviderServiceOptions {
   /** One line per internal error (already redacted); the wire layer sends it to stderr. */
   log?(line: string): void;
+  /**
+   * Scrubs secrets out of every diagnostic, function error and log line the service produces.
+   * @default no redaction
+   */
+  readonly redact?: Redact;
 }
 
 const SERVER_CAPABILITIES: messages.ServerCapabilities = {
@@ -56,8 +61,9 @@ export function createProviderService<Context>(
   const providerType = impliedType(definition.schema);
   let schemaResponse: messages.GetProviderSchemaResponse | undefined;
   let configured: { readonly context: Context } | undefined;
-  const toProtocol = (diagnostics: readonly Diagnostic[]) => toProtocolDiagnostics(diagnostics);
-  const toDiagnostic = (diagnostic: Diagnostic) => toProtocolDiagnostic(diagnostic);
+  const redact = options.redact ?? NO_REDACTION;
+  const toProtocol = (diagnostics: readonly Diagnostic[]) => toProtocolDiagnostics(diagnostics, redact);
+  const toDiagnostic = (diagnostic: Diagnostic) => toProtocolDiagnostic(diagnostic, redact);
 
   function providerSchemas(): messages.GetProviderSchemaResponse {
     schemaResponse ??= {
