@@ -56,20 +56,21 @@ describe('schema conversion', () => {
     },
   };
   const converted = toProtocolSchema(schema);
+  const block = converted.block!;
 
   test('block: version, markdown description, no nested blocks', () => {
     expect(converted.version).toBe(2);
-    expect(converted.block).toMatchObject({ version: 2, description: 'An **entry**.', descriptionKind: StringKind.Markdown, blockTypes: [] });
+    expect(block).toMatchObject({ version: 2, description: 'An **entry**.', descriptionKind: StringKind.Markdown, blockTypes: [] });
   });
   test('attributes sorted by name with their flags and type JSON', () => {
-    expect(converted.block.attributes.map((attribute) => attribute.name)).toEqual(['api_key', 'entries', 'name']);
-    const [apiKey, , name] = converted.block.attributes;
+    expect(block.attributes.map((attribute) => attribute.name)).toEqual(['api_key', 'entries', 'name']);
+    const [apiKey, , name] = block.attributes;
     expect(apiKey).toMatchObject({ optional: true, required: false, computed: false, sensitive: true, descriptionKind: StringKind.Markdown });
     expect(name).toMatchObject({ required: true, optional: false, writeOnly: false, deprecated: false });
     expect(name.type.toString()).toBe('"string"');
   });
   test('a nested attribute becomes a nested type with its nesting mode and no type bytes', () => {
-    const entries = converted.block.attributes[1];
+    const entries = block.attributes[1];
     expect(entries.type.length).toBe(0);
     expect(entries).toMatchObject({ optional: true, computed: true });
     expect(entries.nestedType?.nesting).toBe(ObjectNestingMode.Set);
@@ -97,7 +98,7 @@ describe('schema conversion', () => {
       description: '',
       attributes: { x: { description: '', optional: true, nested: { nesting, attributes: { a: { description: '', type: types.bool, optional: true } } } } },
     };
-    expect(toProtocolSchema(nestedSchema).block.attributes[0].nestedType?.nesting).toBe(mode);
+    expect(toProtocolSchema(nestedSchema).block!.attributes[0].nestedType?.nesting).toBe(mode);
     const objectType = types.object({ a: types.bool });
     const expected = nesting === 'single' ? objectType : { kind: nesting, element: objectType };
     expect(impliedType(nestedSchema)).toEqual(types.object({ x: expected as ValueType }));
@@ -119,5 +120,12 @@ describe('diagnostic conversion', () => {
     expect(converted.severity).toBe(diagnostic.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning);
     expect(converted.attribute?.steps).toEqual(steps);
     expect(fromProtocolDiagnostic(converted)).toEqual(diagnostic);
+  });
+  test('summary and detail pass through the given redact; the path does not', () => {
+    const converted = toProtocolDiagnostic(
+      { severity: 'error', summary: 'key k-123 refused', detail: 'k-123 expired', path: ['k-123'] },
+      (text) => text.replaceAll('k-123', '***'),
+    );
+    expect(converted).toMatchObject({ summary: 'key *** refused', detail: '*** expired', attribute: { steps: [{ attributeName: 'k-123' }] } });
   });
 });

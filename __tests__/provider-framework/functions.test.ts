@@ -4,7 +4,7 @@
  * the parameter types, calls the definition without ConfigureProvider, and answers with a result
  * or a FunctionError (with the argument's position when one argument is at fault).
  */
-import { registerSecret } from '../../src/api/redaction';
+import { redact, registerSecret } from '../../src/api/redaction';
 import type { ProviderDefinition } from '../../src/provider/core/definition';
 import { FunctionCallError, type FunctionDefinition } from '../../src/provider/core/functions';
 import { types, type ValueType } from '../../src/provider/core/types';
@@ -54,7 +54,7 @@ function makeService(functions: readonly FunctionDefinition[] = [repeat, isKnown
     functions,
   };
   const logLines: string[] = [];
-  return { service: createProviderService(definition, { log: (line) => logLines.push(line) }), logLines, configureCalls };
+  return { service: createProviderService(definition, { log: (line) => logLines.push(line), redact }), logLines, configureCalls };
 }
 
 const argument = (type: ValueType, value: Value): messages.DynamicValue => ({ msgpack: encodeValue(type, value) });

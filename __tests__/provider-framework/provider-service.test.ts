@@ -1,4 +1,4 @@
-import { registerSecret } from '../../src/api/redaction';
+import { redact, registerSecret } from '../../src/api/redaction';
 import type {
   DataSourceDefinition,
   PlanRequest,
@@ -171,7 +171,7 @@ function makeFake() {
     },
   };
   const logLines: string[] = [];
-  const service = createProviderService(definition, { log: (line) => logLines.push(line) });
+  const service = createProviderService(definition, { log: (line) => logLines.push(line), redact });
   return { service, calls, behaviour, logLines, hooks: () => calls.map((call) => call.hook) };
 }
 
@@ -229,14 +229,14 @@ describe('schemas and metadata', () => {
     expect(Object.keys(first.resourceSchemas).sort()).toEqual(['svc_plain', 'svc_thing']);
     expect(Object.keys(first.dataSourceSchemas)).toEqual(['svc_info']);
     expect(first.resourceSchemas.svc_thing.version).toBe(1);
-    expect(first.provider.block.attributes.map((attribute) => attribute.name)).toEqual(['tenant']);
+    expect(first.provider?.block?.attributes.map((attribute) => attribute.name)).toEqual(['tenant']);
     expect(await service.getProviderSchema({})).toBe(first);
   });
   test('GetMetadata lists the type names', async () => {
     const metadata = await makeFake().service.getMetadata({});
     expect(metadata.resources.map((resource) => resource.typeName).sort()).toEqual(['svc_plain', 'svc_thing']);
     expect(metadata.dataSources).toEqual([{ typeName: 'svc_info' }]);
-    expect(metadata.serverCapabilities.getProviderSchemaOptional).toBe(true);
+    expect(metadata.serverCapabilities?.getProviderSchemaOptional).toBe(true);
   });
 });
 
@@ -523,7 +523,7 @@ describe('UpgradeResourceState', () => {
     expect(response.upgradedState).toBeUndefined();
   });
   test('flatmap state is an error', async () => {
-    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 0, rawState: { flatmap: { id: 'x' } } });
+    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 0, rawState: { json: Buffer.alloc(0), flatmap: { id: 'x' } } });
     expect(summaries(response.diagnostics)).toEqual(['Unsupported state format']);
   });
 });
@@ -558,5 +558,37 @@ describe('StopProvider and internal faults', () => {
     expect(() =>
       createProviderService({ schema: providerSchema, configure: async () => ({ tenant: 'x' }), resources: [resource, resource], dataSources: [] }),
     ).toThrow('lists resource svc_dup twice');
+  });
+});
+
+describe('redaction is injected by whoever builds the service', () => {
+  // The wire layer imports no secret registry: these services get a redact function of their own.
+  const failing: ResourceDefinition<Context> = {
+    typeName: 'svc_failing',
+    schema: { version: 0, description: '', attributes: { id: { description: 'ID.', type: types.string, computed: true } } },
+    validate: () => {
+      throw new DiagnosticsError([errorDiagnostic('Password hunter2 refused', 'the API said hunter2 is wrong', ['id'])]);
+    },
+    create: async () => ({ id: 'x' }),
+    update: async (request) => request.planned,
+    delete: async () => undefined,
+    read: async (request) => request.state,
+  };
+  const definition: ProviderDefinition<Context> = { schema: providerSchema, configure: async () => ({ tenant: 't' }), resources: [failing], dataSources: [] };
+  const validate = (service: messages.ProviderService) =>
+    service.validateResourceConfig({ typeName: 'svc_failing', config: dynamic(impliedType(failing.schema), { id: null }) });
+
+  test('the injected redact is applied to every diagnostic the service sends', async () => {
+    const service = createProviderService(definition, { redact: (text) => text.replaceAll('hunter2', '[GONE]') });
+    const { diagnostics } = await validate(service);
+    expect(diagnostics).toEqual([
+      { severity: messages.DiagnosticSeverity.Error, summary: 'Password [GONE] refused', detail: 'the API said [GONE] is wrong', attribute: { steps: [{ attributeName: 'id' }] } },
+    ]);
+  });
+
+  test('without one the text is sent as it is: nothing is scrubbed behind the builder\'s back', async () => {
+    registerSecret('hunter2'); // in the API client's registry, which the wire layer must not consult on its own
+    const { diagnostics } = await validate(createProviderService(definition));
+    expect(diagnostics[0].summary).toBe('Password hunter2 refused');
   });
 });

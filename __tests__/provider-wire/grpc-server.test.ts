@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registerSecret } from '../../src/api/redaction';
+import { redact, registerSecret } from '../../src/api/redaction';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import {
   GrpcServer,
@@ -19,7 +19,7 @@ registerSecret(SECRET);
 
 /** Log lines go here instead of the test output; some tests read them. */
 const logLines: string[] = [];
-const logger = createLogger({ write: (line: string) => logLines.push(line) } as unknown as NodeJS.WritableStream, 'trace');
+const logger = createLogger({ write: (line: string) => logLines.push(line) } as unknown as NodeJS.WritableStream, 'trace', redact);
 
 let afterReplyCalls = 0;
 const routes = new Map<string, UnaryRoute>([
@@ -82,6 +82,7 @@ describe.each([
     server = new GrpcServer({
       routes,
       logger,
+      redact,
       ...(tls
         ? {
             tls: {

@@ -257,7 +257,7 @@ describe('the bundled provider process', () => {
   test("the provider's entry point imports the console guard before any other module", () => {
     const source = readFileSync(join(__dirname, '../../src/provider/main.ts'), 'utf8');
     const imports = [...source.matchAll(/^import .*?['"]([^'"]+)['"];$/gm)].map((match) => match[1]);
-    expect(imports[0]).toBe('./protocol/console-to-stderr');
+    expect(imports[0]).toBe('./console-guard');
   });
 
   /** Kills what a failed test left running (a passing test's process has exited by then). */

@@ -1,12 +1,18 @@
+import type { ResourceDefinition } from '../../src/provider/core/definition';
+import { types } from '../../src/provider/core/types';
+import type { ObjectValue } from '../../src/provider/core/values';
 import {
   DiagnosticSeverity,
   ObjectNestingMode,
   StringKind,
+  type Diagnostic,
+  type DynamicValue,
   type GetProviderSchemaResponse,
-  type PlanResourceChangeRequest,
   type ProviderService,
-  type UpgradeResourceStateRequest,
+  type Schema,
 } from '../../src/provider/protocol/messages';
+import { encodeValue } from '../../src/provider/protocol/msgpack';
+import { createProviderService } from '../../src/provider/protocol/provider-service';
 import { decodeMessage, encodeMessage } from '../../src/provider/protocol/protobuf';
 import * as tfplugin6 from '../../src/provider/protocol/tfplugin6';
 import { emptyProvider } from './fixtures/empty-provider';
@@ -39,12 +45,13 @@ describe('tfplugin6 field numbers (hand-built wire bytes from the proto)', () =>
       hex('3a 04 08 01 10 01'), // client_capabilities {deferral_allowed, write_only_attributes_allowed}
       hex('f8 01 01'), // field 31: unknown to us
     ]);
-    const request = tfplugin6.decodeRequest<PlanResourceChangeRequest>(tfplugin6.providerRpcs.PlanResourceChange!, wire);
+    const request = tfplugin6.decodeRequest(tfplugin6.providerRpcs.PlanResourceChange, wire);
     expect(request).toEqual({
       typeName: 'svc',
-      priorState: { msgpack: hex('c0'), json: Buffer.alloc(0) },
-      proposedNewState: { msgpack: hex('80'), json: Buffer.alloc(0) },
-      config: { msgpack: Buffer.alloc(0), json: Buffer.from('{') },
+      // DynamicValue's two encodings decode as absent (undefined) unless sent: config came as json only
+      priorState: { msgpack: hex('c0'), json: undefined },
+      proposedNewState: { msgpack: hex('80'), json: undefined },
+      config: { msgpack: undefined, json: Buffer.from('{') },
       priorPrivate: Buffer.from('pp'),
       providerMeta: undefined,
       clientCapabilities: { deferralAllowed: true, writeOnlyAttributesAllowed: true },
@@ -59,7 +66,7 @@ describe('tfplugin6 field numbers (hand-built wire bytes from the proto)', () =>
       hex('0a 02 7b 7d'), // json "{}"
       hex('12 06 0a 01 61 12 01 62'), // flatmap {a: b}
     ]);
-    const request = tfplugin6.decodeRequest<UpgradeResourceStateRequest>(tfplugin6.providerRpcs.UpgradeResourceState!, wire);
+    const request = tfplugin6.decodeRequest(tfplugin6.providerRpcs.UpgradeResourceState, wire);
     expect(request).toEqual({ typeName: 'x', version: 3, rawState: { json: Buffer.from('{}'), flatmap: { a: 'b' } } });
   });
 
@@ -98,16 +105,16 @@ describe('GetProviderSchema.Response', () => {
     block: { version: 1, attributes, blockTypes: [], description: 'd', descriptionKind: StringKind.Plain, deprecated: false },
   });
   const response: GetProviderSchemaResponse = {
-    provider: schema([attribute('api_key', '"string"')]) as GetProviderSchemaResponse['provider'],
+    provider: schema([attribute('api_key', '"string"')]) as Schema,
     resourceSchemas: {
-      svc_blacklist_entry: schema([attribute('ip', '"string"'), attribute('id', '"string"')]) as GetProviderSchemaResponse['provider'],
+      svc_blacklist_entry: schema([attribute('ip', '"string"'), attribute('id', '"string"')]) as Schema,
       svc_blacklist: schema([
         {
           ...attribute('entries', ''),
           type: Buffer.alloc(0),
           nestedType: { attributes: [attribute('ip', '"string"')], nesting: ObjectNestingMode.Set },
         },
-      ]) as GetProviderSchemaResponse['provider'],
+      ]) as Schema,
     },
     dataSourceSchemas: {},
     functions: {},
@@ -116,7 +123,7 @@ describe('GetProviderSchema.Response', () => {
   };
 
   test('round-trips with nested attribute types and schema maps', () => {
-    const decoded = decodeMessage<Record<string, unknown>>(
+    const decoded = decodeMessage(
       tfplugin6.GetProviderSchemaResponse,
       encodeMessage(tfplugin6.GetProviderSchemaResponse, response),
     );
@@ -161,3 +168,80 @@ function bufferReviver(_key: string, value: unknown): unknown {
   }
   return value;
 }
+
+describe('DynamicValue in JSON (the protocol allows it; terraform itself sends msgpack)', () => {
+  // A one-resource provider whose validate hook records the config it was given.
+  const seen: ObjectValue[] = [];
+  const resource: ResourceDefinition<object> = {
+    typeName: 'svc_note',
+    schema: {
+      version: 0,
+      description: 'A note.',
+      attributes: {
+        text: { description: 'Text.', type: types.string, required: true },
+        tags: { description: 'Tags.', type: types.list(types.string), optional: true },
+      },
+    },
+    validate: ({ config }) => {
+      seen.push(config);
+      return [];
+    },
+    create: async ({ planned }) => planned,
+    update: async ({ planned }) => planned,
+    delete: async () => undefined,
+    read: async ({ state }) => state,
+  };
+  const service = createProviderService({ schema: { version: 0, description: '', attributes: {} }, configure: async () => ({}), resources: [resource], dataSources: [] });
+  const validate = (wire: Buffer) => tfplugin6.callProviderRpc(service, tfplugin6.providerRpcs.ValidateResourceConfig, wire);
+  const typeName = hex(`0a 08 ${Buffer.from('svc_note').toString('hex')}`); // type_name "svc_note"
+  /** config (field 2) holding the given DynamicValue bytes. */
+  const config = (dynamicValue: Buffer) => Buffer.concat([hex('12'), Buffer.from([dynamicValue.length]), dynamicValue]);
+  const bytesField = (number: number, bytes: Buffer) => Buffer.concat([Buffer.from([(number << 3) | 2, bytes.length]), bytes]);
+  const json = Buffer.from('{"text":"hello","tags":["a","b"]}');
+
+  beforeEach(() => seen.splice(0));
+
+  test('only json set (field 2): decoded against the schema and handed to the hook', async () => {
+    const reply = await validate(Buffer.concat([typeName, config(bytesField(2, json))]));
+    expect(decodeMessage(tfplugin6.ValidateResourceConfigResponse, reply).diagnostics).toEqual([]);
+    expect(seen).toEqual([{ text: 'hello', tags: ['a', 'b'] }]);
+  });
+
+  test('the same request built with our encoder decodes the same way', async () => {
+    await validate(encodeMessage(tfplugin6.ValidateResourceConfigRequest, { typeName: 'svc_note', config: { json } }));
+    expect(seen).toEqual([{ text: 'hello', tags: ['a', 'b'] }]);
+  });
+
+  test('an empty msgpack field beside json does not hide the json (no msgpack value is zero bytes)', async () => {
+    await validate(Buffer.concat([typeName, config(Buffer.concat([bytesField(1, Buffer.alloc(0)), bytesField(2, json)]))]));
+    expect(seen).toEqual([{ text: 'hello', tags: ['a', 'b'] }]);
+  });
+
+  test('msgpack wins when both are set, as in terraform\'s own decoder', async () => {
+    const msgpack = encodeValue(types.object({ text: types.string, tags: types.list(types.string) }), { text: 'from msgpack', tags: null });
+    await validate(Buffer.concat([typeName, config(Buffer.concat([bytesField(1, msgpack), bytesField(2, json)]))]));
+    expect(seen).toEqual([{ text: 'from msgpack', tags: null }]);
+  });
+
+  test('neither set is an internal fault naming the field', async () => {
+    await expect(validate(Buffer.concat([typeName, config(Buffer.alloc(0))]))).rejects.toThrow(
+      'ValidateResourceConfig config is missing from the request (neither msgpack nor json set)',
+    );
+  });
+});
+
+describe('the TypeScript types come from the descriptors', () => {
+  test('a decoded message has exactly the declared fields, and its type says which may be absent', () => {
+    const decoded: Diagnostic = decodeMessage(tfplugin6.Diagnostic, encodeMessage(tfplugin6.Diagnostic, diagnostic));
+    expect(Object.keys(decoded).sort()).toEqual(tfplugin6.Diagnostic.fields.map((field) => field.name).sort());
+    // Compile-time checks (tsc runs over the tests): each line fails to type-check if the derived types loosen.
+    // @ts-expect-error severity is the DiagnosticSeverity enum, not a string
+    const wrongSeverity: Diagnostic = { ...decoded, severity: 'error' };
+    // @ts-expect-error summary is always present after decoding (proto3 default ''), so it is required
+    const noSummary: Diagnostic = { severity: DiagnosticSeverity.Error, detail: '' };
+    // @ts-expect-error a DynamicValue's encodings are Buffers
+    const textValue: DynamicValue = { json: '{}' };
+    const absentEncodings: DynamicValue = {};
+    expect([wrongSeverity, noSummary, textValue, absentEncodings]).toHaveLength(4);
+  });
+});

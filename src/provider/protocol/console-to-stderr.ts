@@ -1,16 +1,17 @@
 /**
- * Imported FIRST by the provider's entry point, for its side effect: every console method now
- * writes to stderr (redacted), never to stdout. Terraform reads the plugin's first stdout line
- * as the handshake; a console.log from any module (ours or a dependency, even while modules
- * load) printed before it breaks the start-up, and one printed after it is noise in terraform's
- * plugin stream. stderr lines reach TF_LOG instead.
+ * The console guard: every console method writes to stderr (redacted), never to stdout.
+ * Terraform reads the plugin's first stdout line as the handshake; a console.log from any
+ * module (ours or a dependency, even while modules load) printed before it breaks the
+ * start-up, and one printed after it is noise in terraform's plugin stream. stderr lines reach
+ * TF_LOG instead. A provider's entry point calls routeConsoleTo from a module it imports FIRST
+ * (src/provider/console-guard.ts for svc), so the guard is up before any other module loads.
  */
 import { Console } from 'node:console';
 import { Writable } from 'node:stream';
-import { redact } from '../../api/redaction';
+import type { Redact } from './redaction';
 
 /** Replaces the global console with one whose output all goes to `stream`, redacted. */
-export function routeConsoleTo(stream: NodeJS.WritableStream): void {
+export function routeConsoleTo(stream: NodeJS.WritableStream, redact: Redact): void {
   const redacting = new Writable({
     write(chunk: Buffer, _encoding, done) {
       stream.write(redact(chunk.toString('utf8')));
@@ -19,5 +20,3 @@ export function routeConsoleTo(stream: NodeJS.WritableStream): void {
   });
   globalThis.console = new Console({ stdout: redacting, stderr: redacting });
 }
-
-routeConsoleTo(process.stderr);

@@ -3,9 +3,9 @@
  * attribute name -> attribute_name, a list index -> element_key_int, a map key ->
  * element_key_string.
  */
-import { redact } from '../../api/redaction';
 import type { AttributePath, Diagnostic, PathStep } from '../core/diagnostics';
 import * as messages from './messages';
+import { NO_REDACTION, type Redact } from './redaction';
 
 export function toProtocolPath(path: AttributePath): messages.AttributePath {
   return {
@@ -27,10 +27,11 @@ export function fromProtocolPath(path: messages.AttributePath): AttributePath {
 }
 
 /**
- * Every diagnostic leaves the provider through here, so this is where registered secrets are
- * scrubbed: a hook that quotes the API key in its own message cannot put it in terraform's output.
+ * Every diagnostic leaves the provider through here, so this is where secrets are scrubbed with
+ * the provider's `redact`: a hook that quotes the API key in its own message cannot put it in
+ * terraform's output.
  */
-export function toProtocolDiagnostic(diagnostic: Diagnostic): messages.Diagnostic {
+export function toProtocolDiagnostic(diagnostic: Diagnostic, redact: Redact = NO_REDACTION): messages.Diagnostic {
   return {
     severity: diagnostic.severity === 'error' ? messages.DiagnosticSeverity.Error : messages.DiagnosticSeverity.Warning,
     summary: redact(diagnostic.summary),
@@ -49,6 +50,6 @@ export function fromProtocolDiagnostic(diagnostic: messages.Diagnostic): Diagnos
   };
 }
 
-export function toProtocolDiagnostics(diagnostics: readonly Diagnostic[]): messages.Diagnostic[] {
-  return diagnostics.map(toProtocolDiagnostic);
+export function toProtocolDiagnostics(diagnostics: readonly Diagnostic[], redact: Redact = NO_REDACTION): messages.Diagnostic[] {
+  return diagnostics.map((diagnostic) => toProtocolDiagnostic(diagnostic, redact));
 }

@@ -7,8 +7,8 @@
  * gets a trailers-only UNIMPLEMENTED, which go-plugin and terraform treat as "not supported".
  */
 import * as http2 from 'node:http2';
-import { redact } from '../../api/redaction';
 import type { Logger } from './log';
+import { NO_REDACTION, type Redact } from './redaction';
 
 /** The gRPC status codes this server sends. */
 export enum GrpcStatus {
@@ -37,6 +37,8 @@ export interface GrpcServerOptions {
   /** Mutual TLS; without it the server speaks plain HTTP/2 (h2c). */
   readonly tls?: GrpcTlsOptions;
   readonly logger: Logger;
+  /** Applied to every grpc-message (error text) the server sends. @default no redaction */
+  readonly redact?: Redact;
 }
 
 /** Bytes in the gRPC message prefix: 1 compressed flag + 4 length (big-endian). */
@@ -203,7 +205,7 @@ export class GrpcServer {
           const message = error instanceof Error ? error.message : String(error);
           const stack = error instanceof Error && error.stack !== undefined ? error.stack : message;
           logger.error(`gRPC ${path} failed: ${stack}`);
-          this.respondStatus(stream, GrpcStatus.INTERNAL, redact(message));
+          this.respondStatus(stream, GrpcStatus.INTERNAL, message);
         },
       );
     });
@@ -226,7 +228,7 @@ export class GrpcServer {
         ':status': 200,
         'content-type': 'application/grpc',
         'grpc-status': String(status),
-        'grpc-message': encodeGrpcMessage(redact(message)),
+        'grpc-message': encodeGrpcMessage((this.options.redact ?? NO_REDACTION)(message)),
       },
       { endStream: true },
     );

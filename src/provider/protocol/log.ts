@@ -1,9 +1,9 @@
 /**
  * The provider's stderr logger. Terraform's go-plugin client reads the plugin's stderr and
  * files each line under the level named by its `[LEVEL]` prefix, so the lines are shown with
- * TF_LOG. stdout is reserved for the handshake line. Every line passes through redact().
+ * TF_LOG. stdout is reserved for the handshake line. Every line passes through the given redact.
  */
-import { redact } from '../../api/redaction';
+import { NO_REDACTION, type Redact } from './redaction';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 
@@ -32,7 +32,7 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv): LogLevel {
   return 'trace';
 }
 
-export function createLogger(stderr: NodeJS.WritableStream, level: LogLevel): Logger {
+export function createLogger(stderr: NodeJS.WritableStream, level: LogLevel, redact: Redact = NO_REDACTION): Logger {
   const write = (lineLevel: LogLevel, message: string): void => {
     if (LEVEL_ORDER[lineLevel] < LEVEL_ORDER[level]) return;
     // One line per entry: go-plugin reads stderr line by line.

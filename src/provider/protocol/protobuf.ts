@@ -5,9 +5,13 @@
  *
  * Decoding: unknown fields are skipped by wire type; repeated scalars are accepted packed and
  * unpacked; absent fields take their proto3 defaults (0, '', false, empty Buffer, [], {}),
- * absent message fields and unset oneof members are `undefined`.
- * Encoding: proto3 implicit presence (default scalars are not written), oneof members and
- * message fields are written whenever they are defined, repeated numeric scalars are packed.
+ * absent message fields, unset oneof members and absent `optional` scalars are `undefined`.
+ * Encoding: proto3 implicit presence (default scalars are not written), oneof members,
+ * `optional` scalars and message fields are written whenever they are defined, repeated
+ * numeric scalars are packed.
+ *
+ * A descriptor declared `as const` also gives its TypeScript shape: MessageValue<typeof D> is
+ * what decodeMessage(D, ...) returns, so the wire declaration and the type cannot disagree.
  */
 
 export type ScalarKind =
@@ -35,8 +39,15 @@ export interface ScalarField {
   readonly repeated?: boolean;
   /** Members of one oneof have explicit presence: written even when they hold the default. */
   readonly oneof?: string;
+  /**
+   * Explicit presence without a oneof (proto3 `optional`): decoded as `undefined` when absent
+   * from the wire instead of as its default, and written whenever it is defined.
+   */
+  readonly optional?: boolean;
   /** 64-bit integer kinds decode to bigint instead of number (number throws when unsafe). */
   readonly bigint?: boolean;
+  /** For `enum` fields: the TypeScript enum of its values. Read only by MessageValue (the type). */
+  readonly enum?: Readonly<Record<string, string | number>>;
 }
 
 export interface MessageField {
@@ -65,6 +76,57 @@ export interface MessageDescriptor {
   readonly name: string;
   readonly fields: readonly FieldDescriptor[];
 }
+
+// ---------------------------------------------------------------- the TypeScript shape of a descriptor
+
+type SixtyFourBitKind = 'int64' | 'uint64' | 'sint64' | 'fixed64' | 'sfixed64';
+
+type ScalarValue<Field> = Field extends { readonly kind: 'string' }
+  ? string
+  : Field extends { readonly kind: 'bytes' }
+    ? Buffer
+    : Field extends { readonly kind: 'bool' }
+      ? boolean
+      : Field extends { readonly kind: 'enum'; readonly enum: infer Enum }
+        ? Enum[keyof Enum]
+        : Field extends { readonly kind: SixtyFourBitKind; readonly bigint: true }
+          ? bigint
+          : number;
+
+type FieldValue<Field> = Field extends { readonly kind: 'message'; readonly message: () => infer Message }
+  ? MessageValue<Message>
+  : Field extends { readonly kind: 'map'; readonly value: infer Value }
+    ? Readonly<Record<string, Value extends () => infer Message ? MessageValue<Message> : ScalarValue<{ readonly kind: Value }>>>
+    : ScalarValue<Field>;
+
+type Occurrences<Field> = Field extends { readonly repeated: true } ? readonly FieldValue<Field>[] : FieldValue<Field>;
+
+/** Fields that decode to `undefined` when absent (see the module comment); the rest always have a value. */
+type MayBeAbsent<Field> = Field extends { readonly repeated: true }
+  ? false
+  : Field extends { readonly kind: 'message' } | { readonly oneof: string } | { readonly optional: true }
+    ? true
+    : false;
+
+type NameOf<Field> = Field extends { readonly name: infer Name extends string } ? Name : never;
+
+type Flatten<T> = { [Key in keyof T]: T[Key] };
+
+/**
+ * A message as decodeMessage returns it and encodeMessage takes it, derived from its descriptor
+ * declared `as const`: names are the field names; singular messages, oneof members and
+ * `optional` scalars are optional properties; repeated fields are arrays and maps Records.
+ * A descriptor typed only as MessageDescriptor gives Record<string, unknown>.
+ */
+export type MessageValue<Descriptor> = Descriptor extends { readonly fields: readonly (infer Field)[] }
+  ? string extends NameOf<Field>
+    ? Record<string, unknown>
+    : Flatten<
+        { readonly [F in Field as MayBeAbsent<F> extends true ? never : NameOf<F>]: Occurrences<F> } & {
+          readonly [F in Field as MayBeAbsent<F> extends true ? NameOf<F> : never]?: Occurrences<F>;
+        }
+      >
+  : never;
 
 export type ProtobufErrorCode =
   | 'truncated'
@@ -407,13 +469,13 @@ function wireTypeError(owner: MessageDescriptor, field: FieldDescriptor, wireTyp
 }
 
 /** Decodes one message; the result has every declared field (defaults for absent ones). */
-export function decodeMessage<T = Record<string, unknown>>(
-  descriptor: MessageDescriptor,
+export function decodeMessage<Descriptor extends MessageDescriptor>(
+  descriptor: Descriptor,
   buffer: Buffer,
   start = 0,
   end = buffer.length,
-): T {
-  return readMessage(descriptor, new ProtobufReader(buffer, start, end)) as T;
+): MessageValue<Descriptor> {
+  return readMessage(descriptor, new ProtobufReader(buffer, start, end)) as MessageValue<Descriptor>;
 }
 
 function readMessage(descriptor: MessageDescriptor, reader: ProtobufReader): Record<string, unknown> {
@@ -422,7 +484,7 @@ function readMessage(descriptor: MessageDescriptor, reader: ProtobufReader): Rec
   for (const field of descriptor.fields) {
     if (field.kind === 'map') result[field.name] = {};
     else if (field.repeated === true) result[field.name] = [];
-    else if (field.kind === 'message' || field.oneof !== undefined) result[field.name] = undefined;
+    else if (field.kind === 'message' || field.oneof !== undefined || field.optional === true) result[field.name] = undefined;
     else result[field.name] = defaultOf(field.kind, field.bigint);
   }
 
@@ -751,7 +813,7 @@ function writeMessage(writer: ProtobufWriter, descriptor: MessageDescriptor, mes
       continue;
     }
 
-    if (field.oneof === undefined && isDefault(field.kind, value)) continue;
+    if (field.oneof === undefined && field.optional !== true && isDefault(field.kind, value)) continue;
     writer.writeTag(field.number, wireTypeOf(field.kind));
     writeScalarValue(writer, field.kind, value, where);
   }

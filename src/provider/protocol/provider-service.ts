@@ -6,7 +6,6 @@
  * throw, which the gRPC layer turns into an INTERNAL status.
  */
 import { inspect } from 'node:util';
-import { redact } from '../../api/redaction';
 import type { PrivateData, ProviderDefinition } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { FunctionCallError, type FunctionDefinition } from '../core/functions';
@@ -15,14 +14,20 @@ import type { Schema } from '../core/schema';
 import type { ValueType } from '../core/types';
 import { findShapeProblem, findUnknownPath, formatAttributePath, impliedType, isPlainObject } from '../core/value-shape';
 import { isWhollyKnown, type ObjectValue, type Value } from '../core/values';
-import { toProtocolDiagnostics, toProtocolPath } from './diagnostic-conversion';
+import { toProtocolDiagnostic, toProtocolDiagnostics, toProtocolPath } from './diagnostic-conversion';
 import type * as messages from './messages';
 import { decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from './msgpack';
+import { NO_REDACTION, type Redact } from './redaction';
 import { toProtocolFunction, toProtocolSchema } from './schema-conversion';
 
 export interface ProviderServiceOptions {
   /** One line per internal error (already redacted); the wire layer sends it to stderr. */
   log?(line: string): void;
+  /**
+   * Scrubs secrets out of every diagnostic, function error and log line the service produces.
+   * @default no redaction
+   */
+  readonly redact?: Redact;
 }
 
 const SERVER_CAPABILITIES: messages.ServerCapabilities = {
@@ -56,6 +61,9 @@ export function createProviderService<Context>(
   const providerType = impliedType(definition.schema);
   let schemaResponse: messages.GetProviderSchemaResponse | undefined;
   let configured: { readonly context: Context } | undefined;
+  const redact = options.redact ?? NO_REDACTION;
+  const toProtocol = (diagnostics: readonly Diagnostic[]) => toProtocolDiagnostics(diagnostics, redact);
+  const toDiagnostic = (diagnostic: Diagnostic) => toProtocolDiagnostic(diagnostic, redact);
 
   function providerSchemas(): messages.GetProviderSchemaResponse {
     schemaResponse ??= {
@@ -140,7 +148,7 @@ export function createProviderService<Context>(
       const validate = definition.validate;
       if (validate === undefined) return { diagnostics: [] };
       const outcome = await runHook('validate the provider configuration', () => validate.call(definition, { config }));
-      return { diagnostics: toProtocolDiagnostics(outcome.ok ? outcome.value : outcome.diagnostics) };
+      return { diagnostics: toProtocol(outcome.ok ? outcome.value : outcome.diagnostics) };
     },
 
     async validateResourceConfig(request) {
@@ -150,7 +158,7 @@ export function createProviderService<Context>(
       const validate = resource.definition.validate;
       if (validate === undefined) return { diagnostics: [] };
       const outcome = await runHook(`validate ${request.typeName}`, () => validate.call(resource.definition, { config }));
-      return { diagnostics: toProtocolDiagnostics(outcome.ok ? outcome.value : outcome.diagnostics) };
+      return { diagnostics: toProtocol(outcome.ok ? outcome.value : outcome.diagnostics) };
     },
 
     async validateDataResourceConfig(request) {
@@ -162,7 +170,7 @@ export function createProviderService<Context>(
       const validate = dataSource.definition.validate;
       if (validate === undefined) return { diagnostics: [] };
       const outcome = await runHook(`validate data source ${request.typeName}`, () => validate.call(dataSource.definition, { config }));
-      return { diagnostics: toProtocolDiagnostics(outcome.ok ? outcome.value : outcome.diagnostics) };
+      return { diagnostics: toProtocol(outcome.ok ? outcome.value : outcome.diagnostics) };
     },
 
     async upgradeResourceState(request) {
@@ -171,7 +179,7 @@ export function createProviderService<Context>(
       const schemaVersion = resource.definition.schema.version;
       if (request.version > schemaVersion) {
         return {
-          diagnostics: toProtocolDiagnostics([
+          diagnostics: toProtocol([
             errorDiagnostic(
               'State written by a newer svc provider',
               `The state of this ${request.typeName} has schema version ${request.version}, but this svc provider only ` +
@@ -182,13 +190,14 @@ export function createProviderService<Context>(
         };
       }
       const rawState = request.rawState;
-      if (rawState?.json !== undefined && rawState.json.length > 0) {
-        const state = decodeOrThrow('UpgradeResourceState raw_state.json', () => decodeJsonValue(resource.type, rawState.json as Buffer));
+      if (rawState !== undefined && rawState.json.length > 0) {
+        const json = rawState.json;
+        const state = decodeOrThrow('UpgradeResourceState raw_state.json', () => decodeJsonValue(resource.type, json));
         return { upgradedState: { msgpack: encodeValue(resource.type, state) }, diagnostics: [] };
       }
       if (rawState !== undefined && Object.keys(rawState.flatmap).length > 0) {
         return {
-          diagnostics: toProtocolDiagnostics([
+          diagnostics: toProtocol([
             errorDiagnostic(
               'Unsupported state format',
               `The stored state of this ${request.typeName} is in the legacy flatmap format, which the svc provider never ` +
@@ -208,7 +217,7 @@ export function createProviderService<Context>(
       const outcome = await runHook('configure the provider', () =>
         definition.configure({ config, terraformVersion: request.terraformVersion }),
       );
-      if (!outcome.ok) return { diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      if (!outcome.ok) return { diagnostics: toProtocol(outcome.diagnostics) };
       configured = { context: outcome.value };
       return { diagnostics: [] };
     },
@@ -225,7 +234,7 @@ export function createProviderService<Context>(
       if (configured === undefined) return { ...unchanged, diagnostics: [toDiagnostic(notConfigured(operation))] };
       const { context } = configured;
       const outcome = await runHook(operation, () => resource.definition.read({ context, state }));
-      if (!outcome.ok) return { ...unchanged, diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      if (!outcome.ok) return { ...unchanged, diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
       if (problem !== undefined) return { ...unchanged, diagnostics: [toDiagnostic(problem)] };
       return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: request.private, diagnostics: [] };
@@ -235,7 +244,7 @@ export function createProviderService<Context>(
       const failed = (diagnostics: readonly Diagnostic[]): messages.PlanResourceChangeResponse => ({
         requiresReplace: [],
         plannedPrivate: request.priorPrivate,
-        diagnostics: toProtocolDiagnostics(diagnostics),
+        diagnostics: toProtocol(diagnostics),
       });
       const resource = resources.get(request.typeName);
       if (resource === undefined) return failed([unknownTypeDiagnostic('resource', request.typeName, resources)]);
@@ -272,7 +281,7 @@ export function createProviderService<Context>(
         plannedState: { msgpack: encodeValue(type, planned) },
         requiresReplace: requiresReplace.map(toProtocolPath),
         plannedPrivate: hookPrivate === undefined ? request.priorPrivate : Buffer.from(JSON.stringify(hookPrivate)),
-        diagnostics: toProtocolDiagnostics(hookDiagnostics),
+        diagnostics: toProtocol(hookDiagnostics),
       };
     },
 
@@ -296,7 +305,7 @@ export function createProviderService<Context>(
       const stateOnFailure = (diagnostics: readonly Diagnostic[]): messages.ApplyResourceChangeResponse => ({
         newState: { msgpack: encodeValue(type, action === 'create' ? null : prior) },
         private: request.plannedPrivate,
-        diagnostics: toProtocolDiagnostics(diagnostics),
+        diagnostics: toProtocol(diagnostics),
       });
       if (configured === undefined) return stateOnFailure([notConfigured(operation)]);
       const { context } = configured;
@@ -308,7 +317,7 @@ export function createProviderService<Context>(
         if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
         const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn }));
         if (!outcome.ok) return stateOnFailure([...warnings, ...outcome.diagnostics]);
-        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocolDiagnostics(warnings) };
+        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol(warnings) };
       }
       const appliedConfig = config ?? planned;
       const outcome = await runHook(operation, () =>
@@ -326,7 +335,7 @@ export function createProviderService<Context>(
         return {
           newState: { msgpack: encodeValue(type, partial) },
           private: request.plannedPrivate,
-          diagnostics: toProtocolDiagnostics([...warnings, ...outcome.diagnostics]),
+          diagnostics: toProtocol([...warnings, ...outcome.diagnostics]),
         };
       }
       const applied = outcome.value;
@@ -340,7 +349,7 @@ export function createProviderService<Context>(
         return {
           newState,
           private: request.plannedPrivate,
-          diagnostics: toProtocolDiagnostics([
+          diagnostics: toProtocol([
             ...warnings,
             errorDiagnostic(
               `${request.typeName}: ${where} after ${action} differs from the plan`,
@@ -351,7 +360,7 @@ export function createProviderService<Context>(
           ]),
         };
       }
-      return { newState, private: request.plannedPrivate, diagnostics: toProtocolDiagnostics(warnings) };
+      return { newState, private: request.plannedPrivate, diagnostics: toProtocol(warnings) };
     },
 
     async importResourceState(request) {
@@ -374,7 +383,7 @@ export function createProviderService<Context>(
       if (configured === undefined) return failed(notConfigured(operation));
       const { context } = configured;
       const outcome = await runHook(operation, () => importHook.call(resource.definition, { context, id: request.id }));
-      if (!outcome.ok) return { importedResources: [], diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      if (!outcome.ok) return { importedResources: [], diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
       if (problem !== undefined) return failed(problem);
       return {
@@ -393,7 +402,7 @@ export function createProviderService<Context>(
       if (configured === undefined) return { diagnostics: [toDiagnostic(notConfigured(operation))] };
       const { context } = configured;
       const outcome = await runHook(operation, () => dataSource.definition.read({ context, config }));
-      if (!outcome.ok) return { diagnostics: toProtocolDiagnostics(outcome.diagnostics) };
+      if (!outcome.ok) return { diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, dataSource.type, outcome.value, false);
       if (problem !== undefined) return { diagnostics: [toDiagnostic(problem)] };
       return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: [] };
@@ -502,10 +511,6 @@ function unknownTypeDiagnostic(kind: string, typeName: string, index: Map<string
   );
 }
 
-function toDiagnostic(diagnostic: Diagnostic): messages.Diagnostic {
-  return toProtocolDiagnostics([diagnostic])[0];
-}
-
 /** Bytes that do not decode are an internal fault: rethrown with the request field named. */
 function decodeOrThrow(field: string, decode: () => Value): Value {
   try {
@@ -516,15 +521,17 @@ function decodeOrThrow(field: string, decode: () => Value): Value {
   }
 }
 
+/**
+ * A DynamicValue in whichever encoding it came: msgpack (what terraform sends today) or JSON
+ * (which the protocol allows, e.g. from other clients). As terraform's own decoder does, an
+ * encoding counts only when it has bytes: no msgpack value is zero bytes long, and a proto3
+ * sender may write an empty field as well as leave it out.
+ */
 function decodeDynamic(type: ValueType, dynamicValue: messages.DynamicValue | undefined, field: string): Value {
-  if (dynamicValue?.msgpack !== undefined) {
-    const bytes = dynamicValue.msgpack;
-    return decodeOrThrow(field, () => decodeValue(type, bytes));
-  }
-  if (dynamicValue?.json !== undefined) {
-    const json = dynamicValue.json;
-    return decodeOrThrow(field, () => decodeJsonValue(type, json));
-  }
+  const msgpack = dynamicValue?.msgpack;
+  if (msgpack !== undefined && msgpack.length > 0) return decodeOrThrow(field, () => decodeValue(type, msgpack));
+  const json = dynamicValue?.json;
+  if (json !== undefined && json.length > 0) return decodeOrThrow(field, () => decodeJsonValue(type, json));
   throw new Error(`${field} is missing from the request (neither msgpack nor json set)`);
 }
 

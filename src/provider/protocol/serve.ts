@@ -15,7 +15,8 @@ import { GrpcServer, type UnaryRoute } from './grpc-server';
 import { HandshakeRefusedError, handshakeLine, readPluginEnvironment } from './handshake';
 import { createLogger, logLevelFromEnv, type Logger } from './log';
 import type { ProviderService } from './messages';
-import { callProviderRpc, providerRpcs } from './tfplugin6';
+import { NO_REDACTION, type Redact } from './redaction';
+import { callProviderRpc, providerRpcList } from './tfplugin6';
 
 export interface ServeOptions {
   /** @default process.env */
@@ -32,6 +33,11 @@ export interface ServeOptions {
    * Off for servers run inside another program (tests). @default true
    */
   readonly handleSignals?: boolean;
+  /**
+   * Scrubs secrets out of every log line and gRPC error message (the service redacts its own
+   * diagnostics). @default no redaction
+   */
+  readonly redact?: Redact;
 }
 
 export interface ServeHandle {
@@ -60,7 +66,8 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
   const stderr = options.stderr ?? process.stderr;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const handleSignals = options.handleSignals ?? true;
-  const logger = createLogger(stderr, logLevelFromEnv(env));
+  const redact = options.redact ?? NO_REDACTION;
+  const logger = createLogger(stderr, logLevelFromEnv(env), redact);
 
   let pluginEnvironment;
   try {
@@ -92,7 +99,7 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
   };
 
   const routes = new Map<string, UnaryRoute>();
-  for (const [rpcName, rpc] of Object.entries(providerRpcs)) {
+  for (const [rpcName, rpc] of providerRpcList) {
     routes.set(`/tfplugin6.Provider/${rpcName}`, { handle: (request) => callProviderRpc(service, rpc, request) });
   }
   routes.set(SHUTDOWN_PATH, {
@@ -107,6 +114,7 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
   const grpcServer = new GrpcServer({
     routes,
     logger,
+    redact,
     ...(certificate === undefined || pluginEnvironment.clientCertificatePem === undefined
       ? {}
       : {

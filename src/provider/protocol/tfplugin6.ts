@@ -1,59 +1,70 @@
 /**
- * Wire descriptors for the tfplugin6.8 messages in messages.ts, and for the go-plugin messages
- * the server needs (plugin.Empty). Field numbers come from terraform's
- * docs/plugin-protocol/tfplugin6.8.proto; field names are the proto's snake_case in camelCase,
- * matching messages.ts. Fields this provider never reads or writes (ephemeral resources,
- * deferrals, identities, nested blocks' contents) are left out: unknown fields are skipped when
- * decoding, and absent ones are simply not sent. The function messages (protocol 6.5+) have the
- * numbers of the same proto file.
+ * The tfplugin6.8 contract this provider speaks, declared once: each message's wire descriptor
+ * (`as const`), from which messages.ts derives its TypeScript type (MessageValue), and the
+ * service table, from which it derives ProviderService. Also the go-plugin messages the server
+ * needs (plugin.Empty). Field numbers come from terraform's docs/plugin-protocol/tfplugin6.8.proto;
+ * field names are the proto's snake_case in camelCase. Fields this provider never reads or
+ * writes (ephemeral resources, deferrals, identities, nested blocks' contents) are left out:
+ * unknown fields are skipped when decoding, and absent ones are simply not sent. The function
+ * messages (protocol 6.5+) have the numbers of the same proto file.
+ *
+ * No `satisfies MessageDescriptor` on the descriptors: it would make TypeScript infer the
+ * mutually recursive ones (Schema.Attribute <-> Schema.Object) eagerly and fail; `contract`
+ * below checks them all against MessageDescriptor instead.
  */
-import type { MessageDescriptor } from './protobuf';
+import type { MessageDescriptor, MessageValue } from './protobuf';
 import { decodeMessage, encodeMessage } from './protobuf';
-import type { ProviderService } from './messages';
+import { DiagnosticSeverity, ObjectNestingMode, StringKind, type ProviderService } from './messages';
 
 // ---------------------------------------------------------------- shared messages
 
-export const DynamicValue: MessageDescriptor = {
+/**
+ * One value in one of two encodings, the field naming which. The proto declares both as plain
+ * `bytes`; they are `optional` here so that decoding tells the encoding terraform chose (an
+ * absent field is `undefined`, not an empty Buffer). Writing stays proto3-compatible: we only
+ * ever set msgpack.
+ */
+export const DynamicValue = {
   name: 'tfplugin6.DynamicValue',
   fields: [
-    { name: 'msgpack', number: 1, kind: 'bytes' },
-    { name: 'json', number: 2, kind: 'bytes' },
+    { name: 'msgpack', number: 1, kind: 'bytes', optional: true },
+    { name: 'json', number: 2, kind: 'bytes', optional: true },
   ],
-};
+} as const;
 
-export const AttributePathStep: MessageDescriptor = {
+export const AttributePathStep = {
   name: 'tfplugin6.AttributePath.Step',
   fields: [
     { name: 'attributeName', number: 1, kind: 'string', oneof: 'selector' },
     { name: 'elementKeyString', number: 2, kind: 'string', oneof: 'selector' },
     { name: 'elementKeyInt', number: 3, kind: 'int64', oneof: 'selector' },
   ],
-};
+} as const;
 
-export const AttributePath: MessageDescriptor = {
+export const AttributePath = {
   name: 'tfplugin6.AttributePath',
   fields: [{ name: 'steps', number: 1, kind: 'message', message: () => AttributePathStep, repeated: true }],
-};
+} as const;
 
-export const Diagnostic: MessageDescriptor = {
+export const Diagnostic = {
   name: 'tfplugin6.Diagnostic',
   fields: [
-    { name: 'severity', number: 1, kind: 'enum' },
+    { name: 'severity', number: 1, kind: 'enum', enum: DiagnosticSeverity },
     { name: 'summary', number: 2, kind: 'string' },
     { name: 'detail', number: 3, kind: 'string' },
     { name: 'attribute', number: 4, kind: 'message', message: () => AttributePath },
   ],
-};
+} as const;
 
-export const RawState: MessageDescriptor = {
+export const RawState = {
   name: 'tfplugin6.RawState',
   fields: [
     { name: 'json', number: 1, kind: 'bytes' },
     { name: 'flatmap', number: 2, kind: 'map', key: 'string', value: 'string' },
   ],
-};
+} as const;
 
-export const SchemaAttribute: MessageDescriptor = {
+export const SchemaAttribute = {
   name: 'tfplugin6.Schema.Attribute',
   fields: [
     { name: 'name', number: 1, kind: 'string' },
@@ -64,22 +75,22 @@ export const SchemaAttribute: MessageDescriptor = {
     { name: 'optional', number: 5, kind: 'bool' },
     { name: 'computed', number: 6, kind: 'bool' },
     { name: 'sensitive', number: 7, kind: 'bool' },
-    { name: 'descriptionKind', number: 8, kind: 'enum' },
+    { name: 'descriptionKind', number: 8, kind: 'enum', enum: StringKind },
     { name: 'deprecated', number: 9, kind: 'bool' },
     { name: 'writeOnly', number: 11, kind: 'bool' },
   ],
-};
+} as const;
 
-export const SchemaObject: MessageDescriptor = {
+export const SchemaObject = {
   name: 'tfplugin6.Schema.Object',
   fields: [
     { name: 'attributes', number: 1, kind: 'message', message: () => SchemaAttribute, repeated: true },
-    { name: 'nesting', number: 3, kind: 'enum' },
+    { name: 'nesting', number: 3, kind: 'enum', enum: ObjectNestingMode },
   ],
-};
+} as const;
 
 /** Nested blocks: the provider declares none (attributes only), so only their names exist. */
-export const SchemaNestedBlock: MessageDescriptor = {
+export const SchemaNestedBlock = {
   name: 'tfplugin6.Schema.NestedBlock',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
@@ -88,46 +99,46 @@ export const SchemaNestedBlock: MessageDescriptor = {
     { name: 'minItems', number: 4, kind: 'int64' },
     { name: 'maxItems', number: 5, kind: 'int64' },
   ],
-};
+} as const;
 
-export const SchemaBlock: MessageDescriptor = {
+export const SchemaBlock = {
   name: 'tfplugin6.Schema.Block',
   fields: [
     { name: 'version', number: 1, kind: 'int64' },
     { name: 'attributes', number: 2, kind: 'message', message: () => SchemaAttribute, repeated: true },
     { name: 'blockTypes', number: 3, kind: 'message', message: () => SchemaNestedBlock, repeated: true },
     { name: 'description', number: 4, kind: 'string' },
-    { name: 'descriptionKind', number: 5, kind: 'enum' },
+    { name: 'descriptionKind', number: 5, kind: 'enum', enum: StringKind },
     { name: 'deprecated', number: 6, kind: 'bool' },
   ],
-};
+} as const;
 
-export const Schema: MessageDescriptor = {
+export const Schema = {
   name: 'tfplugin6.Schema',
   fields: [
     { name: 'version', number: 1, kind: 'int64' },
     { name: 'block', number: 2, kind: 'message', message: () => SchemaBlock },
   ],
-};
+} as const;
 
-export const ServerCapabilities: MessageDescriptor = {
+export const ServerCapabilities = {
   name: 'tfplugin6.ServerCapabilities',
   fields: [
     { name: 'planDestroy', number: 1, kind: 'bool' },
     { name: 'getProviderSchemaOptional', number: 2, kind: 'bool' },
     { name: 'moveResourceState', number: 3, kind: 'bool' },
   ],
-};
+} as const;
 
-export const ClientCapabilities: MessageDescriptor = {
+export const ClientCapabilities = {
   name: 'tfplugin6.ClientCapabilities',
   fields: [
     { name: 'deferralAllowed', number: 1, kind: 'bool' },
     { name: 'writeOnlyAttributesAllowed', number: 2, kind: 'bool' },
   ],
-};
+} as const;
 
-export const FunctionParameter: MessageDescriptor = {
+export const FunctionParameter = {
   name: 'tfplugin6.Function.Parameter',
   fields: [
     { name: 'name', number: 1, kind: 'string' },
@@ -135,17 +146,17 @@ export const FunctionParameter: MessageDescriptor = {
     { name: 'allowNullValue', number: 3, kind: 'bool' },
     { name: 'allowUnknownValues', number: 4, kind: 'bool' },
     { name: 'description', number: 5, kind: 'string' },
-    { name: 'descriptionKind', number: 6, kind: 'enum' },
+    { name: 'descriptionKind', number: 6, kind: 'enum', enum: StringKind },
   ],
-};
+} as const;
 
-export const FunctionReturn: MessageDescriptor = {
+export const FunctionReturn = {
   name: 'tfplugin6.Function.Return',
   fields: [{ name: 'type', number: 1, kind: 'bytes' }],
-};
+} as const;
 
 /** tfplugin6.Function; named so it does not shadow the global Function. */
-export const ProviderFunction: MessageDescriptor = {
+export const ProviderFunction = {
   name: 'tfplugin6.Function',
   fields: [
     { name: 'parameters', number: 1, kind: 'message', message: () => FunctionParameter, repeated: true },
@@ -153,45 +164,45 @@ export const ProviderFunction: MessageDescriptor = {
     { name: 'return', number: 3, kind: 'message', message: () => FunctionReturn },
     { name: 'summary', number: 4, kind: 'string' },
     { name: 'description', number: 5, kind: 'string' },
-    { name: 'descriptionKind', number: 6, kind: 'enum' },
+    { name: 'descriptionKind', number: 6, kind: 'enum', enum: StringKind },
     { name: 'deprecationMessage', number: 7, kind: 'string' },
   ],
-};
+} as const;
 
-export const FunctionError: MessageDescriptor = {
+export const FunctionError = {
   name: 'tfplugin6.FunctionError',
   fields: [
     { name: 'text', number: 1, kind: 'string' },
-    // proto3 `optional` is a one-member oneof: written when set, also when it is 0 (the first argument).
-    { name: 'functionArgument', number: 2, kind: 'int64', oneof: '_function_argument' },
+    // proto3 `optional`: written when set, also when it is 0 (the first argument).
+    { name: 'functionArgument', number: 2, kind: 'int64', optional: true },
   ],
-};
+} as const;
 
 /** Every empty Request, and go-plugin's plugin.Empty. */
-export const Empty: MessageDescriptor = { name: 'Empty', fields: [] };
+export const Empty = { name: 'Empty', fields: [] } as const;
 
 const dynamicValue = () => DynamicValue;
 const diagnostic = () => Diagnostic;
 const clientCapabilities = () => ClientCapabilities;
 
 /** `repeated Diagnostic diagnostics = <number>`: the number differs between responses. */
-function diagnosticsResponse(name: string, number: number): MessageDescriptor {
-  return { name, fields: [{ name: 'diagnostics', number, kind: 'message', message: diagnostic, repeated: true }] };
+function diagnosticsResponse<const Name extends string, const Number extends number>(name: Name, number: Number) {
+  return { name, fields: [{ name: 'diagnostics', number, kind: 'message', message: diagnostic, repeated: true }] } as const;
 }
 
 // ---------------------------------------------------------------- RPC messages
 
-const TypeNameMetadata: MessageDescriptor = {
+const TypeNameMetadata = {
   name: 'tfplugin6.GetMetadata.ResourceMetadata',
   fields: [{ name: 'typeName', number: 1, kind: 'string' }],
-};
+} as const;
 
-const FunctionMetadata: MessageDescriptor = {
+const FunctionMetadata = {
   name: 'tfplugin6.GetMetadata.FunctionMetadata',
   fields: [{ name: 'name', number: 1, kind: 'string' }],
-};
+} as const;
 
-export const GetMetadataResponse: MessageDescriptor = {
+export const GetMetadataResponse = {
   name: 'tfplugin6.GetMetadata.Response',
   fields: [
     { name: 'serverCapabilities', number: 1, kind: 'message', message: () => ServerCapabilities },
@@ -200,9 +211,9 @@ export const GetMetadataResponse: MessageDescriptor = {
     { name: 'resources', number: 4, kind: 'message', message: () => TypeNameMetadata, repeated: true },
     { name: 'functions', number: 5, kind: 'message', message: () => FunctionMetadata, repeated: true },
   ],
-};
+} as const;
 
-export const GetProviderSchemaResponse: MessageDescriptor = {
+export const GetProviderSchemaResponse = {
   name: 'tfplugin6.GetProviderSchema.Response',
   fields: [
     { name: 'provider', number: 1, kind: 'message', message: () => Schema },
@@ -212,60 +223,60 @@ export const GetProviderSchemaResponse: MessageDescriptor = {
     { name: 'serverCapabilities', number: 6, kind: 'message', message: () => ServerCapabilities },
     { name: 'functions', number: 7, kind: 'map', key: 'string', value: () => ProviderFunction },
   ],
-};
+} as const;
 
-export const ValidateProviderConfigRequest: MessageDescriptor = {
+export const ValidateProviderConfigRequest = {
   name: 'tfplugin6.ValidateProviderConfig.Request',
   fields: [{ name: 'config', number: 1, kind: 'message', message: dynamicValue }],
-};
+} as const;
 /** Note: diagnostics is field 2 here, field 1 in the other validate responses. */
 export const ValidateProviderConfigResponse = diagnosticsResponse('tfplugin6.ValidateProviderConfig.Response', 2);
 
-export const ValidateResourceConfigRequest: MessageDescriptor = {
+export const ValidateResourceConfigRequest = {
   name: 'tfplugin6.ValidateResourceConfig.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
     { name: 'config', number: 2, kind: 'message', message: dynamicValue },
   ],
-};
+} as const;
 export const ValidateResourceConfigResponse = diagnosticsResponse('tfplugin6.ValidateResourceConfig.Response', 1);
 
-export const ValidateDataResourceConfigRequest: MessageDescriptor = {
+export const ValidateDataResourceConfigRequest = {
   name: 'tfplugin6.ValidateDataResourceConfig.Request',
   fields: ValidateResourceConfigRequest.fields,
-};
+} as const;
 export const ValidateDataResourceConfigResponse = diagnosticsResponse(
   'tfplugin6.ValidateDataResourceConfig.Response',
   1,
 );
 
-export const UpgradeResourceStateRequest: MessageDescriptor = {
+export const UpgradeResourceStateRequest = {
   name: 'tfplugin6.UpgradeResourceState.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
     { name: 'version', number: 2, kind: 'int64' },
     { name: 'rawState', number: 3, kind: 'message', message: () => RawState },
   ],
-};
-export const UpgradeResourceStateResponse: MessageDescriptor = {
+} as const;
+export const UpgradeResourceStateResponse = {
   name: 'tfplugin6.UpgradeResourceState.Response',
   fields: [
     { name: 'upgradedState', number: 1, kind: 'message', message: dynamicValue },
     { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
   ],
-};
+} as const;
 
-export const ConfigureProviderRequest: MessageDescriptor = {
+export const ConfigureProviderRequest = {
   name: 'tfplugin6.ConfigureProvider.Request',
   fields: [
     { name: 'terraformVersion', number: 1, kind: 'string' },
     { name: 'config', number: 2, kind: 'message', message: dynamicValue },
     { name: 'clientCapabilities', number: 3, kind: 'message', message: clientCapabilities },
   ],
-};
+} as const;
 export const ConfigureProviderResponse = diagnosticsResponse('tfplugin6.ConfigureProvider.Response', 1);
 
-export const ReadResourceRequest: MessageDescriptor = {
+export const ReadResourceRequest = {
   name: 'tfplugin6.ReadResource.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
@@ -274,17 +285,17 @@ export const ReadResourceRequest: MessageDescriptor = {
     { name: 'providerMeta', number: 4, kind: 'message', message: dynamicValue },
     { name: 'clientCapabilities', number: 5, kind: 'message', message: clientCapabilities },
   ],
-};
-export const ReadResourceResponse: MessageDescriptor = {
+} as const;
+export const ReadResourceResponse = {
   name: 'tfplugin6.ReadResource.Response',
   fields: [
     { name: 'newState', number: 1, kind: 'message', message: dynamicValue },
     { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
     { name: 'private', number: 3, kind: 'bytes' },
   ],
-};
+} as const;
 
-export const PlanResourceChangeRequest: MessageDescriptor = {
+export const PlanResourceChangeRequest = {
   name: 'tfplugin6.PlanResourceChange.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
@@ -295,8 +306,8 @@ export const PlanResourceChangeRequest: MessageDescriptor = {
     { name: 'providerMeta', number: 6, kind: 'message', message: dynamicValue },
     { name: 'clientCapabilities', number: 7, kind: 'message', message: clientCapabilities },
   ],
-};
-export const PlanResourceChangeResponse: MessageDescriptor = {
+} as const;
+export const PlanResourceChangeResponse = {
   name: 'tfplugin6.PlanResourceChange.Response',
   fields: [
     { name: 'plannedState', number: 1, kind: 'message', message: dynamicValue },
@@ -304,9 +315,9 @@ export const PlanResourceChangeResponse: MessageDescriptor = {
     { name: 'plannedPrivate', number: 3, kind: 'bytes' },
     { name: 'diagnostics', number: 4, kind: 'message', message: diagnostic, repeated: true },
   ],
-};
+} as const;
 
-export const ApplyResourceChangeRequest: MessageDescriptor = {
+export const ApplyResourceChangeRequest = {
   name: 'tfplugin6.ApplyResourceChange.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
@@ -316,41 +327,41 @@ export const ApplyResourceChangeRequest: MessageDescriptor = {
     { name: 'plannedPrivate', number: 5, kind: 'bytes' },
     { name: 'providerMeta', number: 6, kind: 'message', message: dynamicValue },
   ],
-};
-export const ApplyResourceChangeResponse: MessageDescriptor = {
+} as const;
+export const ApplyResourceChangeResponse = {
   name: 'tfplugin6.ApplyResourceChange.Response',
   fields: [
     { name: 'newState', number: 1, kind: 'message', message: dynamicValue },
     { name: 'private', number: 2, kind: 'bytes' },
     { name: 'diagnostics', number: 3, kind: 'message', message: diagnostic, repeated: true },
   ],
-};
+} as const;
 
-export const ImportResourceStateRequest: MessageDescriptor = {
+export const ImportResourceStateRequest = {
   name: 'tfplugin6.ImportResourceState.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
     { name: 'id', number: 2, kind: 'string' },
     { name: 'clientCapabilities', number: 3, kind: 'message', message: clientCapabilities },
   ],
-};
-export const ImportedResource: MessageDescriptor = {
+} as const;
+export const ImportedResource = {
   name: 'tfplugin6.ImportResourceState.ImportedResource',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
     { name: 'state', number: 2, kind: 'message', message: dynamicValue },
     { name: 'private', number: 3, kind: 'bytes' },
   ],
-};
-export const ImportResourceStateResponse: MessageDescriptor = {
+} as const;
+export const ImportResourceStateResponse = {
   name: 'tfplugin6.ImportResourceState.Response',
   fields: [
     { name: 'importedResources', number: 1, kind: 'message', message: () => ImportedResource, repeated: true },
     { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
   ],
-};
+} as const;
 
-export const ReadDataSourceRequest: MessageDescriptor = {
+export const ReadDataSourceRequest = {
   name: 'tfplugin6.ReadDataSource.Request',
   fields: [
     { name: 'typeName', number: 1, kind: 'string' },
@@ -358,58 +369,60 @@ export const ReadDataSourceRequest: MessageDescriptor = {
     { name: 'providerMeta', number: 3, kind: 'message', message: dynamicValue },
     { name: 'clientCapabilities', number: 4, kind: 'message', message: clientCapabilities },
   ],
-};
-export const ReadDataSourceResponse: MessageDescriptor = {
+} as const;
+export const ReadDataSourceResponse = {
   name: 'tfplugin6.ReadDataSource.Response',
   fields: [
     { name: 'state', number: 1, kind: 'message', message: dynamicValue },
     { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
   ],
-};
+} as const;
 
-export const GetFunctionsResponse: MessageDescriptor = {
+export const GetFunctionsResponse = {
   name: 'tfplugin6.GetFunctions.Response',
   fields: [
     { name: 'functions', number: 1, kind: 'map', key: 'string', value: () => ProviderFunction },
     { name: 'diagnostics', number: 2, kind: 'message', message: diagnostic, repeated: true },
   ],
-};
+} as const;
 
-export const CallFunctionRequest: MessageDescriptor = {
+export const CallFunctionRequest = {
   name: 'tfplugin6.CallFunction.Request',
   fields: [
     { name: 'name', number: 1, kind: 'string' },
     { name: 'arguments', number: 2, kind: 'message', message: dynamicValue, repeated: true },
   ],
-};
-export const CallFunctionResponse: MessageDescriptor = {
+} as const;
+export const CallFunctionResponse = {
   name: 'tfplugin6.CallFunction.Response',
   fields: [
     { name: 'result', number: 1, kind: 'message', message: dynamicValue },
     { name: 'error', number: 2, kind: 'message', message: () => FunctionError },
   ],
-};
+} as const;
 
-export const StopProviderResponse: MessageDescriptor = {
+export const StopProviderResponse = {
   name: 'tfplugin6.StopProvider.Response',
   fields: [{ name: 'error', number: 1, kind: 'string' }],
-};
+} as const;
 
 // ---------------------------------------------------------------- the service table
 
 /** One unary RPC of the Provider service: how to decode its request and encode its reply. */
 export interface ProviderRpc {
-  readonly method: keyof ProviderService;
+  /** The ProviderService method that answers it. */
+  readonly method: string;
   readonly request: MessageDescriptor;
   readonly response: MessageDescriptor;
 }
 
 /**
  * The tfplugin6.Provider RPCs this provider implements, by RPC name (the last part of the
- * gRPC path `/tfplugin6.Provider/<name>`). The others (MoveResourceState, ephemeral resources,
- * identities, ...) are answered UNIMPLEMENTED by the gRPC server.
+ * gRPC path `/tfplugin6.Provider/<name>`); messages.ts derives ProviderService from it. The
+ * others (MoveResourceState, ephemeral resources, identities, ...) are answered UNIMPLEMENTED
+ * by the gRPC server.
  */
-export const providerRpcs: Readonly<Record<string, ProviderRpc>> = {
+export const providerRpcs = {
   GetMetadata: { method: 'getMetadata', request: Empty, response: GetMetadataResponse },
   GetProviderSchema: { method: 'getProviderSchema', request: Empty, response: GetProviderSchemaResponse },
   ValidateProviderConfig: {
@@ -453,15 +466,18 @@ export const providerRpcs: Readonly<Record<string, ProviderRpc>> = {
   GetFunctions: { method: 'getFunctions', request: Empty, response: GetFunctionsResponse },
   CallFunction: { method: 'callFunction', request: CallFunctionRequest, response: CallFunctionResponse },
   StopProvider: { method: 'stopProvider', request: Empty, response: StopProviderResponse },
-};
+} as const;
 
-/** Decodes an RPC's request bytes into the messages.ts shape the service method takes. */
-export function decodeRequest<T>(rpc: ProviderRpc, bytes: Buffer): T {
-  return decodeMessage<T>(rpc.request, bytes);
+/** The table as the server walks it; the annotation checks every descriptor reachable from it. */
+export const providerRpcList: readonly (readonly [rpcName: string, rpc: ProviderRpc])[] = Object.entries(providerRpcs);
+
+/** Decodes an RPC's request bytes into the shape the service method takes. */
+export function decodeRequest<Rpc extends ProviderRpc>(rpc: Rpc, bytes: Buffer): MessageValue<Rpc['request']> {
+  return decodeMessage<Rpc['request']>(rpc.request, bytes);
 }
 
 /** Encodes a service method's reply for the wire. */
-export function encodeResponse(rpc: ProviderRpc, response: object): Buffer {
+export function encodeResponse<Rpc extends ProviderRpc>(rpc: Rpc, response: MessageValue<Rpc['response']>): Buffer {
   return encodeMessage(rpc.response, response);
 }
 
@@ -470,8 +486,8 @@ export function encodeResponse(rpc: ProviderRpc, response: object): Buffer {
  * gRPC server turns a thrown error into INTERNAL.
  */
 export async function callProviderRpc(service: ProviderService, rpc: ProviderRpc, requestBytes: Buffer): Promise<Buffer> {
-  const request = decodeRequest<never>(rpc, requestBytes);
-  const method = service[rpc.method] as (request: unknown) => Promise<object>;
+  const request = decodeMessage(rpc.request, requestBytes);
+  const method = service[rpc.method as keyof ProviderService] as (request: unknown) => Promise<object>;
   const response = await method.call(service, request);
-  return encodeResponse(rpc, response);
+  return encodeMessage(rpc.response, response);
 }
