@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../modules/security-policy/config';
+import { isSecretName } from '../src/secret-names';
 import { AppConfigError } from './config-error';
 import { parseStateBackendConfig, type StateBackendConfig } from './state-backend';
 
@@ -29,15 +30,6 @@ export interface AppConfig {
   readonly securityPolicy?: SecurityPolicyConfig;
   /** Where every stack keeps its state (app/state-backend.ts); absent: cdktf's local terraform.<stack>.tfstate. */
   readonly stateBackend?: StateBackendConfig;
-}
-
-/**
- * Names that hold a secret in any spelling (ApiKey, APIKEY, api-key, DbPassword, ApiKeySecret):
- * refused here, before a construct's error could quote the value of a name it does not know.
- */
-function isSecretName(key: string): boolean {
-  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return normalized.includes('apikey') || /secret|password|token|credential/.test(normalized);
 }
 
 function expectString(file: string, field: string, value: unknown): string {
@@ -67,6 +59,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, 'controlPlane', 'expected an object of template parameters (TenantId, VPC, Subnets, ...)');
   }
   for (const [key, value] of Object.entries(controlPlane)) {
+    // Refused here, before a construct's error could quote the value of a name it does not know.
     if (isSecretName(key)) {
       throw new AppConfigError(file, `controlPlane.${key}`, 'secrets never go in this file; export TF_VAR_api_key in the shell that plans instead');
     }

@@ -17,6 +17,7 @@
 import * as path from 'node:path';
 import { checkAddress } from '../../src/address';
 import { redactUrlCredentials } from '../../src/api/redaction';
+import { isSecretName } from '../../src/secret-names';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';
@@ -87,9 +88,6 @@ const ENTRY_FIELDS = ['ip', 'description'];
 const SSO_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'];
 const EGRESS_FIELDS = ['natGatewayIds', 'vpcId', 'description'];
 
-/** Keys that name a credential in any spelling (apiKey, api_key, API-KEY, secret, password, token). */
-const SECRET_KEY = /api[-_]?key|secret|passw(or)?d|token|credential/i;
-
 type Fail = (field: string, message: string) => SecurityPolicyConfigError;
 
 /** Refuses a secret-looking key at any depth, before anything else: the value is never shown. */
@@ -100,7 +98,7 @@ function rejectSecrets(value: unknown, field: string, fail: Fail): void {
   }
   if (typeof value !== 'object' || value === null) return;
   for (const [key, inner] of Object.entries(value)) {
-    if (SECRET_KEY.test(key)) {
+    if (isSecretName(key)) {
       throw fail(
         `${field}.${key}`,
         'secrets never go in this file (it is committed and shown in errors); remove the key and give the API key ' +
