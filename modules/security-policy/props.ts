@@ -2,7 +2,7 @@
 import type { SvcProvider } from '../svc-provider/provider';
 import type { PolicyEntry } from './entries';
 import { redactUrlCredentials } from '../../src/url-credentials';
-import { metadataUrlProblem } from '../../src/sso-rules';
+import { NOT_KNOWN_YET, ssoSettingsProblems } from '../../src/sso-rules';
 
 /** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */
 export type PolicyListResources = 'per-entry' | 'whole-list';
@@ -80,19 +80,23 @@ export interface SecurityPolicyProps {
   readonly ownInfrastructure?: OwnInfrastructure;
 }
 
-/** What is wrong with SSO settings, as field (relative to the settings object) and message; skips tokens. */
+/** What is wrong with SSO settings (the name, then the shared rule of src/sso-rules.ts), as field (relative to the settings object) and message; skips tokens. */
 export function ssoSettingsProblem(settings: SsoSettings, isToken: (value: unknown) => boolean): { field: string; value: unknown; message: string } | undefined {
   if (!isToken(settings.name) && settings.name === '') return { field: 'name', value: settings.name, message: 'is empty; give the tenant or channel name' };
-  if (settings.required === true && settings.enabled === false) {
-    return { field: 'required', value: true, message: 'needs enabled = true (users cannot be required to use SSO that is off); set enabled to true or leave required out' };
+  const { enabled, required, samlMetadataUrl: url } = settings;
+  const [problem] = ssoSettingsProblems({
+    enabled: typeof enabled === 'boolean' ? enabled : NOT_KNOWN_YET,
+    required: typeof required === 'boolean' ? required : required === undefined ? false : NOT_KNOWN_YET,
+    metadataUrl: url !== undefined && isToken(url) ? NOT_KNOWN_YET : url,
+  });
+  switch (problem?.problem) {
+    case undefined:
+      return undefined;
+    case 'required-without-enabled':
+      return { field: 'required', value: true, message: 'needs enabled = true (users cannot be required to use SSO that is off); set enabled to true or leave required out' };
+    case 'invalid-metadata-url':
+      return { field: 'samlMetadataUrl', value: redactUrlCredentials(problem.value), message: `${problem.reason}; give the identity provider's https:// metadata URL, e.g. https://idp.example.com/metadata` };
+    case 'missing-metadata-url':
+      return { field: 'samlMetadataUrl', value: undefined, message: 'is not set, and enabled SSO needs it; give the identity provider\'s metadata URL (https) or set enabled to false' };
   }
-  const url = settings.samlMetadataUrl;
-  const urlProblem = url !== undefined && !isToken(url) ? metadataUrlProblem(url) : undefined;
-  if (url !== undefined && urlProblem !== undefined) {
-    return { field: 'samlMetadataUrl', value: redactUrlCredentials(url), message: `${urlProblem}; give the identity provider's https:// metadata URL, e.g. https://idp.example.com/metadata` };
-  }
-  if (settings.enabled === true && url === undefined) {
-    return { field: 'samlMetadataUrl', value: undefined, message: 'is not set, and enabled SSO needs it; give the identity provider\'s metadata URL (https) or set enabled to false' };
-  }
-  return undefined;
 }
