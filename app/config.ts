@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../modules/security-policy/config';
+import type { NamesEveryField } from '../src/field-names';
 import { isSecretName } from '../src/secret-names';
 import { AppConfigError } from './config-error';
 import { parseStateBackendConfig, type StateBackendConfig } from './state-backend';
@@ -32,6 +33,10 @@ export interface AppConfig {
   readonly stateBackend?: StateBackendConfig;
 }
 
+/** The top-level keys of the file, in the order the "unknown field" error lists them. */
+const APP_CONFIG_FIELDS = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy', 'stateBackend'] as const satisfies readonly (keyof AppConfig | '$comment')[];
+true satisfies NamesEveryField<AppConfig, typeof APP_CONFIG_FIELDS>;
+
 function expectString(file: string, field: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new AppConfigError(file, field, `expected a non-empty string, got ${JSON.stringify(value)}`);
@@ -45,7 +50,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, '(top level)', 'expected a JSON object');
   }
   const config = raw as Record<string, unknown>;
-  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy', 'stateBackend'];
+  const known: readonly string[] = APP_CONFIG_FIELDS;
   for (const key of Object.keys(config)) {
     if (!known.includes(key)) throw new AppConfigError(file, key, `unknown field; expected one of ${known.join(', ')}`);
   }

@@ -15,6 +15,7 @@
 import * as path from 'node:path';
 import { LocalBackend, S3Backend, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
+import type { NamesEveryField } from '../src/field-names';
 import { isSecretName } from '../src/secret-names';
 import { AppConfigError } from './config-error';
 
@@ -39,8 +40,10 @@ export interface LocalStateBackend {
 export type StateBackendConfig = { readonly s3: S3StateBackend } | { readonly local: LocalStateBackend };
 
 const BACKEND_TYPES = ['s3', 'local'] as const;
-const S3_FIELDS = ['bucket', 'region', 'keyPrefix', 'dynamodbTable', 'useLockfile', 'encrypt'] as const;
-const LOCAL_FIELDS = ['directory'] as const;
+const S3_FIELDS = ['bucket', 'region', 'keyPrefix', 'dynamodbTable', 'useLockfile', 'encrypt'] as const satisfies readonly (keyof S3StateBackend)[];
+true satisfies NamesEveryField<S3StateBackend, typeof S3_FIELDS>;
+const LOCAL_FIELDS = ['directory'] as const satisfies readonly (keyof LocalStateBackend)[];
+true satisfies NamesEveryField<LocalStateBackend, typeof LOCAL_FIELDS>;
 
 function asObject(file: string, field: string, value: unknown, expected: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

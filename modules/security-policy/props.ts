@@ -1,6 +1,7 @@
 /** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
 import type { SvcProvider } from '../svc-provider/provider';
-import type { PolicyEntry } from './entries';
+import { POLICY_LIST_NAMES, type PolicyEntry } from './entries';
+import type { NamesEveryField } from '../../src/field-names';
 import { redactUrlCredentials } from '../../src/url-credentials';
 import { NOT_KNOWN_YET, ssoSettingsProblems } from '../../src/sso-rules';
 
@@ -24,6 +25,10 @@ export interface PolicyListProps {
   readonly files?: readonly string[];
 }
 
+/** The fields of PolicyListProps, as the construct and the config file both accept them. */
+export const POLICY_LIST_FIELDS = ['resources', 'mode', 'entries', 'files'] as const satisfies readonly (keyof PolicyListProps)[];
+true satisfies NamesEveryField<PolicyListProps, typeof POLICY_LIST_FIELDS>;
+
 /** SAML single sign-on of the tenant or of one channel. */
 export interface SsoSettings {
   /** The tenant's or channel's name; it must exist on the service. */
@@ -35,6 +40,10 @@ export interface SsoSettings {
   /** The identity provider's SAML metadata URL, https; needed when enabled. */
   readonly samlMetadataUrl?: string;
 }
+
+/** The fields of SsoSettings, as the construct and the config file both accept them. */
+export const SSO_SETTINGS_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'] as const satisfies readonly (keyof SsoSettings)[];
+true satisfies NamesEveryField<SsoSettings, typeof SSO_SETTINGS_FIELDS>;
 
 /**
  * Addresses the platform's own infrastructure uses: the blacklist and blocklist must never
@@ -79,6 +88,10 @@ export interface SecurityPolicyProps {
    */
   readonly ownInfrastructure?: OwnInfrastructure;
 }
+
+/** The props SecurityPolicy accepts, in the order its "unknown prop" error lists them. */
+export const SECURITY_POLICY_PROP_NAMES = ['provider', 'tenant', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'namePrefix', 'ownInfrastructure'] as const satisfies readonly (keyof SecurityPolicyProps)[];
+true satisfies NamesEveryField<SecurityPolicyProps, typeof SECURITY_POLICY_PROP_NAMES>;
 
 /** What is wrong with SSO settings (the name, then the shared rule of src/sso-rules.ts), as field (relative to the settings object) and message; skips tokens. */
 export function ssoSettingsProblem(settings: SsoSettings, isToken: (value: unknown) => boolean): { field: string; value: unknown; message: string } | undefined {
