@@ -17,14 +17,18 @@ export const DENY_LIST_NAMES = ['blacklist', 'blocklist'] as const satisfies rea
 
 export type ApiArea = 'login' | 'logs' | 'lists' | 'customers' | 'channels';
 
-/** One entry as the service lists it. */
-export interface ListEntry {
+/** The fields of a list entry the contract names. */
+export interface ListEntryFields {
   readonly ip: string;
   readonly description: string;
   /** Epoch seconds the client sent when adding it. */
   readonly created: number;
   /** Blocklist only: epoch seconds the block ends. */
   readonly expires?: number;
+}
+
+/** One entry as the service lists it. */
+export interface ListEntry extends ListEntryFields {
   readonly [field: string]: unknown;
 }
 

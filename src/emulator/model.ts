@@ -4,11 +4,12 @@
  * fields the contract names, writable, and adds its own (users, entries with the server's clock).
  */
 import type { AuditEventFields, ChannelFields, CustomerFields, SsoSettings as ContractSsoSettings, ListName } from '../api/types';
+export type { ListEntryFields } from '../api/types';
 
 export { LIST_NAMES, type ListName } from '../api/types';
 
 /** A contract shape as the emulator's store holds it: the same fields, writable. */
-type Stored<Shape> = { -readonly [Field in keyof Shape]: Shape[Field] };
+export type Stored<Shape> = { -readonly [Field in keyof Shape]: Shape[Field] };
 
 /** Blocklist entries stop blocking this long after the server added them. */
 export const BLOCKLIST_DURATION_SECONDS = 30 * 60;
