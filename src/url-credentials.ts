@@ -1,9 +1,11 @@
 /**
- * The user name and password a URL may carry (`https://admin:KEY@host`), replaced before the URL
- * is shown: a shared rule, so the client's redaction, the SSO rules and the constructs' errors
- * hide the same part of the same URLs.
+ * The user name and password of a URL, removed from text before it is shown: a URL setting may
+ * carry a key (`https://admin:KEY@host`) that no registry of secrets has learnt yet. A shared
+ * rule, so the constructs, the SSO rules and the client's redaction (src/api/redaction.ts) all
+ * scrub URLs the same way without the constructs importing the client.
  */
 
+/** What stands in the text where a secret was. */
 export const REDACTED = '[REDACTED]';
 
 /** `scheme://` then userinfo up to the `@` before the host (no `/`, `?`, `#`, white space or quotes in between). */
