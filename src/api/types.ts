@@ -14,6 +14,7 @@ export function isListName(value: unknown): value is ListName {
 }
 /** The lists that deny an address; the whitelist is the one that allows. */
 export const DENY_LIST_NAMES = ['blacklist', 'blocklist'] as const satisfies readonly ListName[];
+export type DenyListName = (typeof DENY_LIST_NAMES)[number];
 
 export type ApiArea = 'login' | 'logs' | 'lists' | 'customers' | 'channels';
 

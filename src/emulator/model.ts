@@ -4,7 +4,7 @@
  * fields the contract names, writable, and adds its own (users, entries with the server's clock).
  */
 import type { AuditEventFields, ChannelFields, CustomerFields, SsoSettings as ContractSsoSettings, ListName } from '../api/types';
-export type { ListEntryFields } from '../api/types';
+export type { DenyListName, ListEntryFields } from '../api/types';
 
 export { LIST_NAMES, type ListName } from '../api/types';
 

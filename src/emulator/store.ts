@@ -16,6 +16,7 @@ import {
   type AuditEvent,
   type Channel,
   type Customer,
+  type DenyListName,
   type ListEntryFields,
   type ListName,
   type Stored,
@@ -31,7 +32,7 @@ import { copySso } from './sso';
 export type EntryView = Stored<ListEntryFields>;
 
 export interface RiskBlockResult {
-  list: 'blocklist' | 'blacklist' | 'none';
+  list: DenyListName | 'none';
   blocks: number;
 }
 
