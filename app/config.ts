@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../modules/security-policy/config';
+import type { NamesEveryField } from '../src/field-names';
+import { isSecretName } from '../src/secret-names';
 import { AppConfigError } from './config-error';
 import { parseStateBackendConfig, type StateBackendConfig } from './state-backend';
 
@@ -31,14 +33,9 @@ export interface AppConfig {
   readonly stateBackend?: StateBackendConfig;
 }
 
-/**
- * Names that hold a secret in any spelling (ApiKey, APIKEY, api-key, DbPassword, ApiKeySecret):
- * refused here, before a construct's error could quote the value of a name it does not know.
- */
-function isSecretName(key: string): boolean {
-  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return normalized.includes('apikey') || /secret|password|token|credential/.test(normalized);
-}
+/** The top-level keys of the file, in the order the "unknown field" error lists them. */
+const APP_CONFIG_FIELDS = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy', 'stateBackend'] as const satisfies readonly (keyof AppConfig | '$comment')[];
+true satisfies NamesEveryField<AppConfig, typeof APP_CONFIG_FIELDS>;
 
 function expectString(file: string, field: string, value: unknown): string {
   if (typeof value !== 'string' || value.length === 0) {
@@ -53,7 +50,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, '(top level)', 'expected a JSON object');
   }
   const config = raw as Record<string, unknown>;
-  const known = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy', 'stateBackend'];
+  const known: readonly string[] = APP_CONFIG_FIELDS;
   for (const key of Object.keys(config)) {
     if (!known.includes(key)) throw new AppConfigError(file, key, `unknown field; expected one of ${known.join(', ')}`);
   }
@@ -67,6 +64,7 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     throw new AppConfigError(file, 'controlPlane', 'expected an object of template parameters (TenantId, VPC, Subnets, ...)');
   }
   for (const [key, value] of Object.entries(controlPlane)) {
+    // Refused here, before a construct's error could quote the value of a name it does not know.
     if (isSecretName(key)) {
       throw new AppConfigError(file, `controlPlane.${key}`, 'secrets never go in this file; export TF_VAR_api_key in the shell that plans instead');
     }

@@ -15,6 +15,8 @@
 import * as path from 'node:path';
 import { LocalBackend, S3Backend, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
+import type { NamesEveryField } from '../src/field-names';
+import { isSecretName } from '../src/secret-names';
 import { AppConfigError } from './config-error';
 
 export interface S3StateBackend {
@@ -38,18 +40,10 @@ export interface LocalStateBackend {
 export type StateBackendConfig = { readonly s3: S3StateBackend } | { readonly local: LocalStateBackend };
 
 const BACKEND_TYPES = ['s3', 'local'] as const;
-const S3_FIELDS = ['bucket', 'region', 'keyPrefix', 'dynamodbTable', 'useLockfile', 'encrypt'] as const;
-const LOCAL_FIELDS = ['directory'] as const;
-
-/**
- * Credentials and other secrets the S3 backend would accept (accessKey, secretKey, token,
- * sseCustomerKey, ...) in any spelling: refused before the unknown-field check, with the advice
- * where they belong, and without quoting the value.
- */
-function isCredentialName(key: string): boolean {
-  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return /accesskey|secret|token|password|credential|customerkey|apikey/.test(normalized);
-}
+const S3_FIELDS = ['bucket', 'region', 'keyPrefix', 'dynamodbTable', 'useLockfile', 'encrypt'] as const satisfies readonly (keyof S3StateBackend)[];
+true satisfies NamesEveryField<S3StateBackend, typeof S3_FIELDS>;
+const LOCAL_FIELDS = ['directory'] as const satisfies readonly (keyof LocalStateBackend)[];
+true satisfies NamesEveryField<LocalStateBackend, typeof LOCAL_FIELDS>;
 
 function asObject(file: string, field: string, value: unknown, expected: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -60,7 +54,9 @@ function asObject(file: string, field: string, value: unknown, expected: string)
 
 function checkFields(file: string, field: string, object: Record<string, unknown>, known: readonly string[]): void {
   for (const key of Object.keys(object)) {
-    if (isCredentialName(key)) {
+    // Credentials the S3 backend would accept (accessKey, secretKey, token, sseCustomerKey, ...):
+    // refused before the unknown-field check, with the advice where they belong, value unquoted.
+    if (isSecretName(key)) {
       throw new AppConfigError(
         file,
         `${field}.${key}`,

@@ -5,7 +5,7 @@
  * through cdktf and terraform.
  */
 import { randomBytes } from 'node:crypto';
-import { ManagementApiError, ManagementClient, type ListName } from '../src/api';
+import { LIST_NAMES, ManagementApiError, ManagementClient, type ListName } from '../src/api';
 import { startEmulatorProcess } from '../src/emulator/child-process';
 
 const USAGE = `Usage: npm run demo:client [-- --help]
@@ -65,7 +65,7 @@ async function run(): Promise<void> {
     await client.addEntry('blacklist', { ip: '198.51.100.7', description: 'credential stuffing source' });
     await client.addEntry('blocklist', { ip: '203.0.113.0/24', description: 'scanner range, 30-minute block' });
     await client.addEntry('whitelist', { ip: '2001:DB8::10/128', description: 'office egress (IPv6)' });
-    for (const list of ['blacklist', 'blocklist', 'whitelist'] as const) await showList(client, list);
+    for (const list of LIST_NAMES) await showList(client, list);
     detail('2001:DB8::10/128 was stored in canonical form as 2001:db8::10');
 
     step('Bulk-add 2,500 blacklist entries (the API takes at most 1,000 per call)');
@@ -113,7 +113,7 @@ async function run(): Promise<void> {
     }
 
     step('Clean up: remove every entry and turn SSO off');
-    for (const list of ['blacklist', 'blocklist', 'whitelist'] as const) {
+    for (const list of LIST_NAMES) {
       const ips = (await client.listEntries(list)).map((entry) => entry.ip);
       await client.bulkDeleteEntries(list, ips);
       detail(`${list}: removed ${ips.length}`);

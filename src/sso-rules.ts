@@ -1,11 +1,14 @@
 /**
- * The identity provider's SAML metadata URL, as every part that takes one checks it (the client
- * before it sends, the provider at validate, SecurityPolicy at synth, the emulator): one rule.
- * The raw text is checked before it is parsed, because the URL parser quietly drops tabs and
+ * The SSO rules, for every part that takes SSO settings (the client before it sends, the
+ * provider at validate, SecurityPolicy at synth): one rule, returned as structured problems each
+ * caller words for its audience. The emulator keeps its own copy as an oracle (src/emulator/sso.ts).
+ *
+ * The identity provider's SAML metadata URL, as every part that takes one checks it (the
+ * emulator too): one rule. The raw text is checked before it is parsed, because the URL parser quietly drops tabs and
  * newlines (`https://idp/meta\ndata` parses as `https://idp/metadata`) and what the service
  * stores is the raw text.
  */
-import { redactUrlCredentials } from './api/redaction';
+import { redactUrlCredentials } from './url-credentials';
 
 /** What is wrong with a metadata URL (a phrase such as "is not a URL"), or undefined; it never repeats credentials. */
 export function metadataUrlProblem(url: string): string | undefined {
@@ -28,4 +31,51 @@ export function metadataUrlProblem(url: string): string | undefined {
 /** The URL as a message may show it: JSON-quoted, credentials replaced. */
 export function describeMetadataUrl(url: string): string {
   return JSON.stringify(redactUrlCredentials(url));
+}
+
+/** Stands in for a value not known yet (a cdktf token at synth, an unknown at plan): its own rules are skipped. */
+export const NOT_KNOWN_YET: unique symbol = Symbol('not known yet');
+export type NotKnownYet = typeof NOT_KNOWN_YET;
+
+/**
+ * SSO settings as the rules see them, whatever their source spells them: the API's
+ * `{enabled, required, saml_metadata_url}` (where "" means no URL), a provider resource's
+ * attributes, SecurityPolicy's `{enabled, required?, samlMetadataUrl?}`.
+ */
+export interface SsoSettingsToCheck {
+  readonly enabled: boolean | NotKnownYet;
+  readonly required: boolean | NotKnownYet;
+  /** undefined: no URL given. "" is a URL given empty, which `metadataUrlProblem` refuses. */
+  readonly metadataUrl: string | undefined | NotKnownYet;
+}
+
+/** Which setting a problem is about, named as SsoSettingsToCheck names it; each caller maps it to its own spelling. */
+export type SsoSetting = 'enabled' | 'required' | 'metadataUrl';
+
+/** One broken SSO rule: the setting, its value, and which rule (with the URL's problem as a phrase). */
+export type SsoSettingsProblem =
+  /** required is true while enabled is false: users cannot be required to use SSO that is off. */
+  | { readonly setting: 'required'; readonly value: true; readonly problem: 'required-without-enabled' }
+  /** The URL given is not a clean https URL; `reason` says why ("is not a URL"), never repeating credentials. */
+  | { readonly setting: 'metadataUrl'; readonly value: string; readonly problem: 'invalid-metadata-url'; readonly reason: string }
+  /** enabled is true but no URL is given. */
+  | { readonly setting: 'metadataUrl'; readonly value: undefined; readonly problem: 'missing-metadata-url' };
+
+/**
+ * Every SSO rule the settings break, in the order required, metadata URL (at most one problem
+ * per setting); empty when they are fine. Rules about a value not known yet are skipped.
+ */
+export function ssoSettingsProblems(settings: SsoSettingsToCheck): SsoSettingsProblem[] {
+  const problems: SsoSettingsProblem[] = [];
+  if (settings.required === true && settings.enabled === false) {
+    problems.push({ setting: 'required', value: true, problem: 'required-without-enabled' });
+  }
+  const url = settings.metadataUrl;
+  if (typeof url === 'string') {
+    const reason = metadataUrlProblem(url);
+    if (reason !== undefined) problems.push({ setting: 'metadataUrl', value: url, problem: 'invalid-metadata-url', reason });
+  } else if (url === undefined && settings.enabled === true) {
+    problems.push({ setting: 'metadataUrl', value: undefined, problem: 'missing-metadata-url' });
+  }
+  return problems;
 }

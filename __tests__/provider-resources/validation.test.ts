@@ -103,6 +103,21 @@ const ssoCases: Case[] = [
     expected: [{ path: ['saml_metadata_url'], detail: /^saml_metadata_url is not set: enabled = true needs the identity provider's https:\/\/ metadata URL/ }],
   },
   { name: 'an empty name', values: { name: '', enabled: false }, expected: [{ path: ['name'], detail: /name = ""/ }] },
+  {
+    name: 'required without enabled and a non-https URL: both, the URL first',
+    values: { name: 'main', enabled: false, required: true, saml_metadata_url: 'http://idp.example.com/m' },
+    expected: [
+      { path: ['saml_metadata_url'], detail: /must be an https:\/\/ URL/ },
+      { path: ['required'], detail: /cannot be required while enabled is false/ },
+    ],
+  },
+  {
+    // Since the shared rule (src/sso-rules.ts): enabled without a URL is wrong whatever required turns out to be.
+    name: 'enabled without a URL, required not known yet',
+    values: { name: 'main', enabled: true, required: UNKNOWN },
+    expected: [{ path: ['saml_metadata_url'], detail: /^saml_metadata_url is not set: enabled = true needs/ }],
+  },
+  { name: 'an empty URL while disabled', values: { name: 'main', enabled: false, saml_metadata_url: '' }, expected: [{ path: ['saml_metadata_url'], detail: /saml_metadata_url = "": is empty/ }] },
 ];
 
 const table: Array<[string, 'resource' | 'data' | 'provider', string, Case[]]> = [

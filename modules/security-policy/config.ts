@@ -16,7 +16,9 @@
  */
 import * as path from 'node:path';
 import { checkAddress } from '../../src/address';
-import { redactUrlCredentials } from '../../src/api/redaction';
+import { redactUrlCredentials } from '../../src/url-credentials';
+import type { NamesEveryField } from '../../src/field-names';
+import { isSecretName } from '../../src/secret-names';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';
@@ -24,7 +26,9 @@ import { isProviderSourceAddress } from '../svc-provider/provider';
 import { POLICY_RULES } from './rules';
 import {
   POLICY_LIST_MODES,
+  POLICY_LIST_FIELDS,
   POLICY_LIST_RESOURCES,
+  SSO_SETTINGS_FIELDS,
   ssoSettingsProblem,
   type PolicyListMode,
   type PolicyListProps,
@@ -80,15 +84,16 @@ export interface PolicyRuleAcknowledgement {
   readonly reason: string;
 }
 
-const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', 'providerSource', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress', 'acknowledge'];
-const ACKNOWLEDGEMENT_FIELDS = ['rule', 'reason'];
-const LIST_FIELDS = ['resources', 'mode', 'entries', 'files'];
-const ENTRY_FIELDS = ['ip', 'description'];
-const SSO_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'];
-const EGRESS_FIELDS = ['natGatewayIds', 'vpcId', 'description'];
-
-/** Keys that name a credential in any spelling (apiKey, api_key, API-KEY, secret, password, token). */
-const SECRET_KEY = /api[-_]?key|secret|passw(or)?d|token|credential/i;
+const SECTION_FIELDS = ['$comment', 'baseUrl', 'tenant', 'ssoBase', 'providerSource', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'allowControlPlaneEgress', 'acknowledge'] as const satisfies readonly (keyof SecurityPolicyConfig | '$comment')[];
+true satisfies NamesEveryField<SecurityPolicyConfig, typeof SECTION_FIELDS>;
+const ACKNOWLEDGEMENT_FIELDS = ['rule', 'reason'] as const satisfies readonly (keyof PolicyRuleAcknowledgement)[];
+true satisfies NamesEveryField<PolicyRuleAcknowledgement, typeof ACKNOWLEDGEMENT_FIELDS>;
+const LIST_FIELDS = POLICY_LIST_FIELDS;
+const ENTRY_FIELDS = ['ip', 'description'] as const satisfies readonly (keyof PolicyEntry)[];
+true satisfies NamesEveryField<PolicyEntry, typeof ENTRY_FIELDS>;
+const SSO_FIELDS = SSO_SETTINGS_FIELDS;
+const EGRESS_FIELDS = ['natGatewayIds', 'vpcId', 'description'] as const satisfies readonly (keyof ControlPlaneEgressConfig)[];
+true satisfies NamesEveryField<ControlPlaneEgressConfig, typeof EGRESS_FIELDS>;
 
 type Fail = (field: string, message: string) => SecurityPolicyConfigError;
 
@@ -100,7 +105,7 @@ function rejectSecrets(value: unknown, field: string, fail: Fail): void {
   }
   if (typeof value !== 'object' || value === null) return;
   for (const [key, inner] of Object.entries(value)) {
-    if (SECRET_KEY.test(key)) {
+    if (isSecretName(key)) {
       throw fail(
         `${field}.${key}`,
         'secrets never go in this file (it is committed and shown in errors); remove the key and give the API key ' +

@@ -7,10 +7,12 @@ import * as path from 'node:path';
 import { Token } from 'cdktf';
 import { checkAddress } from '../../src/address';
 import { descriptionProblem } from '../../src/description';
+import { LIST_NAMES, type ListName } from '../../src/api/types';
 import { PolicyFileError, SecurityPolicyPropError, describeSource, type EntrySource } from './errors';
 
-export type PolicyListName = 'blacklist' | 'blocklist' | 'whitelist';
-export const POLICY_LIST_NAMES: readonly PolicyListName[] = ['blacklist', 'blocklist', 'whitelist'];
+/** The service's lists (the wire contract's LIST_NAMES), as SecurityPolicy's props and config name them. */
+export type PolicyListName = ListName;
+export const POLICY_LIST_NAMES: readonly PolicyListName[] = LIST_NAMES;
 
 /** One entry as users write it, inline or in a file. */
 export interface PolicyEntry {

@@ -1,8 +1,9 @@
 /** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
 import type { SvcProvider } from '../svc-provider/provider';
-import type { PolicyEntry } from './entries';
-import { redactUrlCredentials } from '../../src/api/redaction';
-import { metadataUrlProblem } from '../../src/sso-rules';
+import { POLICY_LIST_NAMES, type PolicyEntry } from './entries';
+import type { NamesEveryField } from '../../src/field-names';
+import { redactUrlCredentials } from '../../src/url-credentials';
+import { NOT_KNOWN_YET, ssoSettingsProblems } from '../../src/sso-rules';
 
 /** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */
 export type PolicyListResources = 'per-entry' | 'whole-list';
@@ -24,6 +25,10 @@ export interface PolicyListProps {
   readonly files?: readonly string[];
 }
 
+/** The fields of PolicyListProps, as the construct and the config file both accept them. */
+export const POLICY_LIST_FIELDS = ['resources', 'mode', 'entries', 'files'] as const satisfies readonly (keyof PolicyListProps)[];
+true satisfies NamesEveryField<PolicyListProps, typeof POLICY_LIST_FIELDS>;
+
 /** SAML single sign-on of the tenant or of one channel. */
 export interface SsoSettings {
   /** The tenant's or channel's name; it must exist on the service. */
@@ -35,6 +40,10 @@ export interface SsoSettings {
   /** The identity provider's SAML metadata URL, https; needed when enabled. */
   readonly samlMetadataUrl?: string;
 }
+
+/** The fields of SsoSettings, as the construct and the config file both accept them. */
+export const SSO_SETTINGS_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'] as const satisfies readonly (keyof SsoSettings)[];
+true satisfies NamesEveryField<SsoSettings, typeof SSO_SETTINGS_FIELDS>;
 
 /**
  * Addresses the platform's own infrastructure uses: the blacklist and blocklist must never
@@ -80,19 +89,27 @@ export interface SecurityPolicyProps {
   readonly ownInfrastructure?: OwnInfrastructure;
 }
 
-/** What is wrong with SSO settings, as field (relative to the settings object) and message; skips tokens. */
+/** The props SecurityPolicy accepts, in the order its "unknown prop" error lists them. */
+export const SECURITY_POLICY_PROP_NAMES = ['provider', 'tenant', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'namePrefix', 'ownInfrastructure'] as const satisfies readonly (keyof SecurityPolicyProps)[];
+true satisfies NamesEveryField<SecurityPolicyProps, typeof SECURITY_POLICY_PROP_NAMES>;
+
+/** What is wrong with SSO settings (the name, then the shared rule of src/sso-rules.ts), as field (relative to the settings object) and message; skips tokens. */
 export function ssoSettingsProblem(settings: SsoSettings, isToken: (value: unknown) => boolean): { field: string; value: unknown; message: string } | undefined {
   if (!isToken(settings.name) && settings.name === '') return { field: 'name', value: settings.name, message: 'is empty; give the tenant or channel name' };
-  if (settings.required === true && settings.enabled === false) {
-    return { field: 'required', value: true, message: 'needs enabled = true (users cannot be required to use SSO that is off); set enabled to true or leave required out' };
+  const { enabled, required, samlMetadataUrl: url } = settings;
+  const [problem] = ssoSettingsProblems({
+    enabled: typeof enabled === 'boolean' ? enabled : NOT_KNOWN_YET,
+    required: typeof required === 'boolean' ? required : required === undefined ? false : NOT_KNOWN_YET,
+    metadataUrl: url !== undefined && isToken(url) ? NOT_KNOWN_YET : url,
+  });
+  switch (problem?.problem) {
+    case undefined:
+      return undefined;
+    case 'required-without-enabled':
+      return { field: 'required', value: true, message: 'needs enabled = true (users cannot be required to use SSO that is off); set enabled to true or leave required out' };
+    case 'invalid-metadata-url':
+      return { field: 'samlMetadataUrl', value: redactUrlCredentials(problem.value), message: `${problem.reason}; give the identity provider's https:// metadata URL, e.g. https://idp.example.com/metadata` };
+    case 'missing-metadata-url':
+      return { field: 'samlMetadataUrl', value: undefined, message: 'is not set, and enabled SSO needs it; give the identity provider\'s metadata URL (https) or set enabled to false' };
   }
-  const url = settings.samlMetadataUrl;
-  const urlProblem = url !== undefined && !isToken(url) ? metadataUrlProblem(url) : undefined;
-  if (url !== undefined && urlProblem !== undefined) {
-    return { field: 'samlMetadataUrl', value: redactUrlCredentials(url), message: `${urlProblem}; give the identity provider's https:// metadata URL, e.g. https://idp.example.com/metadata` };
-  }
-  if (settings.enabled === true && url === undefined) {
-    return { field: 'samlMetadataUrl', value: undefined, message: 'is not set, and enabled SSO needs it; give the identity provider\'s metadata URL (https) or set enabled to false' };
-  }
-  return undefined;
 }

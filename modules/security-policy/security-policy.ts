@@ -47,6 +47,8 @@ import { checkAddress, parseAddress } from '../../src/address';
 import {
   POLICY_LIST_MODES,
   POLICY_LIST_RESOURCES,
+  POLICY_LIST_FIELDS,
+  SECURITY_POLICY_PROP_NAMES,
   ssoSettingsProblem,
   type PolicyListMode,
   type PolicyListProps,
@@ -57,8 +59,8 @@ import {
 
 export type PolicyEntryResource = BlacklistEntry | BlocklistEntry | WhitelistEntry;
 export type PolicyWholeListResource = Blacklist | Blocklist | Whitelist;
-const SECURITY_POLICY_PROPS: readonly string[] = ['provider', 'tenant', ...POLICY_LIST_NAMES, 'tenantSso', 'channelSso', 'namePrefix', 'ownInfrastructure'];
-const POLICY_LIST_PROPS: readonly string[] = ['resources', 'mode', 'entries', 'files'];
+const SECURITY_POLICY_PROPS: readonly string[] = SECURITY_POLICY_PROP_NAMES;
+const POLICY_LIST_PROPS: readonly string[] = POLICY_LIST_FIELDS;
 
 /** A map from address to description known only to Terraform: an IResolvable or a map token (`local.asAnyMap`). */
 export type EntryMapToken = IResolvable | { readonly [ip: string]: unknown };

@@ -1,22 +1,35 @@
 /**
- * Shapes of the management API as the contract (shared/api-contract.md) fixes them. Objects the
- * service owns (customers, channels) keep unknown fields, because an update must copy the listed
- * object exactly.
+ * Shapes of the management API as the contract (shared/api-contract.md) fixes them: the one
+ * declaration the client and the emulator (src/emulator/model.ts) share. As the client reads
+ * them, objects the service owns (customers, channels) keep unknown fields, because an update
+ * must copy the listed object exactly; the `...Fields` interfaces are the fields the contract
+ * names, which the emulator stores.
  */
 
 export const LIST_NAMES = ['blacklist', 'blocklist', 'whitelist'] as const;
 export type ListName = (typeof LIST_NAMES)[number];
+/** True for the name of one of the service's lists. */
+export function isListName(value: unknown): value is ListName {
+  return typeof value === 'string' && (LIST_NAMES as readonly string[]).includes(value);
+}
+/** The lists that deny an address; the whitelist is the one that allows. */
+export const DENY_LIST_NAMES = ['blacklist', 'blocklist'] as const satisfies readonly ListName[];
+export type DenyListName = (typeof DENY_LIST_NAMES)[number];
 
 export type ApiArea = 'login' | 'logs' | 'lists' | 'customers' | 'channels';
 
-/** One entry as the service lists it. */
-export interface ListEntry {
+/** The fields of a list entry the contract names. */
+export interface ListEntryFields {
   readonly ip: string;
   readonly description: string;
   /** Epoch seconds the client sent when adding it. */
   readonly created: number;
   /** Blocklist only: epoch seconds the block ends. */
   readonly expires?: number;
+}
+
+/** One entry as the service lists it. */
+export interface ListEntry extends ListEntryFields {
   readonly [field: string]: unknown;
 }
 
@@ -33,7 +46,8 @@ export interface SsoSettings {
   readonly saml_metadata_url: string;
 }
 
-export interface Customer {
+/** The fields of a customer (tenant) the contract names. */
+export interface CustomerFields {
   readonly name: string;
   readonly contact_email: string;
   readonly description: string;
@@ -48,23 +62,37 @@ export interface Customer {
   readonly allow_channel_admin_users: boolean;
   readonly tenant_admin_default: boolean;
   readonly uuid: string;
+}
+
+/** A customer as the service lists it: the contract's fields and any it adds. */
+export interface Customer extends CustomerFields {
   readonly [field: string]: unknown;
 }
 
-export interface Channel {
+/** The fields of a channel the contract names. */
+export interface ChannelFields {
   readonly name: string;
   readonly require_totp_setup: boolean;
   readonly uuid: string;
   readonly sso: SsoSettings | null;
+}
+
+/** A channel as the service lists it: the contract's fields and any it adds. */
+export interface Channel extends ChannelFields {
   readonly [field: string]: unknown;
 }
 
-export interface AuditEvent {
+/** The fields of an audit event the contract names. */
+export interface AuditEventFields {
   readonly timestamp: number;
   readonly user: string;
   readonly category: string;
   readonly action: string;
   readonly description: string;
+}
+
+/** An audit event as the service lists it. */
+export interface AuditEvent extends AuditEventFields {
   readonly [field: string]: unknown;
 }
 

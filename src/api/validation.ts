@@ -4,13 +4,13 @@
  */
 import { checkAddress } from '../address';
 import { descriptionProblem } from '../description';
-import { describeMetadataUrl, metadataUrlProblem } from '../sso-rules';
-import { redactUrlCredentials } from './redaction';
+import { describeMetadataUrl, ssoSettingsProblems } from '../sso-rules';
+import { redactUrlCredentials } from '../url-credentials';
 import { ValidationError } from './errors';
-import { LIST_NAMES, type ListName, type NewListEntry, type SsoSettings } from './types';
+import { LIST_NAMES, isListName, type ListName, type NewListEntry, type SsoSettings } from './types';
 
 export function assertListName(value: unknown, command?: string): ListName {
-  if (typeof value === 'string' && (LIST_NAMES as readonly string[]).includes(value)) return value as ListName;
+  if (isListName(value)) return value;
   throw new ValidationError(
     'list',
     value,
@@ -100,7 +100,11 @@ export function assertSsoSettings(value: unknown, field: string, command?: strin
   if (typeof url !== 'string') {
     throw new ValidationError(`${field}.saml_metadata_url`, url, `${field}.saml_metadata_url: expected a URL string, got ${JSON.stringify(url)}.`, details);
   }
-  if (sso.required === true && sso.enabled !== true) {
+  const enabled = sso.enabled as boolean;
+  const required = sso.required as boolean;
+  // On the wire "" is no URL at all; any URL given must be a clean https URL, and enabling SSO needs one.
+  const [problem] = ssoSettingsProblems({ enabled, required, metadataUrl: url === '' ? undefined : url });
+  if (problem?.problem === 'required-without-enabled') {
     throw new ValidationError(
       `${field}.required`,
       true,
@@ -108,13 +112,12 @@ export function assertSsoSettings(value: unknown, field: string, command?: strin
       details,
     );
   }
-  // Any URL given must be a clean https URL; enabling SSO needs one.
-  const urlProblem = url === '' ? (sso.enabled === true ? 'is empty' : undefined) : metadataUrlProblem(url);
-  if (urlProblem !== undefined) {
-    const fix = sso.enabled === true ? 'enabling SSO needs an https:// metadata URL of the identity provider' : 'give an https:// metadata URL of the identity provider, or leave it empty';
+  if (problem !== undefined) {
+    const urlProblem = problem.problem === 'invalid-metadata-url' ? problem.reason : 'is empty';
+    const fix = enabled ? 'enabling SSO needs an https:// metadata URL of the identity provider' : 'give an https:// metadata URL of the identity provider, or leave it empty';
     throw new ValidationError(`${field}.saml_metadata_url`, redactUrlCredentials(url), `${field}.saml_metadata_url ${describeMetadataUrl(url)} ${urlProblem}; ${fix}.`, details);
   }
-  return { enabled: sso.enabled as boolean, required: sso.required as boolean, saml_metadata_url: url };
+  return { enabled, required, saml_metadata_url: url };
 }
 
 /** A text for a message: JSON-quoted (control characters escaped), the first 60 characters of a long one. */

@@ -1,7 +1,15 @@
-/** Shapes the emulator stores and returns; field names follow the API contract exactly. */
+/**
+ * Shapes the emulator stores and returns. The contract's shapes are declared once, in
+ * src/api/types.ts (the wire contract the client reads too); the emulator stores exactly the
+ * fields the contract names, writable, and adds its own (users, entries with the server's clock).
+ */
+import type { AuditEventFields, ChannelFields, CustomerFields, SsoSettings as ContractSsoSettings, ListName } from '../api/types';
+export type { DenyListName, ListEntryFields } from '../api/types';
 
-export const LIST_NAMES = ['blacklist', 'blocklist', 'whitelist'] as const;
-export type ListName = (typeof LIST_NAMES)[number];
+export { LIST_NAMES, type ListName } from '../api/types';
+
+/** A contract shape as the emulator's store holds it: the same fields, writable. */
+export type Stored<Shape> = { -readonly [Field in keyof Shape]: Shape[Field] };
 
 /** Blocklist entries stop blocking this long after the server added them. */
 export const BLOCKLIST_DURATION_SECONDS = 30 * 60;
@@ -9,28 +17,8 @@ export const BLOCKLIST_DURATION_SECONDS = 30 * 60;
 export const BLOCKS_BEFORE_BLACKLIST = 3;
 export const MAX_BULK_ENTRIES = 1000;
 
-export interface SsoSettings {
-  enabled: boolean;
-  required: boolean;
-  saml_metadata_url: string;
-}
-
-export interface Customer {
-  name: string;
-  contact_email: string;
-  description: string;
-  active: boolean;
-  autoblock_threshold: number;
-  autoblock_timeout: number;
-  block_embargo: number;
-  ssl_ciphers: string;
-  notify_threshold: number;
-  sso: SsoSettings | null;
-  allow_super_admin_users: boolean;
-  allow_channel_admin_users: boolean;
-  tenant_admin_default: boolean;
-  uuid: string;
-}
+export type SsoSettings = Stored<ContractSsoSettings>;
+export type Customer = Stored<CustomerFields>;
 
 /** Customer fields other than `name` and `uuid`, with the defaults a seed may leave out. */
 export const CUSTOMER_DEFAULTS: Omit<Customer, 'name' | 'uuid'> = {
@@ -48,12 +36,7 @@ export const CUSTOMER_DEFAULTS: Omit<Customer, 'name' | 'uuid'> = {
   tenant_admin_default: false,
 };
 
-export interface Channel {
-  name: string;
-  require_totp_setup: boolean;
-  uuid: string;
-  sso: SsoSettings | null;
-}
+export type Channel = Stored<ChannelFields>;
 
 export interface User {
   /** Also the login name: unique among users. */
@@ -72,13 +55,7 @@ export interface StoredEntry {
   addedAt: number;
 }
 
-export interface AuditEvent {
-  timestamp: number;
-  user: string;
-  category: string;
-  action: string;
-  description: string;
-}
+export type AuditEvent = Stored<AuditEventFields>;
 
 export function capitalise(list: ListName): string {
   return list.charAt(0).toUpperCase() + list.slice(1);

@@ -53,7 +53,7 @@ export interface RunningEmulator {
   readonly port: number;
   advanceClock(seconds: number): void;
   setFaults(faults: FaultSettings | undefined): void;
-  riskBlock(tenant: string, ip: string): { list: 'blocklist' | 'blacklist' | 'none'; blocks: number };
+  riskBlock(tenant: string, ip: string): RiskBlockResult;
   stats(): EmulatorStats;
   resetStats(): void;
   close(): Promise<void>;

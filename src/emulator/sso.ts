@@ -8,6 +8,9 @@ import { describeValue } from './errors';
 import type { SsoSettings } from './model';
 import { describeMetadataUrl, metadataUrlProblem } from '../sso-rules';
 
+// Deliberately its own copy of the rules that combine the fields (not src/sso-rules.ts's ssoSettingsProblems; only the URL
+// rule is shared): the emulator is the oracle the client and the provider are tested against, and
+// __tests__/shared-rules/sso-rules.test.ts checks that the two copies agree.
 const SSO_FIELDS = ['enabled', 'required', 'saml_metadata_url'] as const;
 
 /** Returns what is wrong with `value` as an sso setting at `path`, or undefined when it is valid. */

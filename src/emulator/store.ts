@@ -16,7 +16,10 @@ import {
   type AuditEvent,
   type Channel,
   type Customer,
+  type DenyListName,
+  type ListEntryFields,
   type ListName,
+  type Stored,
   type StoredEntry,
   type User,
 } from './model';
@@ -25,15 +28,11 @@ import { customerFromSeed, type EmulatorSeed } from './seed';
 import { copySso } from './sso';
 
 /** What a list command returns for one entry; blocklist entries also say when they stop. */
-export interface EntryView {
-  ip: string;
-  description: string;
-  created: number;
-  expires?: number;
-}
+/** An entry as the emulator lists it: the contract's fields (src/api/types.ts). */
+export type EntryView = Stored<ListEntryFields>;
 
 export interface RiskBlockResult {
-  list: 'blocklist' | 'blacklist' | 'none';
+  list: DenyListName | 'none';
   blocks: number;
 }
 

@@ -6,6 +6,7 @@
  * annotations on the SecurityPolicy construct.
  */
 import type { ParsedAddress } from '../../../src/address';
+import { DENY_LIST_NAMES } from '../../../src/api/types';
 import type { PolicyListName } from '../entries';
 
 /** error fails synth; warning is printed. */
@@ -62,7 +63,7 @@ export function entriesOf(context: PolicyRuleContext, lists: readonly PolicyList
   return lists.flatMap((list) => context.lists[list]);
 }
 
-export const DENY_LISTS: readonly PolicyListName[] = ['blacklist', 'blocklist'];
+export const DENY_LISTS: readonly PolicyListName[] = DENY_LIST_NAMES;
 
 /** `blacklist entry "198.51.100.0/24" (policy/blacklist.yaml:3: entries[1])`. */
 export function describeEntry(entry: PolicyRuleEntry): string {

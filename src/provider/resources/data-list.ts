@@ -1,7 +1,7 @@
 /** `svc_list` data source: every entry of one of the tenant's lists, sorted by address. */
 import * as ipaddr from 'ipaddr.js';
 import { parseAddress } from '../../address';
-import { LIST_NAMES, assertListName, type ListEntry } from '../../api';
+import { LIST_NAMES, assertListName, isListName, type ListEntry } from '../../api';
 import { errorDiagnostic, types, type DataSourceDefinition, type Diagnostic, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, emptyStringDiagnostic, readListForPlan, requiredString, stringAttribute } from './attributes';
@@ -32,7 +32,7 @@ const schema: Schema = {
 function validate(config: Parameters<NonNullable<DataSourceDefinition<SvcContext>['validate']>>[0]['config']): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const list = stringAttribute(config, 'list');
-  if (typeof list === 'string' && !(LIST_NAMES as readonly string[]).includes(list)) {
+  if (typeof list === 'string' && !isListName(list)) {
     diagnostics.push(errorDiagnostic('Invalid list', `list = ${JSON.stringify(list)}: use one of ${LIST_NAMES.join(', ')}.`, ['list']));
   }
   const emptyTenant = emptyStringDiagnostic(config, 'tenant', "Leave tenant out to use the provider's tenant, or name one.");

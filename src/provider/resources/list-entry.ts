@@ -5,7 +5,7 @@
  * cache, so refreshing many entries costs one `list_<list>` call per list. Plan checks the
  * tenant against what the service knows (one call per process at most, none after a refresh).
  */
-import type { ListEntry, ListName } from '../../api';
+import { LIST_NAMES, type ListEntry, type ListName } from '../../api';
 import {
   DiagnosticsError,
   UNKNOWN,
@@ -311,6 +311,6 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
   };
 }
 
-export const listEntryResources: readonly ResourceDefinition<SvcContext>[] = (['blacklist', 'blocklist', 'whitelist'] as const).map(
+export const listEntryResources: readonly ResourceDefinition<SvcContext>[] = LIST_NAMES.map(
   createListEntryResource,
 );

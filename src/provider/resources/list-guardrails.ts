@@ -7,7 +7,7 @@
  * provider process (SvcContext.declared). A pair is reported once, by whichever of the two is
  * planned second, or by the resource when the other is already on the service.
  */
-import type { ListName } from '../../api';
+import { DENY_LIST_NAMES, type ListName } from '../../api';
 import { UNKNOWN, warningDiagnostic, type Diagnostic, type Unknown } from '../core';
 import type { SvcContext } from '../context';
 import {
@@ -32,7 +32,7 @@ export function validateGuardrails(list: ListName, ip: string, place: EntryPlace
 
 /** The lists a plan compares an entry of `list` with: contradictions cross whitelist and deny lists. */
 function opposingLists(list: ListName): ListName[] {
-  return list === 'whitelist' ? ['blacklist', 'blocklist'] : ['whitelist'];
+  return list === 'whitelist' ? [...DENY_LIST_NAMES] : ['whitelist'];
 }
 
 export interface PlannedEntry {

@@ -1,56 +1,51 @@
 /**
- * What `svc_tenant_sso` and `svc_channel_sso` share: the SSO rules at validate time (the
- * client's own assertSsoSettings, so there is one wording), turning attributes into the API's
+ * What `svc_tenant_sso` and `svc_channel_sso` share: the SSO rules at validate time (the shared
+ * rule of src/sso-rules.ts, worded for attributes), turning attributes into the API's
  * `sso` object and back, the SAML service-provider URLs of a channel, and the check of the
  * tenant or channel name (at plan, and again when apply finds it missing).
  */
-import { ValidationError, assertSsoSettings, type SsoSettings } from '../../api';
+import type { SsoSettings } from '../../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
-import { describeMetadataUrl, metadataUrlProblem } from '../../sso-rules';
+import { NOT_KNOWN_YET, describeMetadataUrl, ssoSettingsProblems } from '../../sso-rules';
 import { boolAttribute, stringAttribute } from './attributes';
-
-/** Stands in for a metadata URL that is not known yet, so the other rules can still be checked. */
-const KNOWN_GOOD_URL = 'https://identity-provider.invalid/metadata';
 
 /** Plan-time SSO errors: required without enabled, a non-https URL, enabled without a URL. */
 export function validateSso(config: ObjectValue, typeName: string): Diagnostic[] {
   const enabled = boolAttribute(config, 'enabled');
   const required = boolAttribute(config, 'required');
   const url = stringAttribute(config, 'saml_metadata_url');
-  const diagnostics: Diagnostic[] = [];
-  /** `details`: wording of our own for an attribute, replacing the client's message. */
-  const check = (sso: SsoSettings, details: Readonly<Record<string, string>> = {}) => {
-    try {
-      assertSsoSettings(sso, typeName);
-    } catch (error) {
-      // Deliberate boundary: the client's validation error becomes a diagnostic on the attribute.
-      if (!(error instanceof ValidationError)) throw error;
-      const attributeName = error.field.slice(typeName.length + 1);
-      if (diagnostics.some((diagnostic) => diagnostic.path?.[0] === attributeName)) return;
-      diagnostics.push(errorDiagnostic(`Invalid SSO setting ${attributeName}`, details[attributeName] ?? error.message, [attributeName]));
+  const problems = ssoSettingsProblems({
+    enabled: typeof enabled === 'boolean' ? enabled : NOT_KNOWN_YET,
+    required: required === UNKNOWN ? NOT_KNOWN_YET : (required ?? false),
+    // An unset attribute is no URL; "" is one given empty, which the rule refuses.
+    metadataUrl: url === UNKNOWN ? NOT_KNOWN_YET : (url ?? undefined),
+  });
+  // The URL's own problem first, as terraform has always listed them.
+  const ordered = [...problems.filter((problem) => problem.setting === 'metadataUrl'), ...problems.filter((problem) => problem.setting !== 'metadataUrl')];
+  return ordered.map((problem) => {
+    switch (problem.problem) {
+      case 'invalid-metadata-url':
+        return errorDiagnostic(
+          'Invalid SSO setting saml_metadata_url',
+          `saml_metadata_url = ${describeMetadataUrl(problem.value)}: ${problem.reason}. The identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).`,
+          ['saml_metadata_url'],
+        );
+      case 'missing-metadata-url':
+        return errorDiagnostic(
+          'Invalid SSO setting saml_metadata_url',
+          "saml_metadata_url is not set: enabled = true needs the identity provider's https:// metadata URL (e.g. https://idp.example.com/metadata).",
+          ['saml_metadata_url'],
+        );
+      case 'required-without-enabled':
+        return errorDiagnostic(
+          'Invalid SSO setting required',
+          `${typeName}.required: SSO cannot be required while enabled is false; set enabled to true or required to false.`,
+          ['required'],
+        );
     }
-  };
-  // The metadata URL must be a clean https URL whether or not SSO is enabled yet.
-  const urlProblem = typeof url === 'string' ? metadataUrlProblem(url) : undefined;
-  if (typeof url === 'string' && urlProblem !== undefined) {
-    diagnostics.push(
-      errorDiagnostic(
-        'Invalid SSO setting saml_metadata_url',
-        `saml_metadata_url = ${describeMetadataUrl(url)}: ${urlProblem}. The identity provider's SAML metadata URL must be an https:// URL (e.g. https://idp.example.com/metadata).`,
-        ['saml_metadata_url'],
-      ),
-    );
-  }
-  if (typeof enabled === 'boolean' && required !== UNKNOWN && url !== UNKNOWN) {
-    // The client sees a left-out URL as "" and says 'got ""'; the user wrote nothing, so say that.
-    const unset = { saml_metadata_url: "saml_metadata_url is not set: enabled = true needs the identity provider's https:// metadata URL (e.g. https://idp.example.com/metadata)." };
-    check({ enabled, required: required ?? false, saml_metadata_url: url ?? '' }, url === null ? unset : {});
-  } else if (typeof enabled === 'boolean' && required !== UNKNOWN) {
-    check({ enabled, required: required ?? false, saml_metadata_url: KNOWN_GOOD_URL });
-  }
-  return diagnostics;
+  });
 }
 
 /** The `sso` object the wholly known config asks for. */
