@@ -5,7 +5,7 @@
  * newlines (`https://idp/meta\ndata` parses as `https://idp/metadata`) and what the service
  * stores is the raw text.
  */
-import { redactUrlCredentials } from './api/redaction';
+import { redactUrlCredentials } from './url-credentials';
 
 /** What is wrong with a metadata URL (a phrase such as "is not a URL"), or undefined; it never repeats credentials. */
 export function metadataUrlProblem(url: string): string | undefined {

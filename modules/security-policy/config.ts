@@ -16,7 +16,7 @@
  */
 import * as path from 'node:path';
 import { checkAddress } from '../../src/address';
-import { redactUrlCredentials } from '../../src/api/redaction';
+import { redactUrlCredentials } from '../../src/url-credentials';
 import { addressProblem, POLICY_LIST_NAMES, withConfigOrigin, type PolicyEntry, type PolicyListName } from './entries';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyConfigError } from './errors';

@@ -1,7 +1,7 @@
 /** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
 import type { SvcProvider } from '../svc-provider/provider';
 import type { PolicyEntry } from './entries';
-import { redactUrlCredentials } from '../../src/api/redaction';
+import { redactUrlCredentials } from '../../src/url-credentials';
 import { metadataUrlProblem } from '../../src/sso-rules';
 
 /** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */

@@ -4,8 +4,9 @@
  * as soon as the client learns them, so every error built afterwards is clean wherever it is
  * raised.
  */
+import { REDACTED, redactUrlCredentials } from '../url-credentials';
 
-export const REDACTED = '[REDACTED]';
+export { REDACTED, redactUrlCredentials };
 
 /** How deep a cause chain is copied; real chains are two or three links long. */
 const MAX_CAUSE_DEPTH = 8;
@@ -85,14 +86,6 @@ export class SecretRegistry {
     }
     return copy;
   }
-}
-
-/** `scheme://` then userinfo up to the `@` before the host (no `/`, `?`, `#`, white space or quotes in between). */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
-
-/** The text with the user name and password of every URL in it replaced by [REDACTED]. */
-export function redactUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, `$1${REDACTED}@`);
 }
 
 /** The registry every client and error of this process shares. */
