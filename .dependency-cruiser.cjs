@@ -5,8 +5,8 @@
  * picture; a rule's comment is what a failure prints, so it says what to do instead.
  *
  * Each layer rule lists what a layer may import among src/ and modules/ (the library); the
- * last three rules keep the app, the tooling and the tests out of the library and the tests
- * out of everything. Paths are relative to the repository root.
+ * rules after them keep the app and the tooling out of the library, the tests out of
+ * everything else, and cycles out of the tree. Paths are relative to the repository root.
  */
 
 /** Top-level files of src/ and src/rules/: pure rules and wording every part shares. */
