@@ -5,7 +5,7 @@
  * skips only the first kind: a refused key, a configuration error or an invalid value is a
  * broken check, and a pipeline must fail on it.
  */
-import { EARLIER_LOGIN_FAILURE_SUMMARY } from '../provider/provider';
+import { EARLIER_LOGIN_FAILURE_SUMMARY } from '../diagnostic-summaries';
 
 /** What could not be reached; shown in the drift check's "skipped" line. */
 export type UnreachableReason = 'provider registry not reachable' | 'no AWS credentials' | 'endpoint not reachable';
@@ -85,10 +85,6 @@ export function unreachableReason(diagnostic: TerraformDiagnostic): UnreachableR
 }
 
 /**
- * Why terraform's failed run means the stack cannot be reached, or null when it failed for
- * another reason (or said nothing terraform-like): every error diagnostic must be unreachable.
- */
-/**
  * The provider reports a failed login in full once and gives every other resource a short
  * follow-on note (terraform prints them in any order): readers look at the cause.
  */
@@ -96,6 +92,10 @@ export function isFollowOnDiagnostic(summary: string): boolean {
   return summary.startsWith(EARLIER_LOGIN_FAILURE_SUMMARY);
 }
 
+/**
+ * Why terraform's failed run means the stack cannot be reached, or null when it failed for
+ * another reason (or said nothing terraform-like): every error diagnostic must be unreachable.
+ */
 export function unreachableStack(output: string): UnreachableReason | null {
   const all = errorDiagnostics(output);
   const causes = all.filter((diagnostic) => !isFollowOnDiagnostic(diagnostic.summary));

@@ -5,6 +5,7 @@
  */
 import { InvalidAddressError } from '../address';
 import { ManagementApiError, insecureHttpHost, redactUrlCredentials, secretRegistry, type ManagementClientOptions } from '../api';
+import { EARLIER_LOGIN_FAILURE_SUMMARY } from '../diagnostic-summaries';
 import {
   DiagnosticsError,
   UNKNOWN,
@@ -306,9 +307,6 @@ export function describeSvcError(error: unknown, operation: string): Diagnostic 
   }
   return undefined;
 }
-
-/** The summary of that note: tools reading terraform's output (the drift check) look past it to the cause. */
-export const EARLIER_LOGIN_FAILURE_SUMMARY = 'Skipped: the svc provider could not log in';
 
 /** The short note for a resource whose call was not sent because the login failed already. */
 export function earlierLoginFailureDiagnostic(first: ManagementApiError, operation: string): Diagnostic {
