@@ -11,24 +11,10 @@
 import type { MessageValue } from './protobuf';
 import type * as wire from './tfplugin6';
 
-export enum DiagnosticSeverity {
-  Invalid = 0,
-  Error = 1,
-  Warning = 2,
-}
-
-export enum StringKind {
-  Plain = 0,
-  Markdown = 1,
-}
-
-export enum ObjectNestingMode {
-  Invalid = 0,
-  Single = 1,
-  List = 2,
-  Set = 3,
-  Map = 4,
-}
+// The enums and the service type live beside the descriptors that use them (tfplugin6.ts),
+// so the two files do not import each other; they are re-exported here with the messages.
+export { DiagnosticSeverity, ObjectNestingMode, StringKind } from './tfplugin6';
+export type { ProviderService } from './tfplugin6';
 
 export type DynamicValue = MessageValue<typeof wire.DynamicValue>;
 export type AttributePathStep = MessageValue<typeof wire.AttributePathStep>;
@@ -76,18 +62,3 @@ export type CallFunctionRequest = MessageValue<typeof wire.CallFunctionRequest>;
 /** Exactly one of result and error is set. */
 export type CallFunctionResponse = MessageValue<typeof wire.CallFunctionResponse>;
 export type StopProviderResponse = MessageValue<typeof wire.StopProviderResponse>;
-
-type Rpcs = typeof wire.providerRpcs;
-
-/**
- * The tfplugin6 `Provider` service as the gRPC layer calls it: one method per entry of
- * tfplugin6.ts's providerRpcs, taking its decoded request and returning its reply. The gRPC
- * layer answers UNIMPLEMENTED for RPCs not listed there (ephemeral resources,
- * MoveResourceState, ...). A thrown error becomes a gRPC INTERNAL status (internal faults
- * only; user problems travel as diagnostics).
- */
-export type ProviderService = {
-  [RpcName in keyof Rpcs as Rpcs[RpcName]['method']]: (
-    request: MessageValue<Rpcs[RpcName]['request']>,
-  ) => Promise<MessageValue<Rpcs[RpcName]['response']>>;
-};

@@ -1,8 +1,8 @@
 /**
  * The tfplugin6.8 contract this provider speaks, declared once: each message's wire descriptor
- * (`as const`), from which messages.ts derives its TypeScript type (MessageValue), and the
- * service table, from which it derives ProviderService. Also the go-plugin messages the server
- * needs (plugin.Empty). Field numbers come from terraform's docs/plugin-protocol/tfplugin6.8.proto;
+ * (`as const`), from which messages.ts derives its TypeScript type (MessageValue), the enums
+ * they use, and the service table with the ProviderService type derived from it. Also the
+ * go-plugin messages the server needs (plugin.Empty). Field numbers come from terraform's docs/plugin-protocol/tfplugin6.8.proto;
  * field names are the proto's snake_case in camelCase. Fields this provider never reads or
  * writes (ephemeral resources, deferrals, identities, nested blocks' contents) are left out:
  * unknown fields are skipped when decoding, and absent ones are simply not sent. The function
@@ -14,7 +14,25 @@
  */
 import type { MessageDescriptor, MessageValue } from './protobuf';
 import { decodeMessage, encodeMessage } from './protobuf';
-import { DiagnosticSeverity, ObjectNestingMode, StringKind, type ProviderService } from './messages';
+
+export enum DiagnosticSeverity {
+  Invalid = 0,
+  Error = 1,
+  Warning = 2,
+}
+
+export enum StringKind {
+  Plain = 0,
+  Markdown = 1,
+}
+
+export enum ObjectNestingMode {
+  Invalid = 0,
+  Single = 1,
+  List = 2,
+  Set = 3,
+  Map = 4,
+}
 
 // ---------------------------------------------------------------- shared messages
 
@@ -418,7 +436,7 @@ export interface ProviderRpc {
 
 /**
  * The tfplugin6.Provider RPCs this provider implements, by RPC name (the last part of the
- * gRPC path `/tfplugin6.Provider/<name>`); messages.ts derives ProviderService from it. The
+ * gRPC path `/tfplugin6.Provider/<name>`); ProviderService (below) is derived from it. The
  * others (MoveResourceState, ephemeral resources, identities, ...) are answered UNIMPLEMENTED
  * by the gRPC server.
  */
@@ -491,3 +509,18 @@ export async function callProviderRpc(service: ProviderService, rpc: ProviderRpc
   const response = await method.call(service, request);
   return encodeMessage(rpc.response, response);
 }
+
+type Rpcs = typeof providerRpcs;
+
+/**
+ * The tfplugin6 `Provider` service as the gRPC layer calls it: one method per entry of
+ * providerRpcs above, taking its decoded request and returning its reply. The gRPC
+ * layer answers UNIMPLEMENTED for RPCs not listed there (ephemeral resources,
+ * MoveResourceState, ...). A thrown error becomes a gRPC INTERNAL status (internal faults
+ * only; user problems travel as diagnostics).
+ */
+export type ProviderService = {
+  [RpcName in keyof Rpcs as Rpcs[RpcName]['method']]: (
+    request: MessageValue<Rpcs[RpcName]['request']>,
+  ) => Promise<MessageValue<Rpcs[RpcName]['response']>>;
+};
