@@ -464,6 +464,20 @@ function renderAccessors(binding: AttributeBinding, className: string, field: st
   ];
 }
 
+/** The constructor's assignments of the settable attributes from `config`, then the synth-time guards of the sensitive ones. */
+function storeSettings(bindings: readonly AttributeBinding[], className: string, field: (binding: AttributeBinding) => string): string[] {
+  const settable = bindings.filter((binding) => binding.settable);
+  return [
+    ...settable.map((binding) => `    this.${field(binding)} = ${storedValue(binding, className, `config.${binding.propertyName}`)};`),
+    ...settable.filter((binding) => binding.schema.sensitive === true).map((binding) => `    ${synthGuard(binding, className, field(binding))}`),
+  ];
+}
+
+/** The end of the constructor, the accessors, the synthesize methods and the end of the class. */
+function classEnd(bindings: readonly AttributeBinding[], accessors: readonly string[], field: (binding: AttributeBinding) => string): string[] {
+  return ['  }', ...accessors, '', ...renderSynthesize(bindings, field), '}'];
+}
+
 function renderObject(spec: ObjectSpec, versionConstraint: string): string {
   const isResource = spec.kind === 'resource';
   const owner = isResource ? spec.terraformType : `data.${spec.terraformType}`;
@@ -483,8 +497,6 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
     `  readonly ${binding.propertyName}${binding.required ? '' : '?'}: ${binding.inputType};`,
   ]);
   const fields = settable.map((binding) => `  private ${field(binding)}?: ${binding.inputType};`);
-  const assignments = settable.map((binding) => `    this.${field(binding)} = ${storedValue(binding, spec.className, `config.${binding.propertyName}`)};`);
-  const guards = settable.filter((binding) => binding.schema.sensitive === true).map((binding) => `    ${synthGuard(binding, spec.className, field(binding))}`);
   const accessors = bindings.flatMap((binding) => [
     '',
     ...docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`]),
@@ -509,13 +521,8 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
     ...superHead(spec.terraformType, versionConstraint),
     ...metaArguments.map((name) => `      ${name}: config.${name},`),
     '    });',
-    ...assignments,
-    ...guards,
-    '  }',
-    ...accessors,
-    '',
-    ...renderSynthesize(bindings, field),
-    '}',
+    ...storeSettings(bindings, spec.className, field),
+    ...classEnd(bindings, accessors, field),
   ].join('\n') + '\n';
 }
 
@@ -576,14 +583,9 @@ function renderProvider(schema: Schema, versionConstraint: string, environmentVa
     ...superHead(PROVIDER_TYPE, versionConstraint),
     '      terraformProviderSource: providerSource(config.source),',
     '    });',
-    ...bindings.map((binding) => `    this.${field(binding)} = ${storedValue(binding, 'SvcProvider', `config.${binding.propertyName}`)};`),
-    ...bindings.filter((binding) => binding.settable && binding.schema.sensitive === true).map((binding) => `    ${synthGuard(binding, 'SvcProvider', field(binding))}`),
+    ...storeSettings(bindings, 'SvcProvider', field),
     '    this._alias = config.alias;',
-    '  }',
-    ...accessors,
-    '',
-    ...renderSynthesize(bindings, field),
-    '}',
+    ...classEnd(bindings, accessors, field),
   ].join('\n') + '\n';
 }
 
