@@ -12,8 +12,10 @@
  * Every stack keeps its state where the file's stateBackend says (app/state-backend.ts),
  * else in cdktf's local terraform.<stack>.tfstate.
  *
- * After synth, stacks that use the svc provider are prepared so terraform finds it
- * (src/pipeline/provider-mirror.ts): bare `npx cdktf deploy security-policy` works.
+ * The app synthesizes and nothing else: it neither builds the svc provider nor links or locks
+ * it in the stacks. `npm run synth|diff|deploy|destroy` (scripts/cdktf-command.ts), the drift
+ * check and the demo do that, as explicit steps around cdktf. After a bare `npx cdktf synth` the
+ * app notes on stderr which stacks terraform cannot install svc in yet.
  */
 import * as os from 'node:os';
 import { App, TerraformStack, TerraformVariable } from 'cdktf';
@@ -27,7 +29,7 @@ import { ControlPlaneEgress } from './modules/security-policy/aws';
 import { ChannelServiceProviderOutputs } from './modules/security-policy/saml-outputs';
 import { SvcProvider } from './modules/svc-provider/provider';
 import { DEFAULT_CONFIG_FILE, loadAppConfig, type AppConfig } from './app/config';
-import { ensureProviderBuilt, prepareSynthesizedStacks, sharedPluginCacheNote } from './src/pipeline/provider-mirror';
+import { sharedPluginCacheNote, unpreparedStacksNote } from './src/pipeline/provider-mirror';
 import { applyStateBackendToStacks } from './app/state-backend';
 import { runReportingUserErrors } from './app/user-errors';
 
@@ -107,19 +109,19 @@ export function buildApp(app: App, configFile: string): App {
 
 /**
  * Synthesizes the app into `outdir` (default: CDKTF_OUTDIR, which cdktf sets, else cdktf.out)
- * and prepares the stacks that use the svc provider, building it into dist/ (or
- * SVC_PROVIDER_BUILD_DIR) when missing or stale. Returns those stacks' names.
+ * and returns that directory. Writes the stacks and nothing else.
  */
-export function synthesizeApp(outdir: string | undefined, configFile: string, log: (line: string) => void = () => undefined): string[] {
+export function synthesizeApp(outdir: string | undefined, configFile: string): string {
   const app = buildApp(new App(outdir === undefined ? {} : { outdir }), configFile);
   app.synth();
-  const cacheNote = sharedPluginCacheNote(process.env, os.homedir());
-  if (cacheNote !== undefined) log(cacheNote);
-  return prepareSynthesizedStacks(app.outdir, () => ensureProviderBuilt({ log }));
+  return app.outdir;
 }
 
 if (require.main === module) {
   runReportingUserErrors(() => {
-    synthesizeApp(undefined, process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE, (line) => process.stderr.write(`${line}\n`));
+    const outdir = synthesizeApp(undefined, process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE);
+    for (const note of [sharedPluginCacheNote(process.env, os.homedir()), unpreparedStacksNote(outdir, process.env)]) {
+      if (note !== undefined) process.stderr.write(`${note}\n`);
+    }
   });
 }

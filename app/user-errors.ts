@@ -10,7 +10,7 @@ import { ControlPlaneValidationError } from '../modules/control-plane/errors';
 import { DeploymentPolicyPropError } from '../modules/deployment-policy/errors';
 import { PolicyFileError, SecurityPolicyConfigError, SecurityPolicyPropError } from '../modules/security-policy/errors';
 import { SensitiveLiteralValueError } from '../modules/svc-provider/provider';
-import { BuildError } from '../scripts/build-provider';
+import { BuildError } from '../src/provider-identity';
 import { AppConfigError } from './config';
 import { ProviderMirrorError } from '../src/pipeline/provider-mirror';
 

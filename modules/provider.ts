@@ -29,4 +29,4 @@ export {
   type PrepareStacksOptions,
   type ProviderMirror,
 } from '../src/pipeline/provider-mirror';
-export { PROVIDER_SOURCE } from '../scripts/build-provider';
+export { PROVIDER_SOURCE } from '../src/provider-identity';

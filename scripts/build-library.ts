@@ -2,7 +2,7 @@
  * `npm run build:library` (and `npm pack`, through prepack): compiles the library other teams
  * install into lib/, which is git-ignored and rebuilt from nothing each time:
  *
- *   lib/modules/, lib/src/, lib/scripts/   CommonJS, .d.ts, source maps with the sources inlined
+ *   lib/modules/, lib/src/                 CommonJS, .d.ts, source maps with the sources inlined
  *                                          (tsconfig.library.json: the entry points of
  *                                          package.json's exports and bin, and what they import)
  *   lib/provider/mirror/                   the svc provider bundle as a terraform filesystem
@@ -20,8 +20,12 @@ import { BuildError, buildProvider } from './build-provider';
 const REPOSITORY = path.resolve(__dirname, '..');
 export const LIBRARY_DIR = path.join(REPOSITORY, 'lib');
 const TSCONFIG = path.join(REPOSITORY, 'tsconfig.library.json');
-/** The compiled trees the CDK Terrain flavour copies (lib/provider is shared, not copied). */
-const COMPILED_TREES = ['modules', 'src', 'scripts'];
+/**
+ * The compiled trees the CDK Terrain flavour copies (lib/provider is shared, not copied). No
+ * scripts/: the library never imports the repository's tooling (src/provider-identity.ts holds
+ * what the provider build and the library share).
+ */
+const COMPILED_TREES = ['modules', 'src'];
 
 /** The module specifiers the CDK Terrain flavour renames: the package, or the package and a subpath. */
 const CDKTF_SPECIFIER = /(["'])(cdktf|@cdktf\/provider-aws)((?:\/[^"'\n]*)?)\1/g;

@@ -19,10 +19,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BuildFailure, Message } from 'esbuild';
+import { providerBuildDir, providerBuildState, type ProviderMirror } from '../src/pipeline/provider-mirror';
+import { BuildError, EXECUTABLE_NAME, PROVIDER_SOURCE, packageVersion } from '../src/provider-identity';
 
-export const PROVIDER_SOURCE = 'registry.terraform.io/svc-prevent/svc';
-export const PROVIDER_TYPE = 'svc';
-export const EXECUTABLE_NAME = `terraform-provider-${PROVIDER_TYPE}`;
+// The provider's identity lives in src/provider-identity.ts; re-exported for the build's callers.
+export { BuildError, EXECUTABLE_NAME, PROVIDER_SOURCE, PROVIDER_TYPE, currentPlatform, packageVersion, type BuildErrorCode } from '../src/provider-identity';
 /** One node script runs everywhere node runs, so the mirror offers it for every common platform. */
 export const DEFAULT_PLATFORMS: readonly string[] = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64'];
 
@@ -56,24 +57,6 @@ export interface BuildResult {
   readonly bundleBytes: number;
 }
 
-export type BuildErrorCode = 'entry_missing' | 'bundle_failed' | 'invalid_version' | 'invalid_platform' | 'cli_usage';
-
-export class BuildError extends Error {
-  constructor(
-    readonly code: BuildErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'BuildError';
-  }
-}
-
-export function packageVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { version?: unknown };
-  if (typeof manifest.version !== 'string') throw new BuildError('invalid_version', 'package.json has no "version" string; set one (e.g. "0.1.0").');
-  return manifest.version;
-}
-
 /** Terraform accepts only semantic versions (no leading "v") for providers in a mirror. */
 function checkVersion(version: string): void {
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version)) {
@@ -85,12 +68,6 @@ function checkPlatform(platform: string): void {
   if (!/^[a-z0-9]+_[a-z0-9]+$/.test(platform)) {
     throw new BuildError('invalid_platform', `platform must look like <os>_<arch> (e.g. linux_amd64), got "${platform}".`);
   }
-}
-
-/** The terraform platform this machine is, e.g. linux_amd64 (for tests that build only what they run). */
-export function currentPlatform(): string {
-  const architectures: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
-  return `${process.platform === 'win32' ? 'windows' : process.platform}_${architectures[process.arch] ?? process.arch}`;
 }
 
 function formatMessage(message: Message): string {
@@ -172,6 +149,30 @@ export function buildProvider(options: BuildOptions): BuildResult {
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+export interface EnsureProviderOptions {
+  /** @default providerBuildDir() (dist/, or SVC_PROVIDER_BUILD_DIR) */
+  readonly buildDir?: string;
+  /** Progress lines (e.g. to stderr). @default nothing */
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * The explicit build step of `npm run synth|diff|deploy|destroy|drift` and the demo, before
+ * cdktf runs: the provider's mirror in the build directory, built first when missing or older
+ * than its sources (src/provider, src/api, src/address.ts).
+ */
+export function ensureProviderBuilt(options: EnsureProviderOptions = {}): ProviderMirror {
+  const buildDir = options.buildDir ?? providerBuildDir();
+  const before = providerBuildState(buildDir);
+  if (before.state === 'current') return before.mirror;
+  options.log?.(`svc provider: ${before.state === 'stale' ? 'sources changed since the last build' : 'not built yet'}; building into ${buildDir}`);
+  buildProvider({ outDir: buildDir });
+  const after = providerBuildState(buildDir);
+  // 'stale' here means a source changed while it built: this build is used, the next run builds again.
+  if (after.state !== 'missing') return { ...after.mirror, built: true };
+  throw new BuildError('bundle_failed', `the build into ${buildDir} left no svc provider for this platform; run npm run build and read its output.`);
 }
 
 /** Names of the private directories a build writes in before renaming into place. */

@@ -13,7 +13,8 @@ import { ManagementClient, type ListName } from '../src/api';
 import { CdktfCommandError, createCdktfProject, isolatedEnvironment, runCdktf } from '../src/pipeline/cdktf-project';
 import { parseAppConfig } from '../app/config';
 import { runDriftCheck } from '../src/pipeline/drift-check';
-import { ensureProviderBuilt, type ProviderMirror } from '../src/pipeline/provider-mirror';
+import { STACKS_PREPARED_AFTER_SYNTH_ENV, prepareSynthesizedStacks, type ProviderMirror } from '../src/pipeline/provider-mirror';
+import { ensureProviderBuilt } from './build-provider';
 import { startEmulatorProcess, type EmulatorProcess } from '../src/emulator/child-process';
 import { requireTerraform } from '../src/pipeline/terraform-cli';
 
@@ -29,8 +30,10 @@ Offline, on this machine only:
   2. starts svc-emulator (the management API) on a free port of 127.0.0.1
   3. writes a demo configuration (the shipped svc.config.json, its securityPolicy pointed at the
      emulator) and a scratch cdktf project in a temporary directory
-  4. deploys the security-policy stack through cdktf: cdktf deploy security-policy --auto-approve
-     (entries in all three lists, a whole-list whitelist, tenant and channel SSO)
+  4. deploys the security-policy stack through cdktf as npm run deploy does: cdktf synth, the
+     stack linked to the provider's build and locked, then cdktf deploy security-policy
+     --auto-approve --skip-synth (entries in all three lists, a whole-list whitelist, tenant and
+     channel SSO)
   5. shows what the API holds and its audit log
   6. changes the policy out of band through the API (removes an entry, flips channel SSO)
   7. runs the drift check (npm run drift): plan -detailed-exitcode reports the drift, exit 2
@@ -66,6 +69,18 @@ interface DemoContext {
   readonly client: ManagementClient;
   readonly emulator: EmulatorProcess;
   readonly tenant: string;
+}
+
+/**
+ * `cdktf deploy|destroy <stack>` as npm run deploy|destroy runs it: synth (the app only writes
+ * the stacks), link the stack to the provider's build and lock it, then the command itself with
+ * --skip-synth and --skip-provider-lock (svc-prevent/svc is in no registry).
+ */
+async function cdktfOnPreparedStack(context: DemoContext, command: 'deploy' | 'destroy'): Promise<void> {
+  await cdktf(context, ['synth']);
+  const prepared = prepareSynthesizedStacks(context.outdir, () => context.mirror);
+  detail(`prepared ${prepared.join(', ')} for terraform: terraform.d/plugins -> ${context.mirror.mirrorDir}, lock entry ${context.mirror.hash}`);
+  await cdktf(context, [command, STACK, '--auto-approve', '--skip-synth', '--skip-provider-lock']);
 }
 
 async function cdktf(context: DemoContext, args: readonly string[]): Promise<void> {
@@ -205,14 +220,16 @@ async function run(keep: boolean): Promise<void> {
         CHECKPOINT_DISABLE: '1',
         // Keeps the provider out of ~/.terraform.d/plugin-cache, which cdktf would use.
         CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
+        // The demo prepares the stacks after each synth (cdktfOnPreparedStack).
+        [STACKS_PREPARED_AFTER_SYNTH_ENV]: '1',
       }),
       client,
       emulator,
       tenant,
     };
 
-    step(`Deploy the ${STACK} stack through cdktf (synth, terraform init, plan, apply)`);
-    await cdktf(context, ['deploy', STACK, '--auto-approve']);
+    step(`Deploy the ${STACK} stack through cdktf (synth, prepare the stack, terraform init, plan, apply)`);
+    await cdktfOnPreparedStack(context, 'deploy');
     showOutputs(path.join(projectDir, `terraform.${STACK}.tfstate`));
 
     step('What the management API holds now');
@@ -237,11 +254,11 @@ async function run(keep: boolean): Promise<void> {
     await driftCheck(context, 2);
 
     step('Repair: deploy again; terraform puts back what the configuration says');
-    await cdktf(context, ['deploy', STACK, '--auto-approve']);
+    await cdktfOnPreparedStack(context, 'deploy');
     await driftCheck(context, 0);
 
     step('Clean up: destroy the stack');
-    await cdktf(context, ['destroy', STACK, '--auto-approve']);
+    await cdktfOnPreparedStack(context, 'destroy');
     const left = await Promise.all(LISTS.map(async (list) => (await client!.listEntries(list)).length));
     detail(`the API holds ${LISTS.map((list, index) => `${left[index]} ${list} entries`).join(', ')}`);
     if (left.some((count) => count > 0)) throw new DemoError('entries are left after cdktf destroy');

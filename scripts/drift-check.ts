@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { synthesizeApp } from '../main';
 import { DEFAULT_CONFIG_FILE } from '../app/config';
 import { DriftCheckError, runDriftCheck } from '../src/pipeline/drift-check';
-import { ensureProviderBuilt, ProviderMirrorError } from '../src/pipeline/provider-mirror';
+import { ProviderMirrorError } from '../src/pipeline/provider-mirror';
+import { ensureProviderBuilt } from './build-provider';
 
 const USAGE = `Usage: npm run drift -- [--stack <name>]... [--no-synth] [--output <dir>] [--skip-unreachable]
 
@@ -106,7 +107,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (options.synth) {
     const configFile = process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE;
     log(`drift check: synthesizing the app from ${configFile} into ${outdir}`);
-    synthesizeApp(outdir, configFile, progress);
+    synthesizeApp(outdir, configFile);
   }
   try {
     const result = await runDriftCheck({

@@ -7,22 +7,27 @@
  *   npm run bindings                 write the files (and remove generated files no longer produced)
  *   npm run bindings -- --check      write nothing; exit 1 listing the files that differ
  *
+ * It reads structured data only: the schemas, SETTING_SOURCES (src/provider/context.ts) for the
+ * environment variable of each provider setting, and src/provider-identity.ts for the provider's
+ * address and version. Fixed code (the sensitive-setting guard, the source address check) is
+ * TypeScript in scripts/bindings/fragments.ts, copied verbatim; the rest is template text below.
+ *
  * The tests call renderBindings() and compare with the committed files, so a schema change
  * without regenerated bindings fails CI.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TerraformDataSource, TerraformProvider, TerraformResource } from 'cdktf';
+import { SETTING_SOURCES } from '../src/provider/context';
 import type { AttributeSchema, Schema } from '../src/provider/core/schema';
 import type { ValueType } from '../src/provider/core/types';
 import { createSvcProvider } from '../src/provider/provider';
+import { PROVIDER_ADDRESS, PROVIDER_TYPE, packageVersion } from '../src/provider-identity';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 /** Relative to the repository root; the keys of renderBindings() start with it. */
 export const BINDINGS_DIRECTORY = 'modules/svc-provider';
-export const PROVIDER_NAME = 'svc';
-export const PROVIDER_SOURCE = 'svc-prevent/svc';
-const TYPE_PREFIX = `${PROVIDER_NAME}_`;
+const TYPE_PREFIX = `${PROVIDER_TYPE}_`;
 
 /** The first line of every generated file; the generator only ever deletes files that start with it. */
 export const GENERATED_HEADER_FIRST_LINE =
@@ -105,6 +110,8 @@ interface AttributeBinding {
   readonly hclStorageClassType: string;
   /** For computed lists of objects: the classes that give typed access to one element. */
   readonly elementClasses?: ElementClasses;
+  /** The environment variable the provider reads when the setting is unset (provider settings only). */
+  readonly environmentVariable?: string;
 }
 
 interface ElementClasses {
@@ -157,11 +164,18 @@ function unsupported(owner: string, name: string, what: string): BindingsError {
   );
 }
 
-function bindingOf(owner: string, ownerClass: string, terraformName: string, schema: AttributeSchema, reserved: ReadonlySet<string>): AttributeBinding {
+function bindingOf(
+  owner: string,
+  ownerClass: string,
+  terraformName: string,
+  schema: AttributeSchema,
+  reserved: ReadonlySet<string>,
+  environmentVariable: string | undefined,
+): AttributeBinding {
   const camel = camelCase(terraformName);
   const propertyName = reserved.has(camel) ? `${camel}Attribute` : camel;
   const settable = schema.required === true || schema.optional === true;
-  const common = { terraformName, propertyName, schema, settable, required: schema.required === true };
+  const common = { terraformName, propertyName, schema, settable, required: schema.required === true, ...(environmentVariable === undefined ? {} : { environmentVariable }) };
   if (schema.nested !== undefined) throw unsupported(owner, terraformName, `nested attributes (nesting ${schema.nested.nesting})`);
   const type = schema.type;
   if (type.kind === 'string' || type.kind === 'number' || type.kind === 'bool') {
@@ -215,8 +229,17 @@ function bindingOf(owner: string, ownerClass: string, terraformName: string, sch
   throw unsupported(owner, terraformName, `${settable ? 'settable' : 'computed'} attributes of type ${describeType(type)}`);
 }
 
-function bindingsOf(owner: string, ownerClass: string, schema: Schema, reserved: ReadonlySet<string>): AttributeBinding[] {
-  const bindings = Object.entries(schema.attributes).map(([name, attribute]) => bindingOf(owner, ownerClass, name, attribute, reserved));
+/** Attribute name -> the environment variable the provider reads for it (SETTING_SOURCES for the provider block). */
+type EnvironmentVariables = ReadonlyMap<string, string>;
+const NO_ENVIRONMENT_VARIABLES: EnvironmentVariables = new Map();
+
+/** The settings' sources as the provider declares them, by attribute name. */
+export function environmentVariablesOf(sources: Readonly<Record<string, { readonly attribute: string; readonly env: string }>>): EnvironmentVariables {
+  return new Map(Object.values(sources).map(({ attribute, env }) => [attribute, env]));
+}
+
+function bindingsOf(owner: string, ownerClass: string, schema: Schema, reserved: ReadonlySet<string>, environmentVariables: EnvironmentVariables): AttributeBinding[] {
+  const bindings = Object.entries(schema.attributes).map(([name, attribute]) => bindingOf(owner, ownerClass, name, attribute, reserved, environmentVariables.get(name)));
   const seen = new Map<string, string>();
   for (const binding of bindings) {
     for (const member of [binding.propertyName, `${binding.propertyName}Input`, `reset${pascalCase(binding.terraformName)}`]) {
@@ -275,156 +298,118 @@ function attributeNotes(binding: AttributeBinding): string {
 }
 
 // ---- rendering ---------------------------------------------------------------------------------
+//
+// Each render function returns the lines of one piece of a file. The fixed code (the sensitive
+// setting guard, the source address check) is in scripts/bindings/fragments.ts as TypeScript;
+// the rest is written below as template text with the schema's names filled in.
 
-/** The class and function a file with sensitive settable attributes carries (once per file). */
-const SENSITIVE_GUARD = [
-  '/**',
-  ' * A sensitive setting given as a literal string (e.g. `process.env.SVC_API_KEY`), or as an expression',
-  ' * with literal text in it (`Fn.trimspace(process.env.SVC_API_KEY!)`, `\'prefix-\' + variable.stringValue`):',
-  ' * cdktf would write the literal into cdk.tf.json, which is kept on disk, in CI artifacts and in',
-  ' * plan files. Code `sensitive_literal_value`; the message names the setting, never the value.',
-  ' */',
-  'export class SensitiveLiteralValueError extends Error {',
-  "  readonly code = 'sensitive_literal_value';",
-  '  constructor(',
-  '    readonly owner: string,',
-  '    readonly setting: string,',
-  '    variableName: string,',
-  '    readonly environmentVariable: string | undefined,',
-  "    readonly form: 'literal' | 'expression with literal text' = 'literal',",
-  '  ) {',
-  '    super(',
-  "      (form === 'literal'",
-  '        ? `${owner}: ${setting} is a literal value, which cdktf would write into cdk.tf.json in plain text. `',
-  '        : `${owner}: ${setting} is an expression with literal text in it (a quoted string, or text around a reference), which cdktf would write into cdk.tf.json in plain text. `) +',
-  "        `Pass the value of a sensitive TerraformVariable instead (new TerraformVariable(stack, '${variableName}', { type: 'string', sensitive: true }).stringValue, set with TF_VAR_${variableName})` +",
-  "        (environmentVariable === undefined ? '.' : `, or leave ${setting} unset and export ${environmentVariable} where terraform runs.`),",
-  '    );',
-  "    this.name = 'SensitiveLiteralValueError';",
-  '  }',
-  '}',
-  '',
-  '/**',
-  ' * Lets a sensitive setting through only as a token (a reference resolved by terraform), or unset;',
-  ' * a string that joins a token with literal text is refused here, functions over literals at synth.',
-  ' */',
-  'function sensitiveSetting<T>(owner: string, setting: string, variableName: string, environmentVariable: string | undefined, value: T): T {',
-  '  if (value === undefined) return value;',
-  '  if (!cdktf.Token.isUnresolved(value)) throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable);',
-  "  if (typeof value === 'string' && cdktf.Tokenization.reverseString(value).literals.some((literal) => String(literal) !== '')) {",
-  "    throw new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable, 'expression with literal text');",
-  '  }',
-  '  return value;',
-  '}',
-  '',
-  '/**',
-  ' * Whether a resolved expression carries literal text: text outside `${...}`, or a quoted string',
-  ' * inside one, other than an index key (`jsondecode(data.x.secret_string)["api_key"]` names a key,',
-  ' * it is no secret).',
-  ' */',
-  'function hasLiteralText(resolved: unknown): boolean {',
-  "  if (typeof resolved !== 'string') return resolved !== undefined && resolved !== null;",
-  "  const withoutIndexKeys = resolved.replace(/\\[\"[A-Za-z0-9_.-]{0,128}\"\\]/g, '[]');",
-  "  const outside = withoutIndexKeys.replace(/\\$\\{[^{}]*(?:\\{[^{}]*\\}[^{}]*)*\\}/g, '');",
-  "  return outside !== '' || withoutIndexKeys.includes('\"');",
-  '}',
-  '',
-  '/** At synth, once every token resolves: a function over a literal (`Fn.trimspace(key)`) is refused too. */',
-  'function guardSensitiveAtSynth(scope: Construct, owner: string, setting: string, variableName: string, environmentVariable: string | undefined, current: () => unknown): void {',
-  '  scope.node.addValidation({',
-  '    validate: () => {',
-  '      const value = current();',
-  '      if (value === undefined) return [];',
-  '      const resolved = cdktf.Tokenization.resolve(value, { scope, resolver: new cdktf.DefaultTokenResolver(new cdktf.StringConcat()), preparing: false });',
-  '      if (!hasLiteralText(resolved)) return [];',
-  "      return [new SensitiveLiteralValueError(owner, setting, variableName, environmentVariable, 'expression with literal text').message];",
-  '    },',
-  '  });',
-  '}',
-  '',
-];
+/** A template's text as lines; a template that starts with a newline starts with an empty line. */
+function lines(text: string): string[] {
+  return text.split('\n');
+}
 
-/** The environment variable a description names (`Env \`SVC_API_KEY\``), for the sensitive-literal advice. */
-function environmentVariableOf(binding: AttributeBinding): string | undefined {
-  return /\benv `([A-Z][A-Z0-9_]*)`/i.exec(binding.schema.description ?? '')?.[1];
+const FRAGMENTS_FILE = path.join(__dirname, 'bindings', 'fragments.ts');
+
+/** The lines of `// #region <name>` ... `// #endregion` in scripts/bindings/fragments.ts. */
+function fragment(name: string): string[] {
+  const source = fs.readFileSync(FRAGMENTS_FILE, 'utf8').split('\n');
+  const start = source.indexOf(`// #region ${name}`);
+  const end = source.indexOf('// #endregion', start);
+  if (start === -1 || end === -1) throw new Error(`${FRAGMENTS_FILE} has no region ${name}`);
+  return source.slice(start + 1, end);
 }
 
 /** `value` as stored by the constructor or setter: through the guard when the attribute is sensitive. */
 function storedValue(binding: AttributeBinding, owner: string, value: string): string {
   if (binding.schema.sensitive !== true) return value;
-  const variable = environmentVariableOf(binding);
-  return `sensitiveSetting(${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${variable === undefined ? 'undefined' : quote(variable)}, ${value})`;
+  return `sensitiveSetting(${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${quoteOrUndefined(binding.environmentVariable)}, ${value})`;
 }
 
 /** The constructor line that checks a sensitive setting again at synth, when its tokens resolve. */
 function synthGuard(binding: AttributeBinding, owner: string, fieldName: string): string {
-  const variable = environmentVariableOf(binding);
-  return `guardSensitiveAtSynth(this, ${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${variable === undefined ? 'undefined' : quote(variable)}, () => this.${fieldName});`;
+  return `guardSensitiveAtSynth(this, ${quote(owner)}, ${quote(binding.propertyName)}, ${quote(binding.terraformName)}, ${quoteOrUndefined(binding.environmentVariable)}, () => this.${fieldName});`;
+}
+
+function quoteOrUndefined(text: string | undefined): string {
+  return text === undefined ? 'undefined' : quote(text);
 }
 
 function hasSensitiveSettable(bindings: readonly AttributeBinding[]): boolean {
   return bindings.some((binding) => binding.settable && binding.schema.sensitive === true);
 }
 
+/** `import`s and, when a setting is sensitive, the guard (once per file). */
+function fileStart(bindings: readonly AttributeBinding[]): string[] {
+  return [
+    ...lines(`${GENERATED_HEADER}
+
+import type { Construct } from 'constructs';
+import * as cdktf from 'cdktf';
+`),
+    ...(hasSensitiveSettable(bindings) ? fragment('sensitive-guard') : []),
+  ];
+}
+
 function renderElementClasses(ownerTerraformName: string, binding: AttributeBinding): string[] {
-  const classes = binding.elementClasses!;
-  const lines: string[] = [];
-  lines.push(...docComment('', [`One element of \`${ownerTerraformName}.${binding.terraformName}\`; its getters are tokens of that element's attributes.`]));
-  lines.push(`export class ${classes.elementClass} extends cdktf.ComplexObject {`);
-  lines.push('  constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, index: number) {');
-  lines.push('    super(terraformResource, terraformAttribute, false, index);');
-  lines.push('  }');
-  for (const member of classes.attributes) {
+  const { listClass, elementClass, attributes } = binding.elementClasses!;
+  const getters = attributes.flatMap((member) => {
     const kind = PRIMITIVES[member.type.kind as 'string' | 'number' | 'bool'];
-    lines.push('');
-    lines.push(`  get ${member.propertyName}(): ${kind.getterType} {`);
-    lines.push(`    return this.${kind.getter}(${quote(member.terraformName)});`);
-    lines.push('  }');
-  }
-  lines.push('}');
-  lines.push('');
-  lines.push(
+    return lines(`
+  get ${member.propertyName}(): ${kind.getterType} {
+    return this.${kind.getter}(${quote(member.terraformName)});
+  }`);
+  });
+  return [
+    ...docComment('', [`One element of \`${ownerTerraformName}.${binding.terraformName}\`; its getters are tokens of that element's attributes.`]),
+    ...lines(`export class ${elementClass} extends cdktf.ComplexObject {
+  constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, index: number) {
+    super(terraformResource, terraformAttribute, false, index);
+  }`),
+    ...getters,
+    ...lines(`}
+`),
     ...docComment('', [
       `The computed list \`${ownerTerraformName}.${binding.terraformName}\`. Resolves to the whole list (a token usable where a list is expected); \`get(index)\` gives typed access to one element.`,
     ]),
-  );
-  lines.push(`export class ${classes.listClass} extends cdktf.ComplexList {`);
-  lines.push('  constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {');
-  lines.push('    super(terraformResource, terraformAttribute, false);');
-  lines.push('  }');
-  lines.push('');
-  lines.push(`  get(index: number): ${classes.elementClass} {`);
-  lines.push(`    return new ${classes.elementClass}(this.terraformResource, this.terraformAttribute, index);`);
-  lines.push('  }');
-  lines.push('}');
-  lines.push('');
-  return lines;
+    ...lines(`export class ${listClass} extends cdktf.ComplexList {
+  constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false);
+  }
+
+  get(index: number): ${elementClass} {
+    return new ${elementClass}(this.terraformResource, this.terraformAttribute, index);
+  }
+}
+`),
+  ];
 }
 
 function renderSynthesize(bindings: readonly AttributeBinding[], fieldOf: (binding: AttributeBinding) => string): string[] {
   const settable = bindings.filter((binding) => binding.settable);
-  const lines: string[] = [];
-  lines.push('  protected synthesizeAttributes(): { [name: string]: unknown } {');
-  lines.push('    return {');
-  for (const binding of settable) lines.push(`      ${binding.terraformName}: ${binding.toTerraform}(this.${fieldOf(binding)}),`);
-  lines.push('    };');
-  lines.push('  }');
-  lines.push('');
-  lines.push('  protected synthesizeHclAttributes(): { [name: string]: unknown } {');
-  lines.push('    const attributes = {');
-  for (const binding of settable) {
-    lines.push(`      ${binding.terraformName}: {`);
-    lines.push(`        value: ${binding.toHclTerraform}(this.${fieldOf(binding)}),`);
-    lines.push('        isBlock: false,');
-    lines.push(`        type: ${quote(binding.hclType)},`);
-    lines.push(`        storageClassType: ${quote(binding.hclStorageClassType)},`);
-    lines.push('      },');
+  const json = settable.map((binding) => `      ${binding.terraformName}: ${binding.toTerraform}(this.${fieldOf(binding)}),`);
+  const hcl = settable.flatMap((binding) =>
+    lines(`      ${binding.terraformName}: {
+        value: ${binding.toHclTerraform}(this.${fieldOf(binding)}),
+        isBlock: false,
+        type: ${quote(binding.hclType)},
+        storageClassType: ${quote(binding.hclStorageClassType)},
+      },`),
+  );
+  return [
+    '  protected synthesizeAttributes(): { [name: string]: unknown } {',
+    '    return {',
+    ...json,
+    ...lines(`    };
   }
-  lines.push('    };');
-  lines.push('    // Unset attributes are left out of the HCL.');
-  lines.push('    return Object.fromEntries(Object.entries(attributes).filter(([, attribute]) => attribute.value !== undefined));');
-  lines.push('  }');
-  return lines;
+
+  protected synthesizeHclAttributes(): { [name: string]: unknown } {
+    const attributes = {`),
+    ...hcl,
+    ...lines(`    };
+    // Unset attributes are left out of the HCL.
+    return Object.fromEntries(Object.entries(attributes).filter(([, attribute]) => attribute.value !== undefined));
+  }`),
+  ];
 }
 
 interface ObjectSpec {
@@ -442,180 +427,166 @@ function specOf(kind: ObjectSpec['kind'], terraformType: string, schema: Schema)
     : { kind, terraformType, schema, className: `Data${pascalCase(terraformType)}`, fileName: `data-${kebabCase(terraformType)}.ts` };
 }
 
-function generatorMetadata(versionConstraint: string): string[] {
+/** The first lines of a constructor's `super(scope, id, {` block: the type and the generator metadata. */
+function superHead(terraformResourceType: string, versionConstraint: string): string[] {
+  return lines(`    super(scope, id, {
+      terraformResourceType: ${quote(terraformResourceType)},
+      terraformGeneratorMetadata: {
+        providerName: ${quote(PROVIDER_TYPE)},
+        providerVersionConstraint: ${quote(versionConstraint)},
+      },`);
+}
+
+/** A getter of a resource's or data source's attribute, and for settable ones the setter, reset and input getter. */
+function renderAccessors(binding: AttributeBinding, className: string, field: string): string[] {
+  const getter = lines(`
+  get ${binding.propertyName}(): ${binding.getterType} {
+    return ${binding.getterExpression};
+  }`);
+  if (!binding.settable) return getter;
   return [
-    '      terraformGeneratorMetadata: {',
-    `        providerName: ${quote(PROVIDER_NAME)},`,
-    `        providerVersionConstraint: ${quote(versionConstraint)},`,
-    '      },',
+    ...getter,
+    ...lines(`
+  set ${binding.propertyName}(value: ${binding.inputType}) {
+    this.${field} = ${storedValue(binding, className, 'value')};
+  }`),
+    ...(binding.required
+      ? []
+      : lines(`
+  reset${pascalCase(binding.terraformName)}(): void {
+    this.${field} = undefined;
+  }`)),
+    ...lines(`
+  /** The value given in the configuration (not a reference to the attribute). */
+  get ${binding.propertyName}Input(): ${binding.inputType} | undefined {
+    return this.${field};
+  }`),
   ];
+}
+
+/** The constructor's assignments of the settable attributes from `config`, then the synth-time guards of the sensitive ones. */
+function storeSettings(bindings: readonly AttributeBinding[], className: string, field: (binding: AttributeBinding) => string): string[] {
+  const settable = bindings.filter((binding) => binding.settable);
+  return [
+    ...settable.map((binding) => `    this.${field(binding)} = ${storedValue(binding, className, `config.${binding.propertyName}`)};`),
+    ...settable.filter((binding) => binding.schema.sensitive === true).map((binding) => `    ${synthGuard(binding, className, field(binding))}`),
+  ];
+}
+
+/** The end of the constructor, the accessors, the synthesize methods and the end of the class. */
+function classEnd(bindings: readonly AttributeBinding[], accessors: readonly string[], field: (binding: AttributeBinding) => string): string[] {
+  return ['  }', ...accessors, '', ...renderSynthesize(bindings, field), '}'];
 }
 
 function renderObject(spec: ObjectSpec, versionConstraint: string): string {
   const isResource = spec.kind === 'resource';
   const owner = isResource ? spec.terraformType : `data.${spec.terraformType}`;
-  const bindings = bindingsOf(owner, spec.className, spec.schema, isResource ? RESERVED.resource : RESERVED.dataSource);
+  const bindings = bindingsOf(owner, spec.className, spec.schema, isResource ? RESERVED.resource : RESERVED.dataSource, NO_ENVIRONMENT_VARIABLES);
   const settable = bindings.filter((binding) => binding.settable);
   const configName = `${spec.className}Config`;
   const anyRequired = settable.some((binding) => binding.required);
   const field = (binding: AttributeBinding) => `_${binding.propertyName}`;
   const what = isResource ? `resource \`${spec.terraformType}\`` : `data source \`${spec.terraformType}\``;
-
-  const lines: string[] = [GENERATED_HEADER, '', "import type { Construct } from 'constructs';", "import * as cdktf from 'cdktf';", ''];
-
-  if (hasSensitiveSettable(bindings)) lines.push(...SENSITIVE_GUARD);
-  lines.push(...docComment('', [`The arguments of the ${what}, and the meta-arguments (provider, dependsOn, count, forEach, lifecycle).`]));
-  lines.push(`export interface ${configName} extends cdktf.TerraformMetaArguments {`);
-  settable.forEach((binding, index) => {
-    if (index > 0) lines.push('');
-    lines.push(...docComment('  ', [binding.schema.description, attributeNotes(binding)]));
-    lines.push(`  readonly ${binding.propertyName}${binding.required ? '' : '?'}: ${binding.inputType};`);
-  });
-  lines.push('}');
-  lines.push('');
-
-  for (const binding of bindings) if (binding.elementClasses !== undefined) lines.push(...renderElementClasses(owner, binding));
-
-  lines.push(...docComment('', [spec.schema.description, `Terraform ${what} of the provider ${PROVIDER_SOURCE}.`]));
-  lines.push(`export class ${spec.className} extends cdktf.${isResource ? 'TerraformResource' : 'TerraformDataSource'} {`);
-  lines.push(`  static readonly tfResourceType = ${quote(spec.terraformType)};`);
-  lines.push('');
-  for (const binding of settable) lines.push(`  private ${field(binding)}?: ${binding.inputType};`);
-  if (settable.length > 0) lines.push('');
-  lines.push(`  constructor(scope: Construct, id: string, config: ${configName}${anyRequired ? '' : ' = {}'}) {`);
-  lines.push('    super(scope, id, {');
-  lines.push(`      terraformResourceType: ${quote(spec.terraformType)},`);
-  lines.push(...generatorMetadata(versionConstraint));
   const metaArguments = isResource
     ? ['provider', 'dependsOn', 'count', 'lifecycle', 'forEach', 'provisioners', 'connection']
     : ['provider', 'dependsOn', 'count', 'lifecycle', 'forEach'];
-  for (const name of metaArguments) lines.push(`      ${name}: config.${name},`);
-  lines.push('    });');
-  for (const binding of settable) lines.push(`    this.${field(binding)} = ${storedValue(binding, spec.className, `config.${binding.propertyName}`)};`);
-  for (const binding of settable) if (binding.schema.sensitive === true) lines.push(`    ${synthGuard(binding, spec.className, field(binding))}`);
-  lines.push('  }');
 
-  for (const binding of bindings) {
-    lines.push('');
-    lines.push(...docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`]));
-    lines.push(`  get ${binding.propertyName}(): ${binding.getterType} {`);
-    lines.push(`    return ${binding.getterExpression};`);
-    lines.push('  }');
-    if (!binding.settable) continue;
-    lines.push('');
-    lines.push(`  set ${binding.propertyName}(value: ${binding.inputType}) {`);
-    lines.push(`    this.${field(binding)} = ${storedValue(binding, spec.className, 'value')};`);
-    lines.push('  }');
-    if (!binding.required) {
-      lines.push('');
-      lines.push(`  reset${pascalCase(binding.terraformName)}(): void {`);
-      lines.push(`    this.${field(binding)} = undefined;`);
-      lines.push('  }');
-    }
-    lines.push('');
-    lines.push('  /** The value given in the configuration (not a reference to the attribute). */');
-    lines.push(`  get ${binding.propertyName}Input(): ${binding.inputType} | undefined {`);
-    lines.push(`    return this.${field(binding)};`);
-    lines.push('  }');
-  }
-  lines.push('');
-  lines.push(...renderSynthesize(bindings, field));
-  lines.push('}');
-  return lines.join('\n') + '\n';
+  const configProperties = settable.flatMap((binding, index) => [
+    ...(index > 0 ? [''] : []),
+    ...docComment('  ', [binding.schema.description, attributeNotes(binding)]),
+    `  readonly ${binding.propertyName}${binding.required ? '' : '?'}: ${binding.inputType};`,
+  ]);
+  const fields = settable.map((binding) => `  private ${field(binding)}?: ${binding.inputType};`);
+  const accessors = bindings.flatMap((binding) => [
+    '',
+    ...docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`]),
+    ...renderAccessors(binding, spec.className, field(binding)).slice(1),
+  ]);
+
+  return [
+    ...fileStart(bindings),
+    ...docComment('', [`The arguments of the ${what}, and the meta-arguments (provider, dependsOn, count, forEach, lifecycle).`]),
+    `export interface ${configName} extends cdktf.TerraformMetaArguments {`,
+    ...configProperties,
+    '}',
+    '',
+    ...bindings.flatMap((binding) => (binding.elementClasses === undefined ? [] : renderElementClasses(owner, binding))),
+    ...docComment('', [spec.schema.description, `Terraform ${what} of the provider ${PROVIDER_ADDRESS}.`]),
+    `export class ${spec.className} extends cdktf.${isResource ? 'TerraformResource' : 'TerraformDataSource'} {`,
+    `  static readonly tfResourceType = ${quote(spec.terraformType)};`,
+    '',
+    ...fields,
+    ...(settable.length > 0 ? [''] : []),
+    `  constructor(scope: Construct, id: string, config: ${configName}${anyRequired ? '' : ' = {}'}) {`,
+    ...superHead(spec.terraformType, versionConstraint),
+    ...metaArguments.map((name) => `      ${name}: config.${name},`),
+    '    });',
+    ...storeSettings(bindings, spec.className, field),
+    ...classEnd(bindings, accessors, field),
+  ].join('\n') + '\n';
 }
 
-/** The generated check of SvcProviderConfig.source: a malformed address fails at construction, naming the value. */
-const PROVIDER_SOURCE_CHECK: readonly string[] = [
-  '/** `[<hostname>/]<namespace>/<type>`, as terraform reads a provider source address. */',
-  "const PROVIDER_SOURCE_ADDRESS = /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\\d+)?\\/)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\/[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;",
-  '',
-  '/** SvcProviderConfig.source is not a provider source address. */',
-  'export class ProviderSourceError extends Error {',
-  '  constructor(readonly source: string) {',
-  "    super(`SvcProvider: source must be a provider source address [<hostname>/]<namespace>/<type>, e.g. registry.example.com/acme/svc; got ${JSON.stringify(source)}.`);",
-  "    this.name = 'ProviderSourceError';",
-  '  }',
-  '}',
-  '',
-  '/** Whether `source` is a provider source address terraform reads (for checks that word their own error). */',
-  'export function isProviderSourceAddress(source: string): boolean {',
-  '  return PROVIDER_SOURCE_ADDRESS.test(source);',
-  '}',
-  '',
-  'function providerSource(source: string | undefined): string {',
-  `  if (source === undefined) return ${quote(PROVIDER_SOURCE)};`,
-  '  if (!isProviderSourceAddress(source)) throw new ProviderSourceError(source);',
-  '  return source;',
-  '}',
-  '',
-];
-
-function renderProvider(schema: Schema, versionConstraint: string): string {
-  const bindings = bindingsOf('provider svc', 'SvcProvider', schema, RESERVED.provider);
+function renderProvider(schema: Schema, versionConstraint: string, environmentVariables: ReadonlyMap<string, string>): string {
+  const bindings = bindingsOf('provider svc', 'SvcProvider', schema, RESERVED.provider, environmentVariables);
   const field = (binding: AttributeBinding) => `_${binding.propertyName}`;
-  const lines: string[] = [GENERATED_HEADER, '', "import type { Construct } from 'constructs';", "import * as cdktf from 'cdktf';", ''];
-
-  if (hasSensitiveSettable(bindings)) lines.push(...SENSITIVE_GUARD);
-  lines.push(...PROVIDER_SOURCE_CHECK);
-  lines.push(...docComment('', ['The settings of the svc provider block. Every setting may also come from the environment (see each one).']));
-  lines.push('export interface SvcProviderConfig {');
-  for (const binding of bindings) {
-    lines.push(...docComment('  ', [binding.schema.description, attributeNotes(binding)]));
-    lines.push(`  readonly ${binding.propertyName}?: ${binding.inputType};`);
-    lines.push('');
+  const configProperties = bindings.flatMap((binding) => [
+    ...docComment('  ', [binding.schema.description, attributeNotes(binding)]),
+    `  readonly ${binding.propertyName}?: ${binding.inputType};`,
+    '',
+  ]);
+  // Provider settings cannot be referenced in terraform, so the getters return the given values.
+  const accessors = [
+    ...bindings.map((binding) => ({
+      name: binding.propertyName,
+      type: binding.inputType,
+      fieldName: field(binding),
+      doc: docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`]),
+      stored: storedValue(binding, 'SvcProvider', 'value'),
+    })),
+    { name: 'alias', type: 'string', fieldName: '_alias', doc: docComment('  ', ['Alias of this provider configuration (`svc.<alias>`); unset for the default configuration.']), stored: 'value' },
+  ].flatMap(({ name, type, fieldName, doc, stored }) => [
+    '',
+    ...doc,
+    ...lines(`  get ${name}(): ${type} | undefined {
+    return this.${fieldName};
   }
-  lines.push(...docComment('  ', ['Alias of this provider configuration, for a second provider block; resources choose it with `provider`.']));
-  lines.push('  readonly alias?: string;');
-  lines.push('');
-  lines.push(
+
+  set ${name}(value: ${type} | undefined) {
+    this.${fieldName} = ${stored};
+  }`),
+  ]);
+
+  return [
+    ...fileStart(bindings),
+    ...fragment('provider-source-check').map((line) => line.replace('DEFAULT_PROVIDER_SOURCE', quote(PROVIDER_ADDRESS))),
+    ...docComment('', ['The settings of the svc provider block. Every setting may also come from the environment (see each one).']),
+    'export interface SvcProviderConfig {',
+    ...configProperties,
+    ...docComment('  ', ['Alias of this provider configuration, for a second provider block; resources choose it with `provider`.']),
+    '  readonly alias?: string;',
+    '',
     ...docComment('  ', [
       'Where terraform installs the provider from: its source address `[<hostname>/]<namespace>/<type>`, e.g. `registry.example.com/acme/svc` for a private registry (help/releasing.md). A network mirror serves the default address. Not a provider attribute: it goes into `required_providers`.',
-      `@default ${quote(PROVIDER_SOURCE)}`,
+      `@default ${quote(PROVIDER_ADDRESS)}`,
     ]),
-  );
-  lines.push('  readonly source?: string;');
-  lines.push('}');
-  lines.push('');
-  lines.push(...docComment('', [schema.description, `The provider ${PROVIDER_SOURCE} (${versionConstraint}).`]));
-  lines.push('export class SvcProvider extends cdktf.TerraformProvider {');
-  lines.push(`  static readonly tfResourceType = ${quote(PROVIDER_NAME)};`);
-  lines.push('');
-  for (const binding of bindings) lines.push(`  private ${field(binding)}?: ${binding.inputType};`);
-  lines.push('  private _alias?: string;');
-  lines.push('');
-  lines.push('  constructor(scope: Construct, id: string, config: SvcProviderConfig = {}) {');
-  lines.push('    super(scope, id, {');
-  lines.push(`      terraformResourceType: ${quote(PROVIDER_NAME)},`);
-  lines.push(...generatorMetadata(versionConstraint));
-  lines.push(`      terraformProviderSource: providerSource(config.source),`);
-  lines.push('    });');
-  for (const binding of bindings) lines.push(`    this.${field(binding)} = ${storedValue(binding, 'SvcProvider', `config.${binding.propertyName}`)};`);
-  for (const binding of bindings) if (binding.settable && binding.schema.sensitive === true) lines.push(`    ${synthGuard(binding, 'SvcProvider', field(binding))}`);
-  lines.push('    this._alias = config.alias;');
-  lines.push('  }');
-  // Provider settings cannot be referenced in terraform, so the getters return the given values.
-  for (const binding of [...bindings, null]) {
-    const name = binding === null ? 'alias' : binding.propertyName;
-    const type = binding === null ? 'string' : binding.inputType;
-    const fieldName = binding === null ? '_alias' : field(binding);
-    lines.push('');
-    lines.push(
-      ...(binding === null
-        ? docComment('  ', ['Alias of this provider configuration (`svc.<alias>`); unset for the default configuration.'])
-        : docComment('  ', [binding.schema.description, `Attribute \`${binding.terraformName}\`. ${attributeNotes(binding)}`])),
-    );
-    lines.push(`  get ${name}(): ${type} | undefined {`);
-    lines.push(`    return this.${fieldName};`);
-    lines.push('  }');
-    lines.push('');
-    lines.push(`  set ${name}(value: ${type} | undefined) {`);
-    lines.push(`    this.${fieldName} = ${binding === null ? 'value' : storedValue(binding, 'SvcProvider', 'value')};`);
-    lines.push('  }');
-  }
-  lines.push('');
-  lines.push(...renderSynthesize(bindings, field));
-  lines.push('}');
-  return lines.join('\n') + '\n';
+    '  readonly source?: string;',
+    '}',
+    '',
+    ...docComment('', [schema.description, `The provider ${PROVIDER_ADDRESS} (${versionConstraint}).`]),
+    'export class SvcProvider extends cdktf.TerraformProvider {',
+    `  static readonly tfResourceType = ${quote(PROVIDER_TYPE)};`,
+    '',
+    ...bindings.map((binding) => `  private ${field(binding)}?: ${binding.inputType};`),
+    '  private _alias?: string;',
+    '',
+    '  constructor(scope: Construct, id: string, config: SvcProviderConfig = {}) {',
+    ...superHead(PROVIDER_TYPE, versionConstraint),
+    '      terraformProviderSource: providerSource(config.source),',
+    '    });',
+    ...storeSettings(bindings, 'SvcProvider', field),
+    '    this._alias = config.alias;',
+    ...classEnd(bindings, accessors, field),
+  ].join('\n') + '\n';
 }
 
 // ---- entry points ------------------------------------------------------------------------------
@@ -627,11 +598,6 @@ export function versionConstraintOf(version: string): string {
   return `~> ${match[1]}.${match[2]}`;
 }
 
-function packageVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { version?: unknown };
-  return typeof manifest.version === 'string' ? manifest.version : '';
-}
-
 /** What the generator reads of a provider definition (createSvcProvider() by default; tests pass others). */
 export interface ProviderSchemas {
   readonly schema: Schema;
@@ -641,12 +607,14 @@ export interface ProviderSchemas {
 
 /** Every generated file: path relative to the repository root -> content; sorted by path. */
 export function renderBindings(
-  version: string = packageVersion(),
+  version: string = packageVersion(REPOSITORY),
   // An empty env: the schemas do not depend on it, and the generator must not read the caller's SVC_* settings.
   provider: ProviderSchemas = createSvcProvider({ env: {} }),
+  /** Where each provider setting comes from; the sensitive-literal advice names the variable. */
+  settingSources: Readonly<Record<string, { readonly attribute: string; readonly env: string }>> = SETTING_SOURCES,
 ): Record<string, string> {
   const versionConstraint = versionConstraintOf(version);
-  const files: Record<string, string> = { 'provider.ts': renderProvider(provider.schema, versionConstraint) };
+  const files: Record<string, string> = { 'provider.ts': renderProvider(provider.schema, versionConstraint, environmentVariablesOf(settingSources)) };
   const specs = [
     ...provider.resources.map((resource) => specOf('resource', resource.typeName, resource.schema)),
     ...provider.dataSources.map((dataSource) => specOf('dataSource', dataSource.typeName, dataSource.schema)),

@@ -3,11 +3,13 @@
  * configuration errors name the file, the field and the value. (The real `cdktf synth` CLI runs
  * in cdktf-end-to-end.test.ts.)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Testing, type TerraformStack } from 'cdktf';
 import { buildApp, synthesizeApp } from '../../main';
+import { builtProviderMirror, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
+import { currentPlatform, packageVersion } from '../../src/provider-identity';
 import { AppConfigError, loadAppConfig, parseAppConfig } from '../../app/config';
 
 const root = path.join(__dirname, '..', '..');
@@ -94,7 +96,10 @@ describe('securityPolicy.providerSource', () => {
     for (const list of ['blacklist', 'blocklist', 'whitelist']) config.securityPolicy[list].files = config.securityPolicy[list].files.map((file: string) => path.join(root, file));
     withConfigFile(config, (file) => {
       const outdir = path.join(path.dirname(file), 'out');
-      const prepared = synthesizeApp(outdir, file);
+      expect(synthesizeApp(outdir, file)).toBe(outdir);
+      const prepared = prepareSynthesizedStacks(outdir, () => {
+        throw new Error('a stack that installs svc from elsewhere needs no build of this repository');
+      });
       expect(prepared).toEqual([]);
       const stack = JSON.parse(readFileSync(path.join(outdir, 'stacks', 'security-policy', 'cdk.tf.json'), 'utf8')) as StackJson;
       expect(stack.terraform?.required_providers?.svc.source).toBe('registry.example.com/acme/svc');
@@ -207,5 +212,61 @@ describe('configuration errors name the file, the field and the value', () => {
       const stackIds = buildApp(Testing.app(), file).node.children.map((child) => child.node.id).sort();
       expect(stackIds).toEqual(['control-plane', 'deployment-policy']);
     });
+  });
+});
+
+describe('synth is pure; preparing the stacks is a step of its own', () => {
+  let scratch: string;
+  beforeEach(() => {
+    scratch = mkdtempSync(path.join(tmpdir(), 'svc-pure-synth-'));
+  });
+  afterEach(() => rmSync(scratch, { recursive: true, force: true }));
+
+  /** Every path under `directory`, relative, symbolic links included (not followed). */
+  function tree(directory: string): string[] {
+    if (!existsSync(directory)) return [];
+    return readdirSync(directory, { recursive: true, encoding: 'utf8' }).sort();
+  }
+
+  /** A build directory holding a current (fake) provider for this platform, as npm run build lays it out. */
+  function fakeBuild(buildDir: string): void {
+    const version = packageVersion();
+    const packageDir = path.join(buildDir, 'mirror', 'registry.terraform.io', 'svc-prevent', 'svc', version, currentPlatform());
+    mkdirSync(packageDir, { recursive: true });
+    const executable = path.join(packageDir, `terraform-provider-svc_v${version}`);
+    writeFileSync(executable, 'fake bundle');
+    const future = new Date(Date.now() + 60_000);
+    utimesSync(executable, future, future);
+    writeFileSync(path.join(buildDir, 'terraform.rc'), '');
+  }
+
+  test('synthesizeApp writes the stacks only: no provider build, no mirror link, no lock file', () => {
+    const buildDir = path.join(scratch, 'build');
+    const outdir = path.join(scratch, 'out');
+    const previous = process.env.SVC_PROVIDER_BUILD_DIR;
+    process.env.SVC_PROVIDER_BUILD_DIR = buildDir;
+    try {
+      synthesizeApp(outdir, shippedConfig);
+    } finally {
+      if (previous === undefined) delete process.env.SVC_PROVIDER_BUILD_DIR;
+      else process.env.SVC_PROVIDER_BUILD_DIR = previous;
+    }
+    expect(existsSync(buildDir)).toBe(false);
+    const written = tree(outdir);
+    expect(written).toContain(path.join('stacks', 'security-policy', 'cdk.tf.json'));
+    expect(written.filter((file) => file.includes('terraform.d') || file.endsWith('.terraform.lock.hcl'))).toEqual([]);
+  });
+
+  test('the explicit step links and locks the stacks that use svc, and only those', () => {
+    const buildDir = path.join(scratch, 'build');
+    const outdir = path.join(scratch, 'out');
+    synthesizeApp(outdir, shippedConfig);
+    fakeBuild(buildDir);
+    const mirror = builtProviderMirror(buildDir);
+    expect(prepareSynthesizedStacks(outdir, () => mirror)).toEqual(['security-policy']);
+    const stackDir = path.join(outdir, 'stacks', 'security-policy');
+    expect(readlinkSync(path.join(stackDir, 'terraform.d', 'plugins'))).toBe(mirror.mirrorDir);
+    expect(readFileSync(path.join(stackDir, '.terraform.lock.hcl'), 'utf8')).toContain(`"${mirror.hash}"`);
+    expect(existsSync(path.join(outdir, 'stacks', 'control-plane', 'terraform.d'))).toBe(false);
   });
 });

@@ -3,16 +3,18 @@
  * --output and SVC_CONFIG), then the real terraform and our provider against the synthesized
  * security-policy stack and the emulator: apply, out-of-band change through the API, plan shows
  * the drift (exit 2, and the drift check names it by address), apply repairs it, destroy leaves
- * the API clean. Terraform runs with an empty CLI config, so it finds the provider only through
- * what the app prepared (the implied local mirror and the lock entry); the API key travels only
- * as TF_VAR_api_key.
+ * the API clean. Synth writes the stacks only; the explicit step after it (as npm run synth
+ * takes it) prepares them. Terraform runs with an empty CLI config, so it finds the provider only
+ * through what that step prepared (the implied local mirror and the lock entry); the API key
+ * travels only as TF_VAR_api_key.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/pipeline/cdktf-project';
 import { runDriftCheck, type DriftCheckResult } from '../../src/pipeline/drift-check';
-import { ensureProviderBuilt, packageHash, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
+import { packageHash, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
+import { ensureProviderBuilt } from '../../scripts/build-provider';
 import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { filesContaining } from '../provider-acceptance/support/search';
@@ -28,6 +30,9 @@ let emulator: AcceptanceEmulator;
 let projectDir: string;
 let outdir: string;
 let synth: CdktfResult;
+/** What synth alone left in the security-policy stack's directory, before the explicit step. */
+let afterSynthAlone: string[];
+let prepared: string[];
 let workspace: Workspace;
 
 /** The shipped file's AWS part and a small security policy of our own, pointed at the emulator. */
@@ -87,6 +92,8 @@ beforeAll(async () => {
       TF_VAR_api_key: CANARY_KEY,
     }),
   });
+  afterSynthAlone = fs.existsSync(stackDir('security-policy')) ? fs.readdirSync(stackDir('security-policy')).sort() : [];
+  if (synth.code === 0) prepared = prepareSynthesizedStacks(outdir, () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }));
   const emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
   fs.writeFileSync(emptyCliConfig, '');
   workspace = new Workspace({ dir: stackDir('security-policy'), cliConfigFile: emptyCliConfig, env: { TF_VAR_api_key: emulator.apiKey } });
@@ -99,8 +106,12 @@ afterAll(async () => {
   if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-test('cdktf synth writes the three stacks, no API key anywhere, and prepares security-policy for terraform', () => {
+test('cdktf synth writes the three stacks, no API key anywhere, and the step after it prepares security-policy for terraform', () => {
   expect({ code: synth.code, output: synth.code === 0 ? '' : synth.output }).toEqual({ code: 0, output: '' });
+  // Synth alone: the stack, no mirror link, no lock file; and the app says why terraform cannot install svc yet.
+  expect(afterSynthAlone).toEqual(['cdk.tf.json']);
+  expect(synth.output).toMatch(/note: security-policy uses registry\.terraform\.io\/svc-prevent\/svc, which no registry serves/);
+  expect(prepared).toEqual(['security-policy']);
   for (const name of ['control-plane', 'deployment-policy', 'security-policy']) {
     expect(fs.existsSync(path.join(stackDir(name), 'cdk.tf.json'))).toBe(true);
   }

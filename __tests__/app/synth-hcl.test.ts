@@ -1,12 +1,15 @@
 /**
- * `cdktf synth --hcl`, CDKTF's way out to plain Terraform, on this repository's app: the app
- * prepares the HCL stack like the JSON one (mirror link, lock entry), and the HCL plans against
+ * `cdktf synth --hcl`, CDKTF's way out to plain Terraform, on this repository's app: the step
+ * after synth (npm run synth's) prepares the HCL stack like the JSON one (mirror link, lock
+ * entry), and the HCL plans against
  * the emulator with the real terraform, without deprecation warnings from our constructs.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/pipeline/cdktf-project';
+import { prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
+import { ensureProviderBuilt } from '../../scripts/build-provider';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
 import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
 import { Workspace } from '../provider-acceptance/support/workspace';
@@ -42,6 +45,7 @@ beforeAll(async () => {
       CDKTF_DISABLE_PLUGIN_CACHE_ENV: '1',
     }),
   });
+  if (synth.code === 0) prepareSynthesizedStacks(outdir, () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }));
 }, 180_000);
 
 afterAll(async () => {
@@ -50,7 +54,7 @@ afterAll(async () => {
   if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-test('cdktf synth --hcl exits 0 and prepares the security-policy stack for terraform', () => {
+test('cdktf synth --hcl exits 0, and the step after it prepares the security-policy stack for terraform', () => {
   expect({ code: synth.code, output: synth.code === 0 ? '' : synth.output }).toEqual({ code: 0, output: '' });
   const stackDir = path.join(outdir, 'stacks', 'security-policy');
   expect(fs.existsSync(path.join(stackDir, 'cdk.tf'))).toBe(true);

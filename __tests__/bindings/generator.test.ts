@@ -72,3 +72,22 @@ describe('doc comments', () => {
     expect(source).toContain('`a code span with spaces`');
   });
 });
+
+describe('the environment variable of a sensitive setting comes from the setting sources, not from prose', () => {
+  const secret: AttributeSchema = { type: types.string, optional: true, sensitive: true, description: 'A secret. Env `SVC_FROM_PROSE`.' };
+  const provider: ProviderSchemas = { schema: { version: 0, description: 'test provider', attributes: { token: secret } }, resources: [], dataSources: [] };
+
+  test.each<[name: string, sources: Record<string, { attribute: string; env: string }>, expected: string]>([
+    ['named in the sources: that variable', { token: { attribute: 'token', env: 'SVC_TOKEN' } }, "sensitiveSetting('SvcProvider', 'token', 'token', 'SVC_TOKEN', config.token)"],
+    ['not in the sources: none, whatever the description says', {}, "sensitiveSetting('SvcProvider', 'token', 'token', undefined, config.token)"],
+  ])('%s', (_name, sources, expected) => {
+    const source = renderBindings('0.1.0', provider, sources)['modules/svc-provider/provider.ts']!;
+    expect(source).toContain(`this._token = ${expected};`);
+    expect(source).not.toContain('SVC_FROM_PROSE\'');
+  });
+
+  test('a resource attribute gets none: only provider settings have environment variables', () => {
+    const source = renderBindings('0.1.0', providerWith({ token: secret }), { token: { attribute: 'token', env: 'SVC_TOKEN' } })['modules/svc-provider/thing.ts']!;
+    expect(source).toContain("sensitiveSetting('Thing', 'token', 'token', undefined, config.token)");
+  });
+});

@@ -154,7 +154,7 @@ describe('help/getting-started.md runs as written', () => {
   });
 
   test('the plan of the shipped configuration creates every entry and SSO setting', () => {
-    const plan = searchable(outputOf('npx cdktf diff security-policy', 0));
+    const plan = searchable(outputOf('npm run diff -- security-policy', 0));
     expect(plan).toMatch(/svc_blacklist_entry\.blacklist_203_0_113_9 .*will be created/);
     expect(plan).toMatch(/svc_whitelist\.whitelist .*will be created/);
     expect(plan).toMatch(/svc_channel_sso\.channel_main .*will be created/);
@@ -162,8 +162,8 @@ describe('help/getting-started.md runs as written', () => {
   });
 
   test('deploy applies it, and the edited entry file plans exactly one new entry', () => {
-    expect(searchable(outputOf('npx cdktf deploy security-policy'))).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
-    const plan = searchable(outputOf('npx cdktf diff security-policy', 1));
+    expect(searchable(outputOf('npm run deploy -- security-policy'))).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
+    const plan = searchable(outputOf('npm run diff -- security-policy', 1));
     expect(plan).toMatch(/svc_blacklist_entry\.blacklist_192_0_2_200 .*will be created/);
     expect(plan).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
   });
@@ -178,7 +178,7 @@ describe('help/getting-started.md runs as written', () => {
   });
 
   test('destroy removes what deploy added', () => {
-    expect(searchable(outputOf('npx cdktf destroy security-policy'))).toMatch(/Destroy complete! Resources: \d+ destroyed/);
+    expect(searchable(outputOf('npm run destroy -- security-policy'))).toMatch(/Destroy complete! Resources: \d+ destroyed/);
   });
 
   test('the output the page quotes is what the commands print', () => {

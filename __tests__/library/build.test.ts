@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cdktnFlavour } from '../../scripts/build-library';
-import { currentPlatform } from '../../scripts/build-provider';
+import { currentPlatform } from '../../src/provider-identity';
 import { DriftCheckError } from '../../src/pipeline/drift-check';
 import { parseDriftCliArguments } from '../../src/pipeline/drift-cli';
 import { ProviderMirrorError, filesystemMirror, packageHash, prepareStacksForSvcProvider } from '../../src/pipeline/provider-mirror';

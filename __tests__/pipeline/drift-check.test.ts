@@ -4,7 +4,7 @@
  * cdktf-end-to-end.test.ts.
  */
 import { describeStackCheck, driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/pipeline/drift-check';
-import { cdktfArguments, outputDirectory } from '../../scripts/cdktf-command';
+import { cdktfArguments, outputDirectory, synthArguments } from '../../scripts/cdktf-command';
 import { main, parseDriftArguments } from '../../scripts/drift-check';
 
 describe('driftExitCode', () => {
@@ -138,14 +138,24 @@ describe('command line', () => {
 describe('npm run deploy and friends (scripts/cdktf-command.ts)', () => {
   const cases: Array<[command: string, rest: string[], expected: string[]]> = [
     ['synth', [], ['synth']],
-    ['deploy', ['security-policy', '--auto-approve'], ['deploy', '--skip-provider-lock', 'security-policy', '--auto-approve']],
-    ['diff', ['security-policy'], ['diff', '--skip-provider-lock', 'security-policy']],
-    ['destroy', ['security-policy', '--skip-provider-lock'], ['destroy', 'security-policy', '--skip-provider-lock']],
+    ['deploy', ['security-policy', '--auto-approve'], ['deploy', '--skip-synth', '--skip-provider-lock', 'security-policy', '--auto-approve']],
+    ['diff', ['security-policy'], ['diff', '--skip-synth', '--skip-provider-lock', 'security-policy']],
+    ['destroy', ['security-policy', '--skip-provider-lock'], ['destroy', '--skip-synth', 'security-policy', '--skip-provider-lock']],
+    ['deploy', ['--skip-synth', 'security-policy'], ['deploy', '--skip-provider-lock', '--skip-synth', 'security-policy']],
   ];
   test.each(cases)('%s %j', (command, rest, expected) => expect(cdktfArguments(command, rest)).toEqual(expected));
+
+  // The synth before diff, deploy, destroy gets where to write and which app, not the stacks or their flags.
+  const synthCases: Array<[rest: string[], expected: string[]]> = [
+    [['security-policy', '--auto-approve'], ['synth']],
+    [['security-policy', '--output', 'elsewhere', '--var', 'x=1'], ['synth', '--output', 'elsewhere']],
+    [['-o', 'short', '-a', 'node app.js'], ['synth', '-o', 'short', '-a', 'node app.js']],
+    [['--output=joined', '--app=node app.js', '--parallelism', '2'], ['synth', '--output=joined', '--app=node app.js']],
+  ];
+  test.each(synthCases)('synth before %j: %j', (rest, expected) => expect(synthArguments(rest)).toEqual(expected));
 });
 
-describe('the output directory scripts/cdktf-command.ts prepares before cdktf runs', () => {
+describe('the output directory scripts/cdktf-command.ts prepares after synth', () => {
   const cases: Array<[rest: string[], expected: string]> = [
     [[], 'cdktf.out'],
     [['security-policy', '--output', 'elsewhere'], 'elsewhere'],

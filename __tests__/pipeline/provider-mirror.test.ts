@@ -7,16 +7,20 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { currentPlatform, packageVersion } from '../../scripts/build-provider';
+import { ensureProviderBuilt } from '../../scripts/build-provider';
+import { currentPlatform, packageVersion } from '../../src/provider-identity';
 import {
   ProviderMirrorError,
-  ensureProviderBuilt,
+  STACKS_PREPARED_AFTER_SYNTH_ENV,
+  builtProviderMirror,
   linkImpliedMirror,
   lockSvcProvider,
   packageHash,
   prepareSynthesizedStacks,
+  providerBuildState,
   svcRequirement,
   synthesizedStacks,
+  unpreparedStacksNote,
   type ProviderMirror,
 } from '../../src/pipeline/provider-mirror';
 
@@ -130,12 +134,24 @@ describe('prepareSynthesizedStacks', () => {
     expect(unused).not.toHaveBeenCalled();
   });
 
+  test('after a bare synth the app notes the unprepared svc stacks; once prepared, or under the npm scripts, it says nothing', () => {
+    writeApp({
+      aws: { terraform: { required_providers: { aws: { source: 'aws' } } } },
+      policy: { terraform: { required_providers: { svc: { source: 'svc-prevent/svc', version: '~> 0.1' } } } },
+    });
+    expect(unpreparedStacksNote(scratch, {})).toMatch(/^note: policy uses registry\.terraform\.io\/svc-prevent\/svc, which no registry serves, .*Run npm run synth\|diff\|deploy\|destroy instead of npx cdktf/);
+    expect(unpreparedStacksNote(scratch, { [STACKS_PREPARED_AFTER_SYNTH_ENV]: '1' })).toBeUndefined();
+    fs.mkdirSync(path.join(scratch, 'build', 'mirror'), { recursive: true });
+    prepareSynthesizedStacks(scratch, () => mirror('h1:x='));
+    expect(unpreparedStacksNote(scratch, {})).toBeUndefined();
+  });
+
   test('an output directory that was never synthesized says how to synthesize', () => {
     expect(() => synthesizedStacks(scratch)).toThrow(/manifest\.json does not exist; synthesize first \(npx cdktf synth --output /);
   });
 });
 
-describe('ensureProviderBuilt', () => {
+describe('reading a build (providerBuildState, builtProviderMirror) and building it (ensureProviderBuilt)', () => {
   function fakeBuild(mtime: Date): string {
     const buildDir = path.join(scratch, 'build');
     const packageDir = path.join(buildDir, 'mirror', 'registry.terraform.io', 'svc-prevent', 'svc', packageVersion(), currentPlatform());
@@ -152,6 +168,20 @@ describe('ensureProviderBuilt', () => {
     const result = ensureProviderBuilt({ buildDir });
     expect(result).toMatchObject({ buildDir, built: false, version: packageVersion() });
     expect(result.hash).toBe(packageHash(path.join(buildDir, 'mirror', 'registry.terraform.io', 'svc-prevent', 'svc', packageVersion(), currentPlatform())));
+  });
+
+  test('reading never builds: missing and stale builds are named, with the command that builds them', () => {
+    const missing = path.join(scratch, 'nothing-here');
+    expect(providerBuildState(missing)).toEqual({ state: 'missing' });
+    expect(() => builtProviderMirror(missing)).toThrow(ProviderMirrorError);
+    expect(() => builtProviderMirror(missing)).toThrow(`the svc provider is not built in ${missing}; run \`npm run build -- --out-dir ${missing}\``);
+    expect(fs.existsSync(missing)).toBe(false);
+    const buildDir = fakeBuild(new Date(0));
+    expect(providerBuildState(buildDir).state).toBe('stale');
+    expect(() => builtProviderMirror(buildDir)).toThrow(/is older than its sources; run `npm run build -- --out-dir /);
+    expect(fs.readFileSync(path.join(buildDir, 'mirror', 'registry.terraform.io', 'svc-prevent', 'svc', packageVersion(), currentPlatform(), `terraform-provider-svc_v${packageVersion()}`), 'utf8')).toBe('fake bundle');
+    const current = fakeBuild(new Date(Date.now() + 60_000));
+    expect(builtProviderMirror(current)).toMatchObject({ buildDir: current, built: false, version: packageVersion() });
   });
 
   test('rebuilds a build older than the sources, saying why', () => {

@@ -11,16 +11,18 @@
  *                                           `terraform providers lock`, which asks the public
  *                                           registry (where svc-prevent/svc does not exist)
  *
- * The build is `npm run build`'s output (dist/, or SVC_PROVIDER_BUILD_DIR), rebuilt when missing
- * or older than the sources. With TF_CLI_CONFIG_FILE=<build>/terraform.rc (the npm scripts and
- * the drift check set it when the user has no TF_CLI_CONFIG_FILE of their own) terraform reads
- * the same mirror explicitly.
+ * The build is `npm run build`'s output (dist/, or SVC_PROVIDER_BUILD_DIR). Building it is an
+ * explicit step of the npm scripts and the demo (ensureProviderBuilt in scripts/build-provider.ts),
+ * before cdktf runs, and so is preparing the stacks after synth: the app itself (main.ts) only
+ * synthesizes. This module reads a build and prepares stacks; it never builds. With
+ * TF_CLI_CONFIG_FILE=<build>/terraform.rc (the npm scripts and the drift check set it when the
+ * user has no TF_CLI_CONFIG_FILE of their own) terraform reads the same mirror explicitly.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EXECUTABLE_NAME, PROVIDER_SOURCE, buildProvider, currentPlatform, packageVersion } from '../../scripts/build-provider';
 import { packageRoot } from '../package-root';
+import { EXECUTABLE_NAME, PROVIDER_SOURCE, currentPlatform, packageVersion } from '../provider-identity';
 
 const REPOSITORY = packageRoot();
 export const DEFAULT_PROVIDER_BUILD_DIR = path.join(REPOSITORY, 'dist');
@@ -95,27 +97,36 @@ export function packageHash(directory: string): string {
   return `h1:${summary.digest('base64')}`;
 }
 
-export interface EnsureProviderOptions {
-  /** @default providerBuildDir() */
-  readonly buildDir?: string;
-  /** Progress lines (e.g. to stderr). @default nothing */
-  readonly log?: (line: string) => void;
-}
+/** What a build directory holds: a current build, none, or one older than the provider's sources. */
+export type ProviderBuildState =
+  | { readonly state: 'current' | 'stale'; readonly mirror: ProviderMirror }
+  | { readonly state: 'missing' };
 
-/** The provider's mirror in the build directory, built first when missing or older than src/. */
-export function ensureProviderBuilt(options: EnsureProviderOptions = {}): ProviderMirror {
-  const buildDir = options.buildDir ?? providerBuildDir();
+/**
+ * Reads the build in `buildDir` (default providerBuildDir()) without building: `stale` when a
+ * file of src/provider, src/api or src/address.ts is newer than the mirror's executable.
+ */
+export function providerBuildState(buildDir: string = providerBuildDir()): ProviderBuildState {
   const version = packageVersion();
   const mirrorDir = path.join(buildDir, 'mirror');
   const cliConfigFile = path.join(buildDir, 'terraform.rc');
   const executable = path.join(packageDirectory(mirrorDir, version), `${EXECUTABLE_NAME}_v${version}`);
-  const present = fs.existsSync(executable) && fs.existsSync(cliConfigFile);
-  const stale = !present || fs.statSync(executable).mtimeMs < Math.max(...PROVIDER_SOURCES.map(newestModification));
-  if (stale) {
-    options.log?.(`svc provider: ${present ? 'sources changed since the last build' : 'not built yet'}; building into ${buildDir}`);
-    buildProvider({ outDir: buildDir });
-  }
-  return { buildDir, mirrorDir, cliConfigFile, version, hash: packageHash(packageDirectory(mirrorDir, version)), built: stale };
+  if (!fs.existsSync(executable) || !fs.existsSync(cliConfigFile)) return { state: 'missing' };
+  const stale = fs.statSync(executable).mtimeMs < Math.max(...PROVIDER_SOURCES.map(newestModification));
+  const mirror = { buildDir, mirrorDir, cliConfigFile, version, hash: packageHash(packageDirectory(mirrorDir, version)), built: false };
+  return { state: stale ? 'stale' : 'current', mirror };
+}
+
+/**
+ * The current build in `buildDir`, or a ProviderMirrorError that says to build it (for callers
+ * that prepare stacks after a build step of their own, and must not build themselves).
+ */
+export function builtProviderMirror(buildDir: string = providerBuildDir()): ProviderMirror {
+  const build = providerBuildState(buildDir);
+  if (build.state === 'current') return build.mirror;
+  const what = build.state === 'missing' ? `is not built in ${buildDir}` : `in ${buildDir} is older than its sources`;
+  const buildCommand = buildDir === DEFAULT_PROVIDER_BUILD_DIR ? 'npm run build' : `npm run build -- --out-dir ${buildDir}`;
+  throw new ProviderMirrorError(`the svc provider ${what}; run \`${buildCommand}\` (npm run synth|diff|deploy|destroy and npm run demo build it first)`);
 }
 
 /** The CLI config terraform runs with, and a note when it keeps terraform from finding the svc provider. */
@@ -298,6 +309,36 @@ export function sharedPluginCacheNote(env: NodeJS.ProcessEnv, home: string): str
   return (
     `note: cdktf set TF_PLUGIN_CACHE_DIR=${cache}, a cache every checkout on this machine shares; terraform may then run ` +
     'another checkout\'s build of svc-prevent/svc. Use npm run synth|diff|deploy|destroy, or export CDKTF_DISABLE_PLUGIN_CACHE_ENV=1 before npx cdktf.'
+  );
+}
+
+/**
+ * Set by the npm scripts and the demo for the app they run: they prepare the stacks after synth
+ * themselves, so the app's note about unprepared stacks is for a bare `npx cdktf` only.
+ */
+export const STACKS_PREPARED_AFTER_SYNTH_ENV = 'SVC_STACKS_PREPARED_AFTER_SYNTH';
+
+/** Whether a stack directory can install svc without a CLI config: its implied mirror link and its lock entry. */
+function isPrepared(stackDir: string): boolean {
+  const lockFile = path.join(stackDir, LOCK_FILE);
+  const link = path.join(stackDir, IMPLIED_MIRROR);
+  return fs.existsSync(link) && fs.existsSync(lockFile) && SVC_LOCK_BLOCK.test(fs.readFileSync(lockFile, 'utf8'));
+}
+
+/**
+ * For stderr after a bare `npx cdktf synth|diff|deploy` (the app only synthesizes, it never
+ * builds nor links): the stacks that require svc-prevent/svc from this repository's build and
+ * are not prepared for terraform, and the command that prepares them. Reads files, writes none.
+ */
+export function unpreparedStacksNote(outdir: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (env[STACKS_PREPARED_AFTER_SYNTH_ENV] === '1') return undefined;
+  const unprepared = synthesizedStacks(outdir)
+    .filter((stack) => stackSvcRequirement(stack.file) !== null && !isPrepared(stack.workingDirectory))
+    .map((stack) => stack.name);
+  if (unprepared.length === 0) return undefined;
+  return (
+    `note: ${unprepared.join(', ')} ${unprepared.length === 1 ? 'uses' : 'use'} ${PROVIDER_SOURCE}, which no registry serves, and the app only synthesizes: ` +
+    'terraform cannot install it there yet. Run npm run synth|diff|deploy|destroy instead of npx cdktf: they build the provider (npm run build) and link each stack to it.'
   );
 }
 
