@@ -1,12 +1,6 @@
-/** A configuration problem, naming the file, the field and the value. */
-export class AppConfigError extends Error {
-  readonly code = 'invalid_config';
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${file}: ${field}: ${message}`);
-    this.name = 'AppConfigError';
-  }
+import { ConfigFileError } from '../src/config-file-error';
+
+/** A problem in the app's configuration file (svc.config.json), naming the file, the field and the value. */
+export class AppConfigError extends ConfigFileError {
+  override readonly name = 'AppConfigError';
 }

@@ -4,6 +4,7 @@
  * fix it, so a user reading a failed `cdktf synth` does not have to open this code. Callers
  * branch on `code`, never on the message text.
  */
+import { ConfigFileError } from '../../src/config-file-error';
 
 /** A place an entry came from, for messages: `policy/blacklist.yaml:7` or `security-policy: blacklist.entries[2]`. */
 export interface EntrySource {
@@ -98,18 +99,9 @@ export class SecurityPolicyPropError extends Error {
 }
 
 /**
- * A problem in the `securityPolicy` section of the app's configuration file. The same shape
- * and code as the app's AppConfigError (file, field, `invalid_config`), so the app reports
- * both alike; a sibling rather than an import, so this module does not depend on the app.
+ * A problem in the `securityPolicy` section of the app's configuration file: the same shape and
+ * code as the app's AppConfigError (both are ConfigFileErrors), so the app reports both alike.
  */
-export class SecurityPolicyConfigError extends Error {
-  readonly code = 'invalid_config';
-  constructor(
-    readonly file: string,
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${file}: ${field}: ${message}`);
-    this.name = 'SecurityPolicyConfigError';
-  }
+export class SecurityPolicyConfigError extends ConfigFileError {
+  override readonly name = 'SecurityPolicyConfigError';
 }
