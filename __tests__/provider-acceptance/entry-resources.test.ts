@@ -10,10 +10,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ListEntry, ListName } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, providerBlock, resourceBlock } from './support/hcl';
-import { planSummary } from './support/plan-text';
+import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
+import { planSummary } from '../../scripts/terraform-harness/plan-text';
 import { filesContaining, zipEntriesContaining } from './support/search';
-import type { Workspace } from './support/workspace';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 

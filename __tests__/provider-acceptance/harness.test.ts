@@ -5,10 +5,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hclString, providerBlock, resourceBlock } from './support/hcl';
-import { planSummary, plannedActions } from './support/plan-text';
+import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
+import { planSummary, plannedActions } from '../../scripts/terraform-harness/plan-text';
 import { filesContaining } from './support/search';
-import { TerraformCommandError, Workspace } from './support/workspace';
+import { TerraformCommandError, Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 let scratch: string;
 beforeAll(() => {
@@ -76,7 +77,7 @@ describe('Workspace', () => {
   });
 
   it('runs terraform with its own CLI config and no inherited TF_* or SVC_* variables; HOME stays', () => {
-    const workspace = new Workspace({ dir: path.join(scratch, 'env'), cliConfigFile: '/tmp/terraform.rc', env: { SVC_API_KEY: 'test-key', SVC_TENANT: undefined } });
+    const workspace = new Workspace({ dir: path.join(scratch, 'env'), cliConfigFile: '/tmp/terraform.rc', trackChild: track, env: { SVC_API_KEY: 'test-key', SVC_TENANT: undefined } });
     const chosen = Object.fromEntries(Object.entries(workspace.env).filter(([name]) => /^(TF_|SVC_|CHECKPOINT_)/.test(name)));
     expect(chosen).toEqual({
       TF_CLI_CONFIG_FILE: '/tmp/terraform.rc',
@@ -92,7 +93,7 @@ describe('Workspace', () => {
   });
 
   it('returns a failed command without throwing; the throwing helpers report stdout and stderr', async () => {
-    const workspace = new Workspace({ dir: path.join(scratch, 'failing'), cliConfigFile: '/tmp/terraform.rc' });
+    const workspace = new Workspace({ dir: path.join(scratch, 'failing'), cliConfigFile: '/tmp/terraform.rc', trackChild: track });
     workspace.write('this is not HCL {');
     const result = await workspace.terraform(['validate', '-no-color']);
     expect(result.code).toBe(1);

@@ -10,9 +10,9 @@
  */
 import type { ListEntry, ListName } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, providerBlock } from './support/hcl';
-import { planSummary } from './support/plan-text';
-import type { Workspace } from './support/workspace';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
+import { planSummary } from '../../scripts/terraform-harness/plan-text';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 

@@ -22,7 +22,7 @@ import {
 } from '../../modules/security-policy';
 import { ControlPlaneEgress, type ControlPlaneEgressProps } from '../../modules/security-policy/aws';
 import { SvcProvider } from '../../modules/svc-provider/provider';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { synthJson, thrownBy, type SynthesizedStack } from './support';
 
 const NAT_A = 'nat-0123456789abcdef0';

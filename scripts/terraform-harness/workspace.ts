@@ -1,7 +1,7 @@
 /**
- * A terraform working directory for one acceptance scenario: its own directory, the generated
- * CLI config (the provider from the test build's filesystem mirror) and an environment with no
- * inherited TF_* or SVC_* variables. Commands run asynchronously, so an in-process emulator
+ * A terraform working directory for one scenario (an acceptance test, a bench figure): its own
+ * directory, the generated CLI config (the provider from the build's filesystem mirror) and an
+ * environment with no inherited TF_* or SVC_* variables. Commands run asynchronously, so an in-process emulator
  * keeps answering while terraform runs.
  *
  * `terraform(args)` never throws on a non-zero exit; the named helpers (init, apply, destroy,
@@ -11,7 +11,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { plannedActions, type PlannedAction } from './plan-text';
-import { track } from '../../support/child-processes';
 
 export interface TerraformResult {
   readonly args: readonly string[];
@@ -66,6 +65,11 @@ export interface WorkspaceOptions {
   readonly cliConfigFile: string;
   /** Added to the environment, e.g. `{ SVC_API_KEY: key }`; an undefined value removes that variable. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Told of every terraform process started here: tests pass their `track` (so a test that
+   * times out leaves none running), other callers whatever ends their children.
+   */
+  readonly trackChild: (child: ChildProcess) => unknown;
 }
 
 export class Workspace {
@@ -73,12 +77,14 @@ export class Workspace {
   readonly env: NodeJS.ProcessEnv;
   private readonly logFile: string;
   private readonly running = new Set<ChildProcess>();
+  private readonly trackChild: (child: ChildProcess) => unknown;
   /** Every command run here and its result, oldest first (e.g. to search all output for a secret). */
   readonly history: TerraformResult[] = [];
   private initialized = false;
 
   constructor(options: WorkspaceOptions) {
     this.dir = options.dir;
+    this.trackChild = options.trackChild;
     fs.mkdirSync(this.dir, { recursive: true });
     this.logFile = path.join(this.dir, 'terraform-provider.log');
     const environment: NodeJS.ProcessEnv = {
@@ -106,7 +112,8 @@ export class Workspace {
   terraform(args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}): Promise<TerraformResult> {
     const logStart = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
     return new Promise((resolve, reject) => {
-      const child = track(spawn('terraform', args, { cwd: this.dir, env: { ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }));
+      const child = spawn('terraform', args, { cwd: this.dir, env: { ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      this.trackChild(child);
       this.running.add(child);
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
