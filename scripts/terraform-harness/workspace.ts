@@ -10,7 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { plannedActions, type PlannedAction } from './plan-text';
+import type { JsonPlan } from '../../src/pipeline/plan-changes';
+import { planCounts, plannedActions, type PlanCounts, type PlannedAction } from './plan-summary';
 
 export interface TerraformResult {
   readonly args: readonly string[];
@@ -22,11 +23,18 @@ export interface TerraformResult {
 }
 
 export interface PlanOutcome extends TerraformResult {
-  /** stdout and stderr together, for searching. */
+  /** stdout and stderr together: what the user sees, for searching. */
   readonly text: string;
-  /** Resource address -> planned action, read from the plan text. */
+  /** `terraform show -json` of the saved plan; undefined when the plan failed (exit 1). */
+  readonly plan: JsonPlan | undefined;
+  /** Resource address -> planned action, from the saved plan's JSON; empty when the plan failed. */
   readonly actions: Record<string, PlannedAction>;
+  /** The counts of the plan's `Plan: ... to add, ... to change, ... to destroy.`, from its JSON; undefined when the plan failed. */
+  readonly summary: PlanCounts | undefined;
 }
+
+/** Where planDetailed saves a plan when the caller names no `-out=` file; removed after reading. */
+const HARNESS_PLAN_FILE = 'harness-plan.tfplan';
 
 export class TerraformCommandError extends Error {
   readonly code = 'terraform_command_failed';
@@ -170,13 +178,25 @@ export class Workspace {
   }
 
   /**
-   * `terraform plan -detailed-exitcode`: code 0 (no changes), 1 (error) or 2 (changes), the
-   * text and the planned actions. Throws only for other exit codes.
+   * `terraform plan -detailed-exitcode -out=<file>`: code 0 (no changes), 1 (error) or 2
+   * (changes), the text, and what the saved plan's `terraform show -json` says (actions,
+   * counts). A `-out=<file>` in `args` is kept for the caller; otherwise the plan goes to a file
+   * of the workspace that is removed once read. Throws only for other exit codes.
    */
   async planDetailed(args: readonly string[] = []): Promise<PlanOutcome> {
-    const result = await this.terraformExpecting(['plan', '-detailed-exitcode', '-input=false', '-no-color', ...args], [0, 1, 2]);
+    const named = args.find((arg) => arg.startsWith('-out='));
+    const planFile = named === undefined ? HARNESS_PLAN_FILE : named.slice('-out='.length);
+    const outArgs = named === undefined ? [`-out=${planFile}`] : [];
+    const result = await this.terraformExpecting(['plan', '-detailed-exitcode', '-input=false', '-no-color', ...args, ...outArgs], [0, 1, 2]);
     const text = `${result.stdout}\n${result.stderr}`;
-    return { ...result, text, actions: plannedActions(text) };
+    let plan: JsonPlan | undefined;
+    try {
+      // terraform saves no plan when planning fails.
+      if (result.code !== 1) plan = (await this.showJson(planFile)) as JsonPlan;
+    } finally {
+      if (named === undefined) fs.rmSync(path.resolve(this.dir, planFile), { force: true });
+    }
+    return { ...result, text, plan, actions: plan === undefined ? {} : plannedActions(plan), summary: plan === undefined ? undefined : planCounts(plan) };
   }
 
   /** `terraform plan -detailed-exitcode` that must exit `code` (0 or 2), else throws with the output. */
