@@ -15,10 +15,11 @@ import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } f
 import { runDriftCheck, type DriftCheckResult } from '../../src/pipeline/drift-check';
 import { packageHash, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
 import { ensureProviderBuilt } from '../../scripts/build-provider';
-import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
+import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { filesContaining } from '../provider-acceptance/support/search';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 const root = path.join(__dirname, '..', '..');
 const TENANT = 'e2e-corp';
@@ -96,7 +97,7 @@ beforeAll(async () => {
   if (synth.code === 0) prepared = prepareSynthesizedStacks(outdir, () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }));
   const emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
   fs.writeFileSync(emptyCliConfig, '');
-  workspace = new Workspace({ dir: stackDir('security-policy'), cliConfigFile: emptyCliConfig, env: { TF_VAR_api_key: emulator.apiKey } });
+  workspace = new Workspace({ dir: stackDir('security-policy'), cliConfigFile: emptyCliConfig, trackChild: track, env: { TF_VAR_api_key: emulator.apiKey } });
 }, 120_000);
 
 afterAll(async () => {

@@ -17,9 +17,10 @@ import { runDriftCheck } from '../../src/pipeline/drift-check';
 import { prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
 import { ensureProviderBuilt } from '../../scripts/build-provider';
 import { codeBlocks, readPage, section, tableRows } from '../help/support/markdown';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 const root = path.join(__dirname, '..', '..');
 const STACKS = ['control-plane', 'deployment-policy', 'security-policy'];
@@ -89,7 +90,7 @@ describe('synth: one backend block per stack, each with its own state', () => {
     fs.writeFileSync(emptyCliConfig, '');
     const workspace = new Workspace({
       dir,
-      cliConfigFile: emptyCliConfig,
+      cliConfigFile: emptyCliConfig, trackChild: track,
       env: { AWS_ACCESS_KEY_ID: 'test-only', AWS_SECRET_ACCESS_KEY: 'test-only', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: undefined, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' },
     });
     const init = await workspace.terraform(['init', '-input=false', '-no-color']);
@@ -240,7 +241,7 @@ describe('local backend, for real: applied state is found by the drift check of 
     const first = checkout('checkout-1');
     const emptyCliConfig = path.join(scratch, 'e2e', 'empty.terraform.rc');
     fs.writeFileSync(emptyCliConfig, '');
-    const workspace = new Workspace({ dir: path.join(first.outdir, 'stacks', 'security-policy'), cliConfigFile: emptyCliConfig, env: { TF_VAR_api_key: emulator.apiKey } });
+    const workspace = new Workspace({ dir: path.join(first.outdir, 'stacks', 'security-policy'), cliConfigFile: emptyCliConfig, trackChild: track, env: { TF_VAR_api_key: emulator.apiKey } });
     await workspace.init();
     await workspace.apply();
 

@@ -10,9 +10,10 @@ import * as path from 'node:path';
 import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/pipeline/cdktf-project';
 import { prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
 import { ensureProviderBuilt } from '../../scripts/build-provider';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 const root = path.join(__dirname, '..', '..');
 const TENANT = 'acme-corp';
@@ -67,7 +68,7 @@ test('cdktf synth --hcl exits 0, and the step after it prepares the security-pol
 test('the HCL validates and plans against the emulator with no warnings', async () => {
   const emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
   fs.writeFileSync(emptyCliConfig, '');
-  const workspace = new Workspace({ dir: path.join(outdir, 'stacks', 'security-policy'), cliConfigFile: emptyCliConfig, env: { TF_VAR_api_key: emulator.apiKey } });
+  const workspace = new Workspace({ dir: path.join(outdir, 'stacks', 'security-policy'), cliConfigFile: emptyCliConfig, trackChild: track, env: { TF_VAR_api_key: emulator.apiKey } });
   try {
     await workspace.init();
     const validate = await workspace.validate();

@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdktf';
 import { buildApp } from '../../main';
+import { AppConfigError } from '../../app/config';
 import { isUserError, runReportingUserErrors } from '../../app/user-errors';
+import { ControlPlaneValidationError } from '../../modules/control-plane/errors';
+import { DeploymentPolicyPropError } from '../../modules/deployment-policy/errors';
+import { PolicyFileError, SecurityPolicyConfigError } from '../../modules/security-policy/errors';
 
 const root = path.join(__dirname, '..', '..');
 const shipped = JSON.parse(readFileSync(path.join(root, 'svc.config.json'), 'utf8'));
@@ -31,15 +35,17 @@ function configFile(name: string, change: (config: any) => void): string {
 }
 
 describe('every kind of mistake in the configuration is a user error', () => {
-  const cases: Array<[name: string, change: (config: any) => void]> = [
-    ['app field of the wrong type (AppConfigError)', (config) => (config.aws.region = 5)],
-    ['securityPolicy field of the wrong type (SecurityPolicyConfigError)', (config) => (config.securityPolicy.tenantSso.enabled = 'yes')],
-    ['bad entry in a policy file (PolicyFileError)', (config) => (config.securityPolicy.blacklist.files = [path.join(scratch, 'bad.yaml')])],
-    ['missing policy file (PolicyFileError)', (config) => (config.securityPolicy.blacklist.files = [path.join(scratch, 'missing.yaml')])],
-    ['bad template parameter (ControlPlaneValidationError)', (config) => (config.controlPlane.VPC = 'vpc_bad')],
-    ['bad account id (DeploymentPolicyPropError)', (config) => (config.aws.accountId = '12')],
+  const cases: Array<[name: string, change: (config: any) => void, errorClass: new (...args: any[]) => Error]> = [
+    ['app field of the wrong type (AppConfigError)', (config) => (config.aws.region = 5), AppConfigError],
+    ['securityPolicy field of the wrong type (SecurityPolicyConfigError)', (config) => (config.securityPolicy.tenantSso.enabled = 'yes'), SecurityPolicyConfigError],
+    ['bad entry in a policy file (PolicyFileError)', (config) => (config.securityPolicy.blacklist.files = [path.join(scratch, 'bad.yaml')]), PolicyFileError],
+    ['missing policy file (PolicyFileError)', (config) => (config.securityPolicy.blacklist.files = [path.join(scratch, 'missing.yaml')]), PolicyFileError],
+    ['bad template parameter (ControlPlaneValidationError)', (config) => (config.controlPlane.VPC = 'vpc_bad'), ControlPlaneValidationError],
+    ['bad account id (DeploymentPolicyPropError)', (config) => (config.aws.accountId = '12'), DeploymentPolicyPropError],
   ];
-  test.each(cases)('%s', (name, change) => {
+  test.each(cases)('%s', (name, change, errorClass) => {
+    // The case's name says which class it expects: the table and the names cannot drift apart.
+    expect(name).toContain(`(${errorClass.name})`);
     writeFileSync(path.join(scratch, 'bad.yaml'), '- ip: 203.0.113.1\n- ip: 300.1.1.1\n');
     let thrown: unknown;
     try {
@@ -48,6 +54,7 @@ describe('every kind of mistake in the configuration is a user error', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).toBeInstanceOf(errorClass);
     expect(isUserError(thrown)).toBe(true);
   });
 

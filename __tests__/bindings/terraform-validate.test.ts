@@ -24,8 +24,9 @@ import { SvcProvider } from '../../modules/svc-provider/provider';
 import { TenantSso } from '../../modules/svc-provider/tenant-sso';
 import { WhitelistEntry } from '../../modules/svc-provider/whitelist-entry';
 import { Whitelist } from '../../modules/svc-provider/whitelist';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 jest.setTimeout(60_000);
 
@@ -101,7 +102,7 @@ function synthesizeJson(): string {
 }
 
 async function validateConfiguration(name: string, fileName: string, content: string): Promise<{ code: number; output: string }> {
-  const workspace = new Workspace({ dir: fs.mkdtempSync(path.join(root, `${name}-`)), cliConfigFile: build.cliConfigFile });
+  const workspace = new Workspace({ dir: fs.mkdtempSync(path.join(root, `${name}-`)), cliConfigFile: build.cliConfigFile, trackChild: track });
   workspace.write(content, fileName);
   await workspace.init();
   const result = await workspace.validate();

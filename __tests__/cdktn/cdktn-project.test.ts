@@ -12,7 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { track } from '../support/child-processes';
 
 jest.setTimeout(15 * 60_000);

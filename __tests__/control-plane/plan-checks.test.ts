@@ -4,8 +4,9 @@
  * plans it, passing for good inputs and failing with our messages for bad ones.
  *
  * Terraform needs the AWS provider's schema. Nothing is downloaded: the tests use a local
- * filesystem mirror (SVC_TF_PLUGIN_MIRROR, default /opt/tf-plugins) and skip, saying so,
- * when it or the terraform binary is missing. The mirror holds hashicorp/aws 5.x while
+ * filesystem mirror (SVC_TF_PLUGIN_MIRROR, default /opt/tf-plugins); when it or the terraform
+ * binary is missing they fail under CI and are skipped, saying so, elsewhere
+ * (__tests__/support/requirements.ts). The mirror holds hashicorp/aws 5.x while
  * @cdktf/provider-aws 21.9.1 pins 6.x, so the copy under test names the mirror's version;
  * every argument the construct writes exists in both.
  */
@@ -15,25 +16,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdktf';
 import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
+import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
 
-const PLUGIN_MIRROR = process.env.SVC_TF_PLUGIN_MIRROR ?? '/opt/tf-plugins';
-const AWS_PROVIDER_DIR = path.join(PLUGIN_MIRROR, 'registry.terraform.io', 'hashicorp', 'aws');
-
-function mirroredAwsVersion(): string | undefined {
-  if (!fs.existsSync(AWS_PROVIDER_DIR)) return undefined;
-  return fs.readdirSync(AWS_PROVIDER_DIR).sort().pop();
-}
-
-function terraformAvailable(): boolean {
-  return spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
-}
-
-const AWS_VERSION = mirroredAwsVersion();
-const CAN_RUN_TERRAFORM = AWS_VERSION !== undefined && terraformAvailable();
-if (!CAN_RUN_TERRAFORM) {
-  console.warn(`control-plane plan checks: skipping the terraform runs (need terraform on PATH and a provider mirror at ${AWS_PROVIDER_DIR})`);
-}
-const describeWithTerraform = CAN_RUN_TERRAFORM ? describe : describe.skip;
+const { mirror: PLUGIN_MIRROR, version: AWS_VERSION, requirement: AWS_IN_MIRROR } = awsProviderMirror();
+const describeWithTerraform = describeRequiring([commandOnPath('terraform', ['version']), AWS_IN_MIRROR]);
 
 describe('plan-time conditions in the synthesized JSON', () => {
   let built: Synthesized;

@@ -2,7 +2,8 @@
  * Boot scripts with deploy-time values: props such as an image tag may be Terraform variables.
  * The script then has to be encoded by Terraform, and what Terraform decodes must be exactly
  * the script the same props would give as literals. Real terraform evaluates it (no provider
- * needed); skipped, saying so, when terraform is not on PATH.
+ * needed). Without terraform or shellcheck on PATH those checks fail under CI and are skipped,
+ * saying so, elsewhere (__tests__/support/requirements.ts).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,15 +11,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable } from 'cdktf';
 import { resourceNamed, synthControlPlane, userDataOf, type TerraformJson } from './fixtures';
+import { commandOnPath, requirementMet, testRequiring } from '../support/requirements';
 
 const SERVICES = ['analyzer', 'sts', 'otel'] as const;
 const VALUES = { analyzer_image_tag: '1.3.0-rc1', image_repository: 'registry.example.net/svc', otel_url: 'https://otel.vendor.example.net' };
 
-const TERRAFORM_AVAILABLE = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
-const SHELLCHECK_AVAILABLE = spawnSync('shellcheck', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!SHELLCHECK_AVAILABLE) console.warn('control-plane user data: skipping shellcheck (not on PATH); bash -n still runs');
-if (!TERRAFORM_AVAILABLE) console.warn('control-plane user data: skipping the terraform evaluation (no terraform on PATH)');
-const itWithTerraform = TERRAFORM_AVAILABLE ? it : it.skip;
+const SHELLCHECK = commandOnPath('shellcheck');
+const itWithTerraform = testRequiring([commandOnPath('terraform', ['version'])]);
 
 describe('boot scripts', () => {
   let json: TerraformJson;
@@ -33,7 +32,7 @@ describe('boot scripts', () => {
       fs.writeFileSync(file, userDataOf(json, service));
       const parsed = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
       expect({ status: parsed.status, stderr: parsed.stderr }).toEqual({ status: 0, stderr: '' });
-      if (SHELLCHECK_AVAILABLE) {
+      if (requirementMet(SHELLCHECK, `shellcheck of the ${service} script (bash -n still ran)`)) {
         const checked = spawnSync('shellcheck', ['--severity=style', file], { encoding: 'utf8' });
         expect({ status: checked.status, output: checked.stdout }).toEqual({ status: 0, output: '' });
       }

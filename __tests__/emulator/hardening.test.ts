@@ -4,7 +4,7 @@
  * unknown command names cannot grow memory or forge log lines, a failed login does not rewrite
  * the state file, and the clock moves forward by bounded steps only.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { EmulatorConfigError } from '../../src/emulator/errors';
 import type { RunningEmulator } from '../../src/emulator/server';
 import { TENANT, WRITER_KEY, api, login, postRaw, startTestEmulator } from './helpers';
+import { commandOnPath, testRequiring } from '../support/requirements';
 
 const execFileAsync = promisify(execFile);
 
@@ -163,9 +164,7 @@ describe('the clock moves forward by bounded steps', () => {
   });
 });
 
-const curlAvailable = spawnSync('curl', ['--version']).status === 0;
-(curlAvailable ? test : test.skip)('the curl lines help/ gives for admin routes pass the guard (run with curl)', async () => {
-  if (!curlAvailable) console.warn('skipped: no curl on PATH');
+testRequiring([commandOnPath('curl')])('the curl lines help/ gives for admin routes pass the guard (run with curl)', async () => {
   const lines = ['help/emulator.md', 'help/provider.md'].flatMap((page) =>
     fs.readFileSync(path.resolve(__dirname, '../..', page), 'utf8').split('\n').filter((line) => /^curl .*\/_emulator\//.test(line)),
   );

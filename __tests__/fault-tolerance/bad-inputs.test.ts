@@ -10,8 +10,8 @@
  *   may see a login and reads (list_*, customers/channels list, audit_events), never a write
  *   (new_*, delete_*, bulk_*, update).
  */
-import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
-import type { TerraformResult } from '../provider-acceptance/support/workspace';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
+import type { TerraformResult } from '../../scripts/terraform-harness/workspace';
 import { printFigures, useFaultHarness } from './support';
 
 jest.setTimeout(120_000);

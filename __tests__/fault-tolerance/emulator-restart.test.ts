@@ -13,8 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ManagementClient, type ListEntry, type ListName } from '../../src/api';
 import { startEmulatorProcess, type EmulatorProcess } from '../../src/emulator/child-process';
-import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
-import type { TerraformResult, Workspace } from '../provider-acceptance/support/workspace';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
+import type { TerraformResult, Workspace } from '../../scripts/terraform-harness/workspace';
 import { byIp, printFigures, useFaultHarness } from './support';
 
 jest.setTimeout(120_000);

@@ -9,8 +9,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ManagementClient, type ListEntry, type ListName } from '../../src/api';
 import { startEmulator, type EmulatorStats, type FaultSettings, type RunningEmulator } from '../../src/emulator/server';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 export interface FaultEmulator {
   readonly emulator: RunningEmulator;
@@ -85,6 +86,7 @@ export function useFaultHarness(): () => FaultHarness {
         const workspace = new Workspace({
           dir: fs.mkdtempSync(path.join(root, `${name}-`)),
           cliConfigFile: build.cliConfigFile,
+          trackChild: track,
           env: { SVC_API_KEY: apiKey, ...env },
         });
         workspaces.push(workspace);

@@ -7,7 +7,7 @@
  */
 import type { ListName } from '../../src/api';
 import type { FaultSettings } from '../../src/emulator/server';
-import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import { byIp, faultsInjected, printFigures, providerRetries, useFaultHarness } from './support';
 
 jest.setTimeout(120_000);

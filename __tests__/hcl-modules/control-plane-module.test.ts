@@ -10,7 +10,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { generateControlPlaneModule, MODULE_DIR, staleFiles } from '../../scripts/generate-control-plane-module';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 jest.setTimeout(240_000);
 
@@ -39,7 +40,7 @@ afterAll(() => {
 });
 
 function workspaceIn(dir: string): Workspace {
-  const workspace = new Workspace({ dir, cliConfigFile });
+  const workspace = new Workspace({ dir, cliConfigFile, trackChild: track });
   workspaces.push(workspace);
   return workspace;
 }

@@ -11,10 +11,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ListName } from '../../src/api';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
-import { hclString } from '../provider-acceptance/support/hcl';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
-import { Workspace, type TerraformResult } from '../provider-acceptance/support/workspace';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { hclString } from '../../scripts/terraform-harness/hcl';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
+import { Workspace, type TerraformResult } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 jest.setTimeout(240_000);
 
@@ -47,7 +48,7 @@ afterAll(async () => {
 function workspaceIn(dir: string, tenant: string): Workspace {
   const workspace = new Workspace({
     dir,
-    cliConfigFile: build.cliConfigFile,
+    cliConfigFile: build.cliConfigFile, trackChild: track,
     env: { SVC_API_KEY: emulator.apiKey, SVC_BASE_URL: emulator.url, SVC_TENANT: tenant },
   });
   workspaces.push(workspace);

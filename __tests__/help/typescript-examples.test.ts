@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { useAcceptanceHarness } from '../provider-acceptance/support/harness';
-import type { Workspace } from '../provider-acceptance/support/workspace';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 import { section } from './support/markdown';
 import { typeCheckExamples, typeScriptExamples, writeRunnable, type TypeScriptExample } from './support/typescript-examples';
 

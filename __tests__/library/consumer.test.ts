@@ -17,9 +17,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { isolatedEnvironment, runCdktf } from '../../src/pipeline/cdktf-project';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
-import { Workspace } from '../provider-acceptance/support/workspace';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { Workspace } from '../../scripts/terraform-harness/workspace';
 import { codeBlocks } from '../help/support/markdown';
+import { track } from '../support/child-processes';
 import { REPOSITORY, createConsumerProject, described, packedLibrary, run, type CommandResult, type PackedLibrary } from './support';
 
 const TENANT = 'acme-corp';
@@ -108,7 +109,7 @@ describe('a JavaScript cdktf project of another team', () => {
     fs.writeFileSync(path.join(project, 'main.js'), pageProgram());
     const cdktfJson = { language: 'javascript', app: 'node main.js', projectId: 'team-project', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} };
     fs.writeFileSync(path.join(project, 'cdktf.json'), JSON.stringify(cdktfJson, null, 2));
-    workspace = new Workspace({ dir: stackDir(), cliConfigFile: emptyCliConfig, env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey } });
+    workspace = new Workspace({ dir: stackDir(), cliConfigFile: emptyCliConfig, trackChild: track, env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey } });
   });
   afterAll(() => workspace?.killRunning());
 

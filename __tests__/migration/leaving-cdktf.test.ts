@@ -13,7 +13,7 @@ import { SecurityPolicy } from '../../modules/security-policy';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { main as movedBlocksCli } from '../../src/migration/moved-blocks-cli';
 import { useAcceptanceHarness } from '../provider-acceptance/support/harness';
-import { hclString, providerBlock } from '../provider-acceptance/support/hcl';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 
 jest.setTimeout(180_000);
 

@@ -7,7 +7,7 @@
  */
 import { MAX_DESCRIPTION_LENGTH } from '../../src/description';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, resourceBlock } from './support/hcl';
+import { hclString, resourceBlock } from '../../scripts/terraform-harness/hcl';
 
 jest.setTimeout(180_000);
 

@@ -10,10 +10,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ListEntry, ListName } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, providerBlock, resourceBlock } from './support/hcl';
-import { planSummary } from './support/plan-text';
+import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
 import { filesContaining, zipEntriesContaining } from './support/search';
-import type { Workspace } from './support/workspace';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 
@@ -115,7 +114,7 @@ describe('per-entry resources: one entry in each list', () => {
     workspace.write(configuration({ spelling: 'ip', description: 'updated by terraform' }));
     const plan = await workspace.planExpecting(2);
     expect(plan.actions).toEqual(Object.fromEntries(LISTS.map((entry) => [address(entry), 'update'])));
-    expect(planSummary(plan.text)).toEqual({ add: 0, change: 3, destroy: 0 });
+    expect(plan.summary).toEqual({ add: 0, change: 3, destroy: 0 });
     await workspace.apply();
     await expectApi('updated by terraform');
     for (const entry of LISTS) expect(workspace.stateAttributes(address(entry)).created).toBe(created[entry.list].created);

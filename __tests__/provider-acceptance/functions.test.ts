@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { terraformConsole } from './support/console';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString } from './support/hcl';
-import type { Workspace } from './support/workspace';
+import { hclString } from '../../scripts/terraform-harness/hcl';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 

@@ -5,8 +5,8 @@
  * unreachable API is reported once, not once per resource.
  */
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, providerBlock, resourceBlock } from './support/hcl';
-import type { TerraformResult } from './support/workspace';
+import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
+import type { TerraformResult } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 

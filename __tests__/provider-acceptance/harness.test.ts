@@ -1,14 +1,16 @@
 /**
- * The acceptance harness's own parts that need no provider: plan text reading, HCL quoting,
+ * The acceptance harness's own parts that need no provider: reading a saved plan's JSON, HCL quoting,
  * the workspace environment and how terraform failures are reported.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hclString, providerBlock, resourceBlock } from './support/hcl';
-import { planSummary, plannedActions } from './support/plan-text';
+import type { JsonPlan } from '../../src/pipeline/plan-changes';
+import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
+import { planCounts, plannedActions } from '../../scripts/terraform-harness/plan-summary';
 import { filesContaining } from './support/search';
-import { TerraformCommandError, Workspace } from './support/workspace';
+import { TerraformCommandError, Workspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
 
 let scratch: string;
 beforeAll(() => {
@@ -18,26 +20,39 @@ afterAll(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('plannedActions', () => {
+describe('what a saved plan says, from terraform show -json', () => {
+  const plan = (actions: readonly string[], address = 'svc_blacklist_entry.this', mode = 'managed'): JsonPlan => ({ resource_changes: [{ address, mode, change: { actions } }] });
+
   it.each([
-    { name: 'a create', line: '  # svc_blacklist_entry.this will be created', expected: { 'svc_blacklist_entry.this': 'create' } },
-    { name: 'an in-place update', line: '  # svc_whitelist_entry.x will be updated in-place', expected: { 'svc_whitelist_entry.x': 'update' } },
-    { name: 'a replacement', line: '  # svc_blocklist_entry.y must be replaced', expected: { 'svc_blocklist_entry.y': 'replace' } },
-    { name: 'a tainted replacement', line: '  # svc_blocklist_entry.y is tainted, so must be replaced', expected: { 'svc_blocklist_entry.y': 'replace' } },
-    { name: 'a destroy', line: '  # svc_blacklist_entry.z will be destroyed', expected: { 'svc_blacklist_entry.z': 'delete' } },
-    { name: 'a counted instance', line: '  # svc_blacklist_entry.many[3] will be created', expected: { 'svc_blacklist_entry.many[3]': 'create' } },
-    { name: 'a deferred data read', line: '  # data.svc_list.all will be read during apply', expected: { 'data.svc_list.all': 'read' } },
-    { name: 'drift, which is not an action', line: '  # svc_blacklist_entry.this has been deleted', expected: {} },
-    { name: 'a changed-outside note', line: '  # svc_blacklist_entry.this has changed', expected: {} },
-  ])('reads $name', ({ line, expected }) => {
-    expect(plannedActions(`Terraform will perform the following actions:\n\n${line}\n  + resource "x" "y" {\n`)).toEqual(expected);
+    { name: 'a create', json: plan(['create']), expected: { 'svc_blacklist_entry.this': 'create' } },
+    { name: 'an in-place update', json: plan(['update'], 'svc_whitelist_entry.x'), expected: { 'svc_whitelist_entry.x': 'update' } },
+    { name: 'a replacement', json: plan(['delete', 'create'], 'svc_blocklist_entry.y'), expected: { 'svc_blocklist_entry.y': 'replace' } },
+    { name: 'a create-before-destroy replacement', json: plan(['create', 'delete'], 'svc_blocklist_entry.y'), expected: { 'svc_blocklist_entry.y': 'replace' } },
+    { name: 'a destroy', json: plan(['delete'], 'svc_blacklist_entry.z'), expected: { 'svc_blacklist_entry.z': 'delete' } },
+    { name: 'a counted instance', json: plan(['create'], 'svc_blacklist_entry.many[3]'), expected: { 'svc_blacklist_entry.many[3]': 'create' } },
+    { name: 'a deferred data read', json: plan(['read'], 'data.svc_list.all', 'data'), expected: { 'data.svc_list.all': 'read' } },
+    { name: 'an unchanged instance, which is not an action', json: plan(['no-op']), expected: {} },
+    { name: 'drift, which is not an action', json: { resource_drift: [{ address: 'svc_blacklist_entry.this', change: { actions: ['delete'] } }] }, expected: {} },
+  ])('reads $name', ({ json, expected }) => {
+    expect(plannedActions(json)).toEqual(expected);
   });
 
   it.each([
-    { text: 'Plan: 1 to add, 2 to change, 3 to destroy.', expected: { add: 1, change: 2, destroy: 3 } },
-    { text: 'No changes. Your infrastructure matches the configuration.', expected: undefined },
-  ])('reads the summary of "$text"', ({ text, expected }) => {
-    expect(planSummary(text)).toEqual(expected);
+    {
+      name: 'a plan with every action',
+      json: {
+        resource_changes: [
+          ...(['create', 'update', 'update', 'delete'] as const).map((action, index) => ({ address: `terraform_data.r${index}`, mode: 'managed', change: { actions: [action] } })),
+          { address: 'terraform_data.replaced', mode: 'managed', change: { actions: ['delete', 'create'] } },
+          { address: 'data.svc_list.all', mode: 'data', change: { actions: ['read'] } },
+          { address: 'terraform_data.same', mode: 'managed', change: { actions: ['no-op'] } },
+        ],
+      },
+      expected: { add: 2, change: 2, destroy: 2 },
+    },
+    { name: 'no changes', json: plan(['no-op']), expected: { add: 0, change: 0, destroy: 0 } },
+  ])('counts $name as terraform does', ({ json, expected }) => {
+    expect(planCounts(json)).toEqual(expected);
   });
 });
 
@@ -76,7 +91,7 @@ describe('Workspace', () => {
   });
 
   it('runs terraform with its own CLI config and no inherited TF_* or SVC_* variables; HOME stays', () => {
-    const workspace = new Workspace({ dir: path.join(scratch, 'env'), cliConfigFile: '/tmp/terraform.rc', env: { SVC_API_KEY: 'test-key', SVC_TENANT: undefined } });
+    const workspace = new Workspace({ dir: path.join(scratch, 'env'), cliConfigFile: '/tmp/terraform.rc', trackChild: track, env: { SVC_API_KEY: 'test-key', SVC_TENANT: undefined } });
     const chosen = Object.fromEntries(Object.entries(workspace.env).filter(([name]) => /^(TF_|SVC_|CHECKPOINT_)/.test(name)));
     expect(chosen).toEqual({
       TF_CLI_CONFIG_FILE: '/tmp/terraform.rc',
@@ -92,7 +107,7 @@ describe('Workspace', () => {
   });
 
   it('returns a failed command without throwing; the throwing helpers report stdout and stderr', async () => {
-    const workspace = new Workspace({ dir: path.join(scratch, 'failing'), cliConfigFile: '/tmp/terraform.rc' });
+    const workspace = new Workspace({ dir: path.join(scratch, 'failing'), cliConfigFile: '/tmp/terraform.rc', trackChild: track });
     workspace.write('this is not HCL {');
     const result = await workspace.terraform(['validate', '-no-color']);
     expect(result.code).toBe(1);
@@ -106,6 +121,31 @@ describe('Workspace', () => {
     expect(message).toContain('--- stdout ---');
     expect(message).toMatch(/--- stderr ---\n[\s\S]*Error: /);
     expect(workspace.history.map((entry) => entry.code)).toEqual([1, 1]);
+  });
+
+  it('reads a plan\'s actions and counts from its JSON, agreeing with the Plan: line terraform prints; the plan file it saved is gone', async () => {
+    const cliConfigFile = path.join(scratch, 'empty.tfrc');
+    fs.writeFileSync(cliConfigFile, '');
+    const workspace = new Workspace({ dir: path.join(scratch, 'plan-json'), cliConfigFile, trackChild: track });
+    const data = (name: string, attributes: string) => `resource "terraform_data" "${name}" {\n  ${attributes}\n}\n`;
+    workspace.write(data('updated', 'input = "one"') + data('replaced', 'triggers_replace = "x"') + data('same', 'input = "same"') + data('removed', 'input = "gone"'));
+    await workspace.init();
+    await workspace.apply();
+    workspace.write(data('updated', 'input = "two"') + data('replaced', 'triggers_replace = "y"') + data('same', 'input = "same"') + data('added', 'input = "new"'));
+
+    const plan = await workspace.planExpecting(2);
+    expect(plan.actions).toEqual({ 'terraform_data.updated': 'update', 'terraform_data.replaced': 'replace', 'terraform_data.removed': 'delete', 'terraform_data.added': 'create' });
+    expect(plan.summary).toEqual({ add: 2, change: 1, destroy: 2 });
+    expect(plan.text).toContain('Plan: 2 to add, 1 to change, 2 to destroy.');
+    expect(fs.readdirSync(workspace.dir).filter((file) => file.endsWith('.tfplan'))).toEqual([]);
+
+    const kept = await workspace.planExpecting(2, ['-out=kept.tfplan']);
+    expect(kept.summary).toEqual(plan.summary);
+    expect(fs.existsSync(path.join(workspace.dir, 'kept.tfplan'))).toBe(true);
+
+    workspace.write('resource "terraform_data" "broken" {\n  input = var.missing\n}\n');
+    const failed = await workspace.planDetailed();
+    expect({ code: failed.code, plan: failed.plan, actions: failed.actions, summary: failed.summary }).toEqual({ code: 1, plan: undefined, actions: {}, summary: undefined });
   });
 
   it('finds a needle in files below a directory, by relative path', () => {

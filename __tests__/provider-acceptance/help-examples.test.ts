@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { useAcceptanceHarness } from './support/harness';
-import type { Workspace } from './support/workspace';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(120_000);
 

@@ -10,9 +10,8 @@
  */
 import type { ListEntry, ListName } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, providerBlock } from './support/hcl';
-import { planSummary } from './support/plan-text';
-import type { Workspace } from './support/workspace';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 
@@ -163,7 +162,7 @@ describe('whole lists, authoritative: create, import, update, drift, destroy', (
     workspace.write(configuration(SECOND));
     const plan = await workspace.planExpecting(2);
     expect(plan.actions).toEqual(Object.fromEntries(LIST_NAMES.map((list) => [resourceAddress(list), 'update'])));
-    expect(planSummary(plan.text)).toEqual({ add: 0, change: 3, destroy: 0 });
+    expect(plan.summary).toEqual({ add: 0, change: 3, destroy: 0 });
     await workspace.apply();
     expect(await allApiEntries(tenant)).toEqual(sameForEveryList(SECOND_ON_API));
     await workspace.planExpecting(0);

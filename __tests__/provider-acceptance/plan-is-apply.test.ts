@@ -12,8 +12,8 @@
  */
 import { spawn } from 'node:child_process';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, resourceBlock } from './support/hcl';
-import type { Workspace } from './support/workspace';
+import { hclString, resourceBlock } from '../../scripts/terraform-harness/hcl';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 import { track } from '../support/child-processes';
 
 jest.setTimeout(180_000);

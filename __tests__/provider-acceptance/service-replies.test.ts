@@ -5,7 +5,7 @@
  */
 import { startFakeService, type FakeReply, type FakeService, type RecordedRequest } from '../api/fake-service';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, providerBlock, resourceBlock } from './support/hcl';
+import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
 
 jest.setTimeout(120_000);
 

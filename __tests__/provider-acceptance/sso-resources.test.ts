@@ -7,8 +7,8 @@
  */
 import type { Channel, Customer, SsoSettings } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import { hclString, resourceBlock } from './support/hcl';
-import type { Workspace } from './support/workspace';
+import { hclString, resourceBlock } from '../../scripts/terraform-harness/hcl';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 

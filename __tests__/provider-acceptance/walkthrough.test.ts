@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ListName } from '../../src/api';
 import { useAcceptanceHarness } from './support/harness';
-import type { Workspace } from './support/workspace';
+import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(120_000);
 

@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { track } from '../support/child-processes';
-import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../provider-acceptance/support/emulator';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
+import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 
 const root = path.join(__dirname, '..', '..');
 const TENANT = 'npm-scripts-corp';

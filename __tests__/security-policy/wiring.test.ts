@@ -5,8 +5,9 @@
  * svc providers, so the merge/zipmap/for expressions are evaluated by Terraform itself.
  *
  * Terraform needs the AWS provider's schema. Nothing is downloaded: the AWS provider comes from
- * the local mirror (SVC_TF_PLUGIN_MIRROR, default /opt/tf-plugins; the terraform part skips,
- * saying so, without it), the svc provider from a build into a temporary directory.
+ * the local mirror (SVC_TF_PLUGIN_MIRROR, default /opt/tf-plugins; without it the terraform
+ * part fails under CI and is skipped, saying so, elsewhere: __tests__/support/requirements.ts),
+ * the svc provider from a build into a temporary directory.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,8 +23,9 @@ import {
 } from '../../modules/security-policy';
 import { ControlPlaneEgress, type ControlPlaneEgressProps } from '../../modules/security-policy/aws';
 import { SvcProvider } from '../../modules/svc-provider/provider';
-import { buildTestProvider, type TestProviderBuild } from '../provider-acceptance/support/provider-build';
+import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { synthJson, thrownBy, type SynthesizedStack } from './support';
+import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
 
 const NAT_A = 'nat-0123456789abcdef0';
 const NAT_B = 'nat-0bbbbbbbbbbbbbbbb';
@@ -117,12 +119,8 @@ describe('ChannelServiceProviderOutputs', () => {
 
 // ---- real terraform ------------------------------------------------------------------------------
 
-const PLUGIN_MIRROR = process.env.SVC_TF_PLUGIN_MIRROR ?? '/opt/tf-plugins';
-const AWS_PROVIDER_DIR = path.join(PLUGIN_MIRROR, 'registry.terraform.io', 'hashicorp', 'aws');
-const AWS_VERSION = fs.existsSync(AWS_PROVIDER_DIR) ? fs.readdirSync(AWS_PROVIDER_DIR).sort().pop() : undefined;
-const CAN_RUN_TERRAFORM = AWS_VERSION !== undefined && spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
-if (!CAN_RUN_TERRAFORM) console.warn(`security-policy wiring: skipping the terraform runs (need terraform on PATH and an AWS provider mirror at ${AWS_PROVIDER_DIR})`);
-const describeWithTerraform = CAN_RUN_TERRAFORM ? describe : describe.skip;
+const { mirror: PLUGIN_MIRROR, version: AWS_VERSION, requirement: AWS_IN_MIRROR } = awsProviderMirror();
+const describeWithTerraform = describeRequiring([commandOnPath('terraform', ['version']), AWS_IN_MIRROR]);
 
 /**
  * Two policies in one stack (acme: whole-list whitelist, globex: per-entry), each whitelisting

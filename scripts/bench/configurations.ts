@@ -3,7 +3,7 @@
  * resources or as terraform_data resources holding the same {ip, description}, and one whole
  * list as svc_blacklist or as terraform_data holding the same entries as a map or a set.
  */
-import { hclString } from '../../__tests__/provider-acceptance/support/hcl';
+import { hclString } from '../terraform-harness/hcl';
 
 export const LISTS = ['blacklist', 'blocklist', 'whitelist'] as const;
 export type BenchList = (typeof LISTS)[number];

@@ -4,16 +4,16 @@
  * terraform workspaces under one temporary root, and progress lines on stderr. close() stops
  * the emulator and removes everything it made.
  *
- * It reuses the acceptance tests' helpers (build, emulator, workspace) so the bench runs
- * terraform exactly as they do, minus the debug logging they turn on: log lines cost time.
+ * It uses the terraform harness the acceptance tests use (build, emulator, workspace) so the
+ * bench runs terraform exactly as they do, minus the debug logging they turn on: log lines cost time.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../__tests__/provider-acceptance/support/emulator';
-import { providerBlock } from '../../__tests__/provider-acceptance/support/hcl';
-import { buildTestProvider, type TestProviderBuild } from '../../__tests__/provider-acceptance/support/provider-build';
-import { Workspace } from '../../__tests__/provider-acceptance/support/workspace';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../terraform-harness/emulator';
+import { providerBlock } from '../terraform-harness/hcl';
+import { buildTestProvider, type TestProviderBuild } from '../terraform-harness/provider-build';
+import { Workspace } from '../terraform-harness/workspace';
 import type { EmulatorStats } from '../../src/emulator/server';
 
 export type Progress = (line: string) => void;
@@ -28,6 +28,8 @@ export interface BenchSessionOptions {
 }
 
 export class BenchSession {
+  private readonly workspaces: Workspace[] = [];
+
   private constructor(
     readonly root: string,
     readonly build: TestProviderBuild,
@@ -53,11 +55,15 @@ export class BenchSession {
 
   /** A terraform working directory under the session root, with no debug logging. */
   workspace(name: string): Workspace {
-    return new Workspace({
+    const workspace = new Workspace({
       dir: fs.mkdtempSync(path.join(this.root, `${name}-`)),
       cliConfigFile: this.build.cliConfigFile,
       env: { SVC_API_KEY: this.emulator.apiKey, ...NO_DEBUG_LOGGING },
+      // close() ends what still runs (an interrupted bench) through each workspace's killRunning().
+      trackChild: () => undefined,
     });
+    this.workspaces.push(workspace);
+    return workspace;
   }
 
   /** A directory under the session root for anything else (synth outdirs, plugin sockets). */
@@ -84,6 +90,7 @@ export class BenchSession {
   }
 
   async close(): Promise<void> {
+    for (const workspace of this.workspaces) workspace.killRunning();
     await this.emulator.stop();
     this.build.remove();
     fs.rmSync(this.root, { recursive: true, force: true });

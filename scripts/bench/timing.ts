@@ -1,5 +1,5 @@
 /** Wall-clock timing of terraform commands and child processes. */
-import type { TerraformResult, Workspace } from '../../__tests__/provider-acceptance/support/workspace';
+import type { TerraformResult, Workspace } from '../terraform-harness/workspace';
 
 export class BenchCommandError extends Error {
   readonly code = 'bench_command_failed';

@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Workspace } from '../../__tests__/provider-acceptance/support/workspace';
+import type { Workspace } from '../terraform-harness/workspace';
 import { MAX_BULK_ENTRIES } from '../../src/api/client';
 import { benchEntries, dataMapResource, dataSetResource, wholeListResource } from './configurations';
 import { makeFigure, measurement, type Figure } from './figures';

@@ -1,6 +1,6 @@
 /** `terraform console` in a workspace, with expressions piped on stdin (Workspace.terraform leaves stdin closed). */
 import { spawn } from 'node:child_process';
-import type { TerraformResult, Workspace } from './workspace';
+import type { TerraformResult, Workspace } from '../../../scripts/terraform-harness/workspace';
 
 /** Runs `terraform console`, one expression per line; never throws on a non-zero exit. */
 export function terraformConsole(workspace: Workspace, expressions: readonly string[]): Promise<TerraformResult> {

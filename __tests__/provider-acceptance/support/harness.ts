@@ -11,10 +11,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startAcceptanceEmulator, type AcceptanceEmulator, type AcceptanceEmulatorOptions } from './emulator';
-import { providerBlock, type ProviderBlockOptions } from './hcl';
-import { buildTestProvider, type TestProviderBuild } from './provider-build';
-import { Workspace } from './workspace';
+import { startAcceptanceEmulator, type AcceptanceEmulator, type AcceptanceEmulatorOptions } from '../../../scripts/terraform-harness/emulator';
+import { providerBlock, type ProviderBlockOptions } from '../../../scripts/terraform-harness/hcl';
+import { buildTestProvider, type TestProviderBuild } from '../../../scripts/terraform-harness/provider-build';
+import { Workspace } from '../../../scripts/terraform-harness/workspace';
+import { track } from '../../support/child-processes';
 
 export interface Harness {
   readonly build: TestProviderBuild;
@@ -48,6 +49,7 @@ export function useAcceptanceHarness(options: AcceptanceEmulatorOptions): () => 
         const workspace = new Workspace({
           dir: fs.mkdtempSync(path.join(workspaceRoot, `${name}-`)),
           cliConfigFile: build.cliConfigFile,
+          trackChild: track,
           env: { SVC_API_KEY: emulator.apiKey, ...env },
         });
         workspaces.push(workspace);

@@ -1,4 +1,4 @@
-/** HCL text for acceptance configs: quoted strings and the provider block every config starts with. */
+/** HCL text for the configurations the acceptance tests and the bench write: quoted strings and the provider block every config starts with. */
 
 /** An HCL quoted string: JSON escapes are HCL escapes, and `${`/`%{` must not start a template. */
 export function hclString(text: string): string {

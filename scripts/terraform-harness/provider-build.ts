@@ -1,8 +1,8 @@
-/** The provider under test: bundled once per test file, for this machine's platform only. */
+/** The provider built from source for terraform runs (a test file, a bench session): for this machine's platform only. */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildProvider, currentPlatform, type BuildResult } from '../../../scripts/build-provider';
+import { buildProvider, currentPlatform, type BuildResult } from '../build-provider';
 
 export interface TestProviderBuild extends BuildResult {
   /** Removes the build directory. */

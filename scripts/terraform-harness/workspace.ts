@@ -1,7 +1,7 @@
 /**
- * A terraform working directory for one acceptance scenario: its own directory, the generated
- * CLI config (the provider from the test build's filesystem mirror) and an environment with no
- * inherited TF_* or SVC_* variables. Commands run asynchronously, so an in-process emulator
+ * A terraform working directory for one scenario (an acceptance test, a bench figure): its own
+ * directory, the generated CLI config (the provider from the build's filesystem mirror) and an
+ * environment with no inherited TF_* or SVC_* variables. Commands run asynchronously, so an in-process emulator
  * keeps answering while terraform runs.
  *
  * `terraform(args)` never throws on a non-zero exit; the named helpers (init, apply, destroy,
@@ -10,8 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { plannedActions, type PlannedAction } from './plan-text';
-import { track } from '../../support/child-processes';
+import type { JsonPlan } from '../../src/pipeline/plan-changes';
+import { planCounts, plannedActions, type PlanCounts, type PlannedAction } from './plan-summary';
 
 export interface TerraformResult {
   readonly args: readonly string[];
@@ -23,11 +23,18 @@ export interface TerraformResult {
 }
 
 export interface PlanOutcome extends TerraformResult {
-  /** stdout and stderr together, for searching. */
+  /** stdout and stderr together: what the user sees, for searching. */
   readonly text: string;
-  /** Resource address -> planned action, read from the plan text. */
+  /** `terraform show -json` of the saved plan; undefined when the plan failed (exit 1). */
+  readonly plan: JsonPlan | undefined;
+  /** Resource address -> planned action, from the saved plan's JSON; empty when the plan failed. */
   readonly actions: Record<string, PlannedAction>;
+  /** The counts of the plan's `Plan: ... to add, ... to change, ... to destroy.`, from its JSON; undefined when the plan failed. */
+  readonly summary: PlanCounts | undefined;
 }
+
+/** Where planDetailed saves a plan when the caller names no `-out=` file; removed after reading. */
+const HARNESS_PLAN_FILE = 'harness-plan.tfplan';
 
 export class TerraformCommandError extends Error {
   readonly code = 'terraform_command_failed';
@@ -66,6 +73,11 @@ export interface WorkspaceOptions {
   readonly cliConfigFile: string;
   /** Added to the environment, e.g. `{ SVC_API_KEY: key }`; an undefined value removes that variable. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Told of every terraform process started here: tests pass their `track` (so a test that
+   * times out leaves none running), other callers whatever ends their children.
+   */
+  readonly trackChild: (child: ChildProcess) => unknown;
 }
 
 export class Workspace {
@@ -73,12 +85,14 @@ export class Workspace {
   readonly env: NodeJS.ProcessEnv;
   private readonly logFile: string;
   private readonly running = new Set<ChildProcess>();
+  private readonly trackChild: (child: ChildProcess) => unknown;
   /** Every command run here and its result, oldest first (e.g. to search all output for a secret). */
   readonly history: TerraformResult[] = [];
   private initialized = false;
 
   constructor(options: WorkspaceOptions) {
     this.dir = options.dir;
+    this.trackChild = options.trackChild;
     fs.mkdirSync(this.dir, { recursive: true });
     this.logFile = path.join(this.dir, 'terraform-provider.log');
     const environment: NodeJS.ProcessEnv = {
@@ -106,7 +120,8 @@ export class Workspace {
   terraform(args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}): Promise<TerraformResult> {
     const logStart = fs.existsSync(this.logFile) ? fs.statSync(this.logFile).size : 0;
     return new Promise((resolve, reject) => {
-      const child = track(spawn('terraform', args, { cwd: this.dir, env: { ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }));
+      const child = spawn('terraform', args, { cwd: this.dir, env: { ...this.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+      this.trackChild(child);
       this.running.add(child);
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
@@ -163,13 +178,25 @@ export class Workspace {
   }
 
   /**
-   * `terraform plan -detailed-exitcode`: code 0 (no changes), 1 (error) or 2 (changes), the
-   * text and the planned actions. Throws only for other exit codes.
+   * `terraform plan -detailed-exitcode -out=<file>`: code 0 (no changes), 1 (error) or 2
+   * (changes), the text, and what the saved plan's `terraform show -json` says (actions,
+   * counts). A `-out=<file>` in `args` is kept for the caller; otherwise the plan goes to a file
+   * of the workspace that is removed once read. Throws only for other exit codes.
    */
   async planDetailed(args: readonly string[] = []): Promise<PlanOutcome> {
-    const result = await this.terraformExpecting(['plan', '-detailed-exitcode', '-input=false', '-no-color', ...args], [0, 1, 2]);
+    const named = args.find((arg) => arg.startsWith('-out='));
+    const planFile = named === undefined ? HARNESS_PLAN_FILE : named.slice('-out='.length);
+    const outArgs = named === undefined ? [`-out=${planFile}`] : [];
+    const result = await this.terraformExpecting(['plan', '-detailed-exitcode', '-input=false', '-no-color', ...args, ...outArgs], [0, 1, 2]);
     const text = `${result.stdout}\n${result.stderr}`;
-    return { ...result, text, actions: plannedActions(text) };
+    let plan: JsonPlan | undefined;
+    try {
+      // terraform saves no plan when planning fails.
+      if (result.code !== 1) plan = (await this.showJson(planFile)) as JsonPlan;
+    } finally {
+      if (named === undefined) fs.rmSync(path.resolve(this.dir, planFile), { force: true });
+    }
+    return { ...result, text, plan, actions: plan === undefined ? {} : plannedActions(plan), summary: plan === undefined ? undefined : planCounts(plan) };
   }
 
   /** `terraform plan -detailed-exitcode` that must exit `code` (0 or 2), else throws with the output. */

@@ -1,10 +1,11 @@
 /**
- * The management-API emulator an acceptance test file runs terraform against (in-process, on
- * a free loopback port), its API key, and ManagementClients for out-of-band changes and checks.
+ * The management-API emulator terraform runs against (in-process, on a free loopback port; one
+ * per acceptance test file or bench session), its API key, and ManagementClients for
+ * out-of-band changes and checks.
  */
 import { randomBytes } from 'node:crypto';
-import { ManagementClient } from '../../../src/api';
-import { startEmulator, type FaultSettings, type RunningEmulator } from '../../../src/emulator/server';
+import { ManagementClient } from '../../src/api';
+import { startEmulator, type FaultSettings, type RunningEmulator } from '../../src/emulator/server';
 
 export interface AcceptanceEmulatorOptions {
   /** Tenants to seed; give each scenario its own, so scenarios never see each other's entries. */
