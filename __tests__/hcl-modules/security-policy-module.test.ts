@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ListName } from '../../src/api';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
-import { hclString } from '../../scripts/terraform-harness/hcl';
+import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { Workspace, type TerraformResult } from '../../scripts/terraform-harness/workspace';
 import { track } from '../support/child-processes';
@@ -64,14 +64,7 @@ function scratchWorkspace(name: string, tenant: string, inputs: string, files: R
   }
   workspace.write(
     [
-      'terraform {',
-      '  required_providers {',
-      '    svc = { source = "svc-prevent/svc" }',
-      '  }',
-      '}',
-      '',
-      'provider "svc" {}',
-      '',
+      providerBlock(),
       'module "policy" {',
       `  source = ${hclString(moduleCopy)}`,
       inputs,

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { providerBlock } from '../../scripts/terraform-harness/hcl';
 import { bundleEmptyProvider } from './helpers';
 
 let directory: string;
@@ -30,16 +31,7 @@ beforeAll(() => {
   configurationDirectory = mkdtempSync(join(directory, 'config-'));
   writeFileSync(
     join(configurationDirectory, 'main.tf'),
-    [
-      'terraform {',
-      '  required_providers {',
-      '    svc = { source = "svc-prevent/svc" }',
-      '  }',
-      '}',
-      '',
-      'provider "svc" {}',
-      '',
-    ].join('\n'),
+    providerBlock(),
   );
 });
 afterAll(() => rmSync(directory, { recursive: true, force: true }));

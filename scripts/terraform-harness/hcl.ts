@@ -6,7 +6,8 @@ export function hclString(text: string): string {
 }
 
 export interface ProviderBlockOptions {
-  readonly baseUrl: string;
+  /** Left out of the block when undefined (the provider then reads SVC_BASE_URL, or starts the embedded emulator). */
+  readonly baseUrl?: string;
   /** Left out of the block when undefined (the provider then needs SVC_TENANT). */
   readonly tenant?: string;
   readonly ssoBase?: string;
@@ -14,9 +15,13 @@ export interface ProviderBlockOptions {
   readonly extra?: Readonly<Record<string, string>>;
 }
 
-/** `terraform { required_providers }` and `provider "svc"`; the API key travels as SVC_API_KEY. */
-export function providerBlock(options: ProviderBlockOptions): string {
-  const attributes: Array<[string, string]> = [['base_url', hclString(options.baseUrl)]];
+/**
+ * `terraform { required_providers }` and `provider "svc"`; the API key travels as SVC_API_KEY.
+ * With no options the block is empty (`provider "svc" {}`): every setting from the environment.
+ */
+export function providerBlock(options: ProviderBlockOptions = {}): string {
+  const attributes: Array<[string, string]> = [];
+  if (options.baseUrl !== undefined) attributes.push(['base_url', hclString(options.baseUrl)]);
   if (options.tenant !== undefined) attributes.push(['tenant', hclString(options.tenant)]);
   if (options.ssoBase !== undefined) attributes.push(['sso_base', hclString(options.ssoBase)]);
   for (const [name, expression] of Object.entries(options.extra ?? {})) attributes.push([name, expression]);
@@ -27,9 +32,9 @@ export function providerBlock(options: ProviderBlockOptions): string {
     '  }',
     '}',
     '',
-    'provider "svc" {',
-    ...attributes.map(([name, expression]) => `  ${name} = ${expression}`),
-    '}',
+    ...(attributes.length === 0
+      ? ['provider "svc" {}']
+      : ['provider "svc" {', ...attributes.map(([name, expression]) => `  ${name} = ${expression}`), '}']),
     '',
   ].join('\n');
 }
