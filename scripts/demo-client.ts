@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { LIST_NAMES, ManagementApiError, ManagementClient, type ListName } from '../src/api';
 import { startEmulatorProcess } from '../src/emulator/child-process';
+import { detail, step } from './demo-output';
 
 const USAGE = `Usage: npm run demo:client [-- --help]
 
@@ -17,15 +18,6 @@ validation error, the audit log, and a clean-up. Nothing leaves this machine.`;
 
 const TENANT = 'acme';
 const CHANNEL = 'main';
-
-let stepNumber = 0;
-function step(title: string): void {
-  stepNumber += 1;
-  console.log(`\n[${stepNumber}] ${title}`);
-}
-function detail(line: string): void {
-  console.log(`    ${line}`);
-}
 
 async function admin(url: string, route: string, body: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${url}/_emulator/${route}`, {

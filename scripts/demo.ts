@@ -17,6 +17,7 @@ import { STACKS_PREPARED_AFTER_SYNTH_ENV, prepareSynthesizedStacks, type Provide
 import { ensureProviderBuilt } from './build-provider';
 import { startEmulatorProcess, type EmulatorProcess } from '../src/emulator/child-process';
 import { requireTerraform } from '../src/pipeline/terraform-cli';
+import { detail, step } from './demo-output';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 const SHIPPED_CONFIG = path.join(REPOSITORY, 'svc.config.json');
@@ -45,15 +46,6 @@ are not touched; the scratch project is removed at the end, and on Ctrl-C (exit 
 Options:
   --keep      keep the scratch project (cdktf.out, state) and print where it is
   --help, -h  show this help`;
-
-let stepNumber = 0;
-function step(title: string): void {
-  stepNumber += 1;
-  console.log(`\n[${stepNumber}] ${title}`);
-}
-function detail(line: string): void {
-  console.log(`    ${line}`);
-}
 
 /** cdktf's output lines worth showing: what terraform did to each resource and its summary. */
 const CDKTF_LINES_SHOWN = /(Creation|Modifications|Destruction) complete|Apply complete!|Destroy complete!|^\s*Plan: |No changes\./;
