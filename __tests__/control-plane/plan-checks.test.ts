@@ -16,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdktf';
 import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
+import { mirroredTerraformEnvironment } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
 
 const { mirror: PLUGIN_MIRROR, version: AWS_VERSION, requirement: AWS_IN_MIRROR } = awsProviderMirror();
@@ -59,19 +60,7 @@ function terraformDirectory(json: TerraformJson): { dir: string; env: NodeJS.Pro
   const copy = JSON.parse(JSON.stringify(json));
   copy.terraform.required_providers.aws = { source: 'hashicorp/aws', version: AWS_VERSION };
   fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(copy, null, 1));
-  const cliConfig = path.join(dir, 'cli.tfrc');
-  fs.writeFileSync(
-    cliConfig,
-    `provider_installation {\n  filesystem_mirror {\n    path = ${JSON.stringify(PLUGIN_MIRROR)}\n    include = ["registry.terraform.io/hashicorp/*"]\n  }\n}\n`,
-  );
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: dir,
-    TF_CLI_CONFIG_FILE: cliConfig,
-    TF_DATA_DIR: path.join(dir, '.terraform'),
-    TF_IN_AUTOMATION: '1',
-    CHECKPOINT_DISABLE: '1',
-  };
+  const env = mirroredTerraformEnvironment(dir, [{ path: PLUGIN_MIRROR, include: 'registry.terraform.io/hashicorp/*' }]);
   execFileSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
   return { dir, env };
 }

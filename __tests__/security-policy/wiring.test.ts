@@ -25,6 +25,7 @@ import { ControlPlaneEgress, type ControlPlaneEgressProps } from '../../modules/
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { synthJson, thrownBy, type SynthesizedStack } from './support';
+import { mirroredTerraformEnvironment } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
 
 const NAT_A = 'nat-0123456789abcdef0';
@@ -208,25 +209,10 @@ describeWithTerraform('ControlPlaneEgress: real terraform on the synthesized JSO
     fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(json, null, 1));
     fs.mkdirSync(path.join(dir, 'tests'));
     fs.writeFileSync(path.join(dir, 'tests', 'egress.tftest.hcl'), TERRAFORM_TEST);
-    const cliConfig = path.join(dir, 'cli.tfrc');
-    fs.writeFileSync(
-      cliConfig,
-      [
-        'provider_installation {',
-        `  filesystem_mirror {\n    path    = ${JSON.stringify(build.mirrorDir)}\n    include = ["registry.terraform.io/svc-prevent/svc"]\n  }`,
-        `  filesystem_mirror {\n    path    = ${JSON.stringify(PLUGIN_MIRROR)}\n    include = ["registry.terraform.io/hashicorp/*"]\n  }`,
-        '}',
-        '',
-      ].join('\n'),
-    );
-    env = {
-      PATH: process.env.PATH,
-      HOME: dir,
-      TF_CLI_CONFIG_FILE: cliConfig,
-      TF_DATA_DIR: path.join(dir, '.terraform'),
-      TF_IN_AUTOMATION: '1',
-      CHECKPOINT_DISABLE: '1',
-    };
+    env = mirroredTerraformEnvironment(dir, [
+      { path: build.mirrorDir, include: 'registry.terraform.io/svc-prevent/svc' },
+      { path: PLUGIN_MIRROR, include: 'registry.terraform.io/hashicorp/*' },
+    ]);
     const init = terraform(['init', '-backend=false', '-input=false']);
     if (init.status !== 0) throw new Error(`terraform init failed in ${dir}:\n${init.output}`);
   }, 60_000);
