@@ -6,17 +6,7 @@
  */
 // First, so that no module (ours or a dependency) can print to stdout, even while loading.
 import './protocol/console-to-stderr';
-import { createLogger, logLevelFromEnv } from './protocol/log';
-import { createProviderService } from './protocol/provider-service';
-import { serveProvider } from './protocol/serve';
-import { createSvcProvider } from './provider';
+import { startProvider } from './start';
 
-const logger = createLogger(process.stderr, logLevelFromEnv(process.env));
-const provider = createSvcProvider({ env: process.env, log: (level, message) => logger[level](message) });
-const service = createProviderService(provider, { log: (line) => process.stderr.write(`${line}\n`) });
-
-serveProvider(service).catch((error: unknown) => {
-  // Refusals have already told the human what to do and exited; this is anything else.
-  logger.error(`the provider failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+// Required, not imported: the bundle evaluates the provider at terraform's first call (start.ts).
+startProvider((logger) => (require('./service') as typeof import('./service')).createSvcService(logger));
