@@ -46,7 +46,7 @@ beforeAll(async () => {
   fingerprint = keyring.generateKey('svc release test');
   progress = [];
   const started = Date.now();
-  release = buildRelease({ outDir: path.join(scratch, 'release'), signing: { key: fingerprint }, env: keyring.env, log: (line) => progress.push(line) });
+  release = await buildRelease({ outDir: path.join(scratch, 'release'), signing: { key: fingerprint }, env: keyring.env, log: (line) => progress.push(line) });
   progress.push(`build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   process.stderr.write(`release test build:\n${progress.join('\n')}\n`);
   authority = makeTestCertificateAuthority(path.join(scratch, 'ca'));
@@ -209,10 +209,10 @@ describe('the release directory', () => {
 });
 
 describe('clear errors', () => {
-  test('a signing key gpg does not have stops the build before anything is built', () => {
+  test('a signing key gpg does not have stops the build before anything is built', async () => {
     const attempt = () => buildRelease({ outDir: path.join(scratch, 'never'), signing: { key: 'nobody@nowhere.example' }, env: keyring.env });
-    expect(attempt).toThrow(ReleaseError);
-    expect(attempt).toThrow(/SVC_RELEASE_GPG_KEY="nobody@nowhere\.example" names no secret key in gpg's keyring/);
+    await expect(attempt()).rejects.toThrow(ReleaseError);
+    await expect(attempt()).rejects.toThrow(/SVC_RELEASE_GPG_KEY="nobody@nowhere\.example" names no secret key in gpg's keyring/);
     expect(fs.existsSync(path.join(scratch, 'never'))).toBe(false);
   });
 

@@ -21,9 +21,9 @@ afterAll(() => {
 
 test(
   'two builds of this commit give the same SHA256SUMS, zips and manifest byte for byte',
-  () => {
-    const first = buildRelease({ outDir: path.join(scratch, 'first'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
-    const second = buildRelease({ outDir: path.join(scratch, 'second'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
+  async () => {
+    const first = await buildRelease({ outDir: path.join(scratch, 'first'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
+    const second = await buildRelease({ outDir: path.join(scratch, 'second'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
     const sums = fs.readFileSync(first.sums, 'utf8');
     expect(sums.split('\n').filter(Boolean)).toHaveLength(3);
     expect(fs.readFileSync(second.sums, 'utf8')).toBe(sums);

@@ -102,7 +102,7 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
   const script = session.build.executable;
   const platform = currentPlatform();
   session.progress(`start-up: building the released executable for ${platform} (npm run release, this platform only)`);
-  const released = buildRelease({
+  const released = await buildRelease({
     outDir: session.scratchDirectory('release'),
     executablesDir: session.scratchDirectory('executables'),
     platforms: [platform],

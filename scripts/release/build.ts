@@ -24,7 +24,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { BuildFailure } from 'esbuild';
 import {
   PROJECT_NAME,
   RELEASE_PLATFORMS,
@@ -38,13 +37,14 @@ import {
   zipName,
   type ReleasePlatform,
 } from './layout';
+import { BundleError, bundleProvider } from './bundle';
+import { SERVICE_ASSET, SERVICE_CACHE_ASSET } from './service-asset';
 import { zipOneExecutable } from './zip';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
 /** Fetched Node binaries are kept here between builds (git-ignored). */
 export const DEFAULT_CACHE_DIR = path.join(REPOSITORY, 'build', 'release-cache');
-const ENTRY = path.join(__dirname, 'executable-entry.ts');
 /** The fuse postject flips so that node looks for the injected blob (from Node's SEA docs). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const SEA_RESOURCE = 'NODE_SEA_BLOB';
@@ -149,32 +149,6 @@ function sourceDateEpoch(env: NodeJS.ProcessEnv): number {
   throw new ReleaseError('cli_usage', 'no git commit to date the zip entries by; set SOURCE_DATE_EPOCH (seconds since 1970).');
 }
 
-function isBuildFailure(error: unknown): error is BuildFailure {
-  return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
-}
-
-/** One CommonJS file with every dependency inside: a SEA's main script can require only built-in modules. */
-function bundle(outfile: string, version: string): void {
-  const esbuild = require('esbuild') as typeof import('esbuild');
-  try {
-    esbuild.buildSync({
-      entryPoints: [ENTRY],
-      outfile,
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      minify: false,
-      legalComments: 'none',
-      logLevel: 'silent',
-      define: { SVC_PROVIDER_VERSION: JSON.stringify(version) },
-    });
-  } catch (error) {
-    if (!isBuildFailure(error)) throw error;
-    throw new ReleaseError('bundle_failed', `esbuild could not bundle ${ENTRY}:\n${error.errors.map((message) => `  ${message.text}`).join('\n')}`);
-  }
-}
-
 /** The pinned LTS binary for an architecture, fetched (or found in the cache) by scripts/fetch-node.js. */
 function fetchNode(arch: 'x64' | 'arm64', cacheDir: string): string {
   const directory = path.join(cacheDir, `node-linux-${arch}`);
@@ -192,13 +166,33 @@ function run(code: ReleaseErrorCode, command: string, args: readonly string[], w
   return result.stdout;
 }
 
+/**
+ * V8's code cache of the service bundle (compiled, not run), made by the target's own binary
+ * with the same fixed random seed as the blob's, so it is the same on every build.
+ */
+function makeServiceCache(node: string, servicePath: string, cachePath: string): void {
+  const script = "const [source, output, name] = process.argv.slice(1); const fs = require('node:fs'); const { Script } = require('node:vm'); fs.writeFileSync(output, new Script(fs.readFileSync(source, 'utf8'), { filename: name }).createCachedData());";
+  run('sea_failed', node, ['--random-seed=1', '-e', script, servicePath, cachePath, SERVICE_ASSET], `making the service bundle's code cache with ${node}`);
+}
+
 /** Makes the preparation blob with `node --experimental-sea-config` of the given binary. */
-function makeBlob(node: string, bundlePath: string, blobPath: string, codeCache: boolean): void {
+function makeBlob(node: string, bundle: { main: string; service: string; serviceCache: string }, blobPath: string, codeCache: boolean): void {
   const configPath = `${blobPath}.json`;
   // Names relative to the (temporary, randomly named) directory: the blob records the main
   // script's name, and an absolute one would differ on every build.
   const directory = path.dirname(blobPath);
-  const config = { main: path.relative(directory, bundlePath), output: path.basename(blobPath), disableExperimentalSEAWarning: true, useCodeCache: codeCache, useSnapshot: false };
+  const relative = (file: string) => path.relative(directory, file);
+  const config = {
+    main: relative(bundle.main),
+    output: path.basename(blobPath),
+    disableExperimentalSEAWarning: true,
+    useCodeCache: codeCache,
+    // A V8 startup snapshot would replace node's own, which carries the code cache of node's
+    // built-in modules; http2 and tls cannot go into one, so they would compile from source at
+    // every start: slower (measured, help/performance.md).
+    useSnapshot: false,
+    assets: { [SERVICE_ASSET]: relative(bundle.service), [SERVICE_CACHE_ASSET]: relative(bundle.serviceCache) },
+  };
   fs.writeFileSync(configPath, JSON.stringify(config));
   // A fixed random seed makes the code cache the same on every build; V8 leaves that flag out of
   // the flag hash it checks, so the executable still accepts the cache.
@@ -237,7 +231,7 @@ function sign(sums: string, signing: SigningKey, env: NodeJS.ProcessEnv): string
   return signature;
 }
 
-export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
+export async function buildRelease(options: ReleaseOptions = {}): Promise<ReleaseResult> {
   const started = Date.now();
   const log = (line: string) => (options.log ?? (() => undefined))(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
   const env = options.env ?? process.env;
@@ -257,9 +251,14 @@ export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
   fs.mkdirSync(cacheDir, { recursive: true });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-release-'));
   try {
-    const bundlePath = path.join(work, 'provider.js');
-    log(`bundling ${path.relative(REPOSITORY, ENTRY)} (CommonJS, every dependency inside) for ${version}`);
-    bundle(bundlePath, version);
+    log(`bundling ${version}: the main script (scripts/release/executable-entry.ts) and the service (src/provider/service.ts), CommonJS, every dependency inside`);
+    const bundles = await bundleProvider(version).catch((error: unknown) => {
+      throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
+    });
+    const bundle = { main: path.join(work, 'provider.js'), service: path.join(work, SERVICE_ASSET) };
+    fs.writeFileSync(bundle.main, bundles.main);
+    fs.writeFileSync(bundle.service, bundles.service);
+    log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'})`);
 
     const nodes = new Map<string, string>();
     for (const platform of targets) {
@@ -279,7 +278,7 @@ export function buildRelease(options: ReleaseOptions = {}): ReleaseResult {
     const executables: Record<string, string> = {};
     for (const platform of targets) {
       const withCache = codeCache && platform.nodeArch === hostArch;
-      const released = buildPlatform({ platform, version, work, bundlePath, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+      const released = buildPlatform({ platform, version, work, bundle, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
       platforms.push(released.platform);
       if (options.executablesDir !== undefined) {
         const kept = path.join(path.resolve(options.executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
@@ -317,7 +316,7 @@ function buildPlatform(build: {
   platform: ReleasePlatform;
   version: string;
   work: string;
-  bundlePath: string;
+  bundle: { main: string; service: string };
   blobMaker: string;
   node: string;
   withCache: boolean;
@@ -325,11 +324,15 @@ function buildPlatform(build: {
   modified: number;
   log: (line: string) => void;
 }): { platform: ReleasedPlatform; executable: string } {
-  const { platform, version, work, bundlePath, node, withCache, outDir, modified, log } = build;
+  const { platform, version, work, bundle, node, withCache, outDir, modified, log } = build;
   const name = `${platform.os}_${platform.arch}`;
   const blobPath = path.join(work, `${name}.blob`);
-  // With the code cache the blob must come from the target's own binary; without, any binary of the same version.
-  makeBlob(withCache ? node : build.blobMaker, bundlePath, blobPath, withCache);
+  // With the code cache the blob (and the service's cache) must come from the target's own
+  // binary; without, any binary of the same version, and the service's cache asset is empty.
+  const serviceCache = path.join(work, `${name}.${SERVICE_CACHE_ASSET}`);
+  if (withCache) makeServiceCache(node, bundle.service, serviceCache);
+  else fs.writeFileSync(serviceCache, '');
+  makeBlob(withCache ? node : build.blobMaker, { ...bundle, serviceCache }, blobPath, withCache);
   const executable = path.join(work, name, executableName(version));
   fs.mkdirSync(path.dirname(executable));
   fs.copyFileSync(node, executable);
@@ -342,6 +345,10 @@ function buildPlatform(build: {
   const zipBytes = fs.statSync(zip).size;
   log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
   return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache }, executable };
+}
+
+function kibibytes(bytes: number): string {
+  return `${(bytes / 1024).toFixed(0)} KiB`;
 }
 
 function megabytes(bytes: number): string {
@@ -398,7 +405,7 @@ export function parseReleaseArguments(argv: readonly string[]): CliArguments {
   return parsed;
 }
 
-export function main(argv: readonly string[]): number {
+export async function main(argv: readonly string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`release: ${line}\n`);
   try {
     const parsed = parseReleaseArguments(argv);
@@ -411,7 +418,7 @@ export function main(argv: readonly string[]): number {
       throw new ReleaseError('signing_key_missing', `--sign was given but ${SIGNING_KEY_VARIABLE} is not set; set it to the fingerprint of the release key in gpg's keyring.`);
     }
     const started = Date.now();
-    const result = buildRelease({
+    const result = await buildRelease({
       ...(parsed.outDir === undefined ? {} : { outDir: parsed.outDir }),
       ...(parsed.cacheDir === undefined ? {} : { cacheDir: parsed.cacheDir }),
       ...(signing === undefined ? {} : { signing }),
@@ -428,4 +435,4 @@ export function main(argv: readonly string[]): number {
   }
 }
 
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+if (require.main === module) void main(process.argv.slice(2)).then((code) => (process.exitCode = code));

@@ -1,12 +1,38 @@
 /**
  * The entry of the released executable (a Node.js single executable application): answers
  * `--version` and `--help`, tells a human who runs it by hand how it is installed, and
- * otherwise starts the provider exactly as the node script does (src/provider/main.ts). The
- * release build bundles this file with esbuild, which replaces SVC_PROVIDER_VERSION.
+ * otherwise starts the provider as the node script does (src/provider/start.ts), except that
+ * the provider's service comes from the executable's second bundle (service-asset.ts) instead of
+ * this one. The release build bundles this file with esbuild, which replaces SVC_PROVIDER_VERSION,
+ * and fills `sharedModules` before any call can come in (scripts/release/bundle.ts).
  */
 import { MAGIC_COOKIE_KEY } from '../../src/provider/protocol/handshake';
+import { SERVICE_ASSET, SERVICE_CACHE_ASSET, SHARED_MODULE_PREFIX } from './service-asset';
 
 declare const SVC_PROVIDER_VERSION: string;
+
+type ServiceModule = typeof import('../../src/provider/service');
+
+/** This bundle's modules that the service bundle uses too, by repository path: one instance of each. */
+export const sharedModules: Record<string, unknown> = {};
+
+function requireForService(id: string): unknown {
+  if (!id.startsWith(SHARED_MODULE_PREFIX)) return require(id);
+  const name = id.slice(SHARED_MODULE_PREFIX.length);
+  if (!(name in sharedModules)) throw new Error(`the provider's service bundle needs ${name}, which the executable's main script does not share; this is a bug in the release build`);
+  return sharedModules[name];
+}
+
+function loadServiceModule(): ServiceModule {
+  const { getAsset } = require('node:sea') as typeof import('node:sea');
+  const { Script } = require('node:vm') as typeof import('node:vm');
+  const cache = getAsset(SERVICE_CACHE_ASSET);
+  const script = new Script(getAsset(SERVICE_ASSET, 'utf8'), { filename: SERVICE_ASSET, ...(cache.byteLength === 0 ? {} : { cachedData: Buffer.from(cache) }) });
+  const run = script.runInThisContext() as (exports: object, require: (id: string) => unknown, module: { exports: object }) => void;
+  const module = { exports: {} };
+  run(module.exports, requireForService, module);
+  return module.exports as ServiceModule;
+}
 
 const NAME = `terraform-provider-svc ${SVC_PROVIDER_VERSION}`;
 const argument = process.argv[2];
@@ -25,5 +51,8 @@ if (argument === '--version' || argument === '-v') {
   if (argument !== '--help' && argument !== '-h') process.exitCode = 1;
 } else {
   // Loaded only here: the provider's console guard and start-up run only when terraform starts it.
-  require('../../src/provider/main');
+  require('../../src/provider/console-guard');
+  const { redact } = require('../../src/api/redaction') as typeof import('../../src/api/redaction');
+  const { startProvider } = require('../../src/provider/start') as typeof import('../../src/provider/start');
+  startProvider((logger) => loadServiceModule().createSvcService(logger), redact);
 }

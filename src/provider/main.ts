@@ -7,18 +7,8 @@
 // First, so that no module (ours or a dependency) can print to stdout, even while loading.
 import './console-guard';
 import { redact } from '../api/redaction';
-import { createLogger, logLevelFromEnv } from './protocol/log';
-import { createProviderService } from './protocol/provider-service';
-import { serveProvider } from './protocol/serve';
-import { createSvcProvider } from './provider';
+import { startProvider } from './start';
 
-// The wire layer knows no secrets: every log line, diagnostic and gRPC error is scrubbed with the API client's registry.
-const logger = createLogger(process.stderr, logLevelFromEnv(process.env), redact);
-const provider = createSvcProvider({ env: process.env, log: (level, message) => logger[level](message) });
-const service = createProviderService(provider, { log: (line) => process.stderr.write(`${line}\n`), redact });
-
-serveProvider(service, { redact }).catch((error: unknown) => {
-  // Refusals have already told the human what to do and exited; this is anything else.
-  logger.error(`the provider failed to start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
-});
+// Required, not imported: the bundle evaluates the provider at terraform's first call (start.ts).
+// The wire layer knows no secrets: its log lines and gRPC errors are scrubbed with the API client's registry.
+startProvider((logger) => (require('./service') as typeof import('./service')).createSvcService(logger), redact);

@@ -1,0 +1,40 @@
+/**
+ * The released executable's two scripts (scripts/release/bundle.ts): the main script holds what
+ * the handshake needs and nothing of the provider; the service takes every module the main
+ * script also holds from it, so such a module (the secret registry above all) exists once.
+ */
+import { bundleProvider } from '../../scripts/release/bundle';
+import { SHARED_MODULE_PREFIX } from '../../scripts/release/service-asset';
+
+let bundles: Awaited<ReturnType<typeof bundleProvider>>;
+
+beforeAll(async () => {
+  bundles = await bundleProvider('0.1.0');
+}, 120_000);
+
+test('the main script holds the server and the handshake, not the provider, its client or undici', () => {
+  expect(bundles.main).toContain('// src/provider/protocol/serve.ts');
+  expect(bundles.main).toContain('// src/provider/protocol/handshake.ts');
+  for (const absent of ['// src/provider/provider.ts', '// src/provider/resources/', '// src/api/client.ts']) {
+    expect(bundles.main).not.toContain(absent);
+  }
+  // node_modules may be a link elsewhere (esbuild names the real path).
+  expect(bundles.main).not.toMatch(/^\/\/ .*node_modules\/undici\//m);
+});
+
+test('the service holds the provider and takes the redaction module (one secret registry) from the main script', () => {
+  expect(bundles.service).toContain('// src/provider/provider.ts');
+  expect(bundles.service).toMatch(/^\/\/ .*node_modules\/undici\//m);
+  expect(bundles.shared).toContain('src/api/redaction.ts');
+  expect(bundles.service).not.toContain('// src/api/redaction.ts');
+  expect(bundles.service).toContain(`require("${SHARED_MODULE_PREFIX}src/api/redaction.ts")`);
+  expect(bundles.main).toContain('sharedModules["src/api/redaction.ts"] = ');
+});
+
+test('no module is in both scripts: whatever the service would take from the main script is shared', () => {
+  const modules = (text: string) => new Set([...text.matchAll(/^\/\/ ((?:src|scripts)\/[^\s]+\.ts)$/gm)].map((match) => match[1]));
+  const inMain = modules(bundles.main);
+  const duplicated = [...modules(bundles.service)].filter((module) => inMain.has(module));
+  expect(duplicated).toEqual([]);
+  expect(bundles.shared.every((module) => inMain.has(module))).toBe(true);
+});

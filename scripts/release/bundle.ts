@@ -1,0 +1,101 @@
+/**
+ * Bundles the released executable's two scripts with esbuild (service-asset.ts says why two):
+ *
+ *   main     scripts/release/executable-entry.ts: --version, the gRPC server, the handshake
+ *   service  src/provider/service.ts: the provider, its resources, the API client, undici
+ *
+ * A module both need (today src/api/redaction.ts, whose secret registry must be one) is bundled
+ * once, in main; the service bundle requires it as `svc-shared:<path>` and the entry hands it
+ * main's instance. Built in three passes: main's module list, the service bundle (which records
+ * the modules it takes from main), then main exporting exactly those. Paths in both bundles are
+ * relative to the repository, so the output does not depend on where the checkout is.
+ */
+import * as path from 'node:path';
+import type { BuildFailure, BuildOptions, Plugin } from 'esbuild';
+import { SHARED_MODULE_PREFIX, wrapServiceSource } from './service-asset';
+
+const REPOSITORY = path.resolve(__dirname, '..', '..');
+const MAIN_ENTRY = 'scripts/release/executable-entry.ts';
+const SERVICE_ENTRY = 'src/provider/service.ts';
+
+export class BundleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BundleError';
+  }
+}
+
+export interface ProviderBundles {
+  /** The SEA's main script (CommonJS). */
+  readonly main: string;
+  /** The service bundle wrapped as a function (wrapServiceSource), the SEA asset. */
+  readonly service: string;
+  /** Repository paths of the modules main shares with the service bundle. */
+  readonly shared: readonly string[];
+}
+
+function isBuildFailure(error: unknown): error is BuildFailure {
+  return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
+}
+
+function toPosix(file: string): string {
+  return file.split(path.sep).join('/');
+}
+
+/** Resolves every import of the service bundle; one that lands on a module of main becomes an external `svc-shared:` id. */
+function takeFromMain(mainModules: ReadonlySet<string>, taken: Set<string>): Plugin {
+  const RESOLVING = Symbol('resolving');
+  return {
+    name: 'svc-take-from-main',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === RESOLVING || args.kind === 'entry-point') return undefined;
+        const resolved = await build.resolve(args.path, { resolveDir: args.resolveDir, importer: args.importer, kind: args.kind, pluginData: RESOLVING });
+        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        const module = toPosix(path.relative(REPOSITORY, resolved.path));
+        if (!mainModules.has(module)) return undefined;
+        taken.add(module);
+        return { path: `${SHARED_MODULE_PREFIX}${module}`, external: true };
+      });
+    },
+  };
+}
+
+export async function bundleProvider(version: string): Promise<ProviderBundles> {
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const common: BuildOptions = {
+    absWorkingDir: REPOSITORY,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'cjs',
+    // Not minified: stack traces stay readable, and with the service out of the main script
+    // minifying bought nothing measurable (help/performance.md).
+    minify: false,
+    legalComments: 'none',
+    logLevel: 'silent',
+    write: false,
+    define: { SVC_PROVIDER_VERSION: JSON.stringify(version) },
+  };
+  const text = (result: { outputFiles?: { text: string }[] }) => (result.outputFiles ?? [])[0]?.text ?? '';
+  try {
+    const probe = await esbuild.build({ ...common, entryPoints: [MAIN_ENTRY], outfile: 'main.js', metafile: true });
+    const mainModules = new Set(Object.keys(probe.metafile?.inputs ?? {}));
+    const taken = new Set<string>();
+    const service = await esbuild.build({ ...common, entryPoints: [SERVICE_ENTRY], outfile: 'service.js', plugins: [takeFromMain(mainModules, taken)] });
+    const shared = [...taken].sort();
+    // The entry runs first (its console guard before anything prints); the shared modules are
+    // already loaded by then, and the assignments run before any call can come in.
+    const contents = [
+      `import { sharedModules } from ${JSON.stringify(`./${MAIN_ENTRY}`)};`,
+      ...shared.map((module, index) => `import * as shared${index} from ${JSON.stringify(`./${module}`)};`),
+      ...shared.map((module, index) => `sharedModules[${JSON.stringify(module)}] = shared${index};`),
+      '',
+    ].join('\n');
+    const main = await esbuild.build({ ...common, stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'executable-main.js', loader: 'js' }, outfile: 'main.js' });
+    return { main: text(main), service: wrapServiceSource(text(service)), shared };
+  } catch (error) {
+    if (!isBuildFailure(error)) throw error;
+    throw new BundleError(`esbuild could not bundle the provider:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);
+  }
+}
