@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ManagementClient, type ListName } from '../src/api';
+import { LIST_NAMES, ManagementClient } from '../src/api';
 import { CdktfCommandError, createCdktfProject, isolatedEnvironment, runCdktf } from '../src/pipeline/cdktf-project';
 import { parseAppConfig } from '../app/config';
 import { runDriftCheck } from '../src/pipeline/drift-check';
@@ -22,7 +22,6 @@ import { detail, step } from './demo-output';
 const REPOSITORY = path.resolve(__dirname, '..');
 const SHIPPED_CONFIG = path.join(REPOSITORY, 'svc.config.json');
 const STACK = 'security-policy';
-const LISTS: readonly ListName[] = ['blacklist', 'blocklist', 'whitelist'];
 
 const USAGE = `Usage: npm run demo [-- --keep] [-- --help]
 
@@ -91,7 +90,7 @@ async function cdktf(context: DemoContext, args: readonly string[]): Promise<voi
 }
 
 async function showPolicy(context: DemoContext): Promise<void> {
-  for (const list of LISTS) {
+  for (const list of LIST_NAMES) {
     const entries = await context.client.listEntries(list);
     detail(`${list}: ${entries.map((entry) => entry.ip).join(', ') || '(empty)'}`);
   }
@@ -127,7 +126,7 @@ function shippedTenant(): string {
 function writeDemoConfig(file: string, emulatorUrl: string): void {
   const raw = JSON.parse(fs.readFileSync(SHIPPED_CONFIG, 'utf8')) as Record<string, any>;
   const policy = raw.securityPolicy as Record<string, any>;
-  for (const list of LISTS) {
+  for (const list of LIST_NAMES) {
     if (Array.isArray(policy[list]?.files)) policy[list].files = policy[list].files.map((entryFile: string) => path.resolve(REPOSITORY, entryFile));
   }
   policy.baseUrl = emulatorUrl;
@@ -251,8 +250,8 @@ async function run(keep: boolean): Promise<void> {
 
     step('Clean up: destroy the stack');
     await cdktfOnPreparedStack(context, 'destroy');
-    const left = await Promise.all(LISTS.map(async (list) => (await client!.listEntries(list)).length));
-    detail(`the API holds ${LISTS.map((list, index) => `${left[index]} ${list} entries`).join(', ')}`);
+    const left = await Promise.all(LIST_NAMES.map(async (list) => (await client!.listEntries(list)).length));
+    detail(`the API holds ${LIST_NAMES.map((list, index) => `${left[index]} ${list} entries`).join(', ')}`);
     if (left.some((count) => count > 0)) throw new DemoError('entries are left after cdktf destroy');
 
     step('The control-plane stack (synthesized by the same cdktf run; deploying it needs AWS)');

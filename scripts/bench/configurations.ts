@@ -3,10 +3,12 @@
  * resources or as terraform_data resources holding the same {ip, description}, and one whole
  * list as svc_blacklist or as terraform_data holding the same entries as a map or a set.
  */
+import { LIST_NAMES, type ListName } from '../../src/api/types';
 import { hclString } from '../terraform-harness/hcl';
 
-export const LISTS = ['blacklist', 'blocklist', 'whitelist'] as const;
-export type BenchList = (typeof LISTS)[number];
+/** The lists the bench spreads its entries over: all three, in the contract's order. */
+export const LISTS = LIST_NAMES;
+export type BenchList = ListName;
 
 export interface BenchEntry {
   /** A terraform resource name. */

@@ -37,6 +37,7 @@ import {
   zipName,
   type ReleasePlatform,
 } from './layout';
+import { packageVersion } from '../../src/provider-identity';
 import { BundleError, bundleProvider } from './bundle';
 import { SERVICE_ASSET, SERVICE_CACHE_ASSET } from './service-asset';
 import { zipOneExecutable } from './zip';
@@ -121,12 +122,6 @@ export interface ReleaseResult {
   readonly publicKey?: string;
   /** `<os>_<arch>` -> the unzipped executable, when executablesDir was given. */
   readonly executables: Readonly<Record<string, string>>;
-}
-
-export function packageVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { version?: unknown };
-  if (typeof manifest.version !== 'string') throw new ReleaseError('invalid_version', 'package.json has no "version" string; set one (e.g. "0.1.0").');
-  return manifest.version;
 }
 
 /** The signing key from SVC_RELEASE_GPG_KEY (and SVC_RELEASE_GPG_PASSPHRASE), or undefined. */
@@ -235,7 +230,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
   const started = Date.now();
   const log = (line: string) => (options.log ?? (() => undefined))(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
   const env = options.env ?? process.env;
-  const version = options.version ?? packageVersion();
+  const version = options.version ?? packageVersion(REPOSITORY);
   if (!isSemanticVersion(version)) throw new ReleaseError('invalid_version', `version must be a semantic version such as 0.1.0 (no leading "v"), got "${version}".`);
   const outDir = path.resolve(options.outDir ?? DEFAULT_RELEASE_DIR);
   const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);

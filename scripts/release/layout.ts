@@ -2,10 +2,13 @@
  * The names of a release, in the layout the public Terraform registry reads from a repository
  * release (the goreleaser layout), shared by the build, the static-site generators and the tests.
  */
-export const PROVIDER_TYPE = 'svc';
-export const PROJECT_NAME = `terraform-provider-${PROVIDER_TYPE}`;
+import { EXECUTABLE_NAME, PROVIDER_NAMESPACE, PROVIDER_TYPE } from '../../src/provider-identity';
+
+export { PROVIDER_TYPE };
+/** The goreleaser project name: the executable's name, which every file of a release starts with. */
+export const PROJECT_NAME = EXECUTABLE_NAME;
 /** The registry namespace this repository publishes under (`svc-prevent/svc`). */
-export const DEFAULT_NAMESPACE = 'svc-prevent';
+export const DEFAULT_NAMESPACE = PROVIDER_NAMESPACE;
 /** Terraform's plugin protocol the provider speaks (tfplugin6). */
 export const PROTOCOL_VERSIONS: readonly string[] = ['6.0'];
 
