@@ -20,13 +20,10 @@ const LIBRARY = '^(src|modules)/';
 /** The library's entry barrels, which re-export the client and the provider mirror beside the constructs. */
 const LIBRARY_ENTRIES = '^modules/(index|provider)\\.ts$';
 
-const layer = (name, from, allowed, comment) => ({
-  name,
-  severity: 'error',
-  comment,
-  from,
-  to: { path: LIBRARY, pathNot: allowed },
-});
+/** A rule: no import matching `from` -> `to`; the comment is what a failure prints. */
+const forbid = (name, comment, from, to) => ({ name, severity: 'error', comment, from, to });
+/** A layer rule: files matching `from` import nothing of the library but what `allowed` matches. */
+const layer = (name, from, allowed, comment) => forbid(name, comment, from, { path: LIBRARY, pathNot: allowed });
 
 module.exports = {
   forbidden: [
@@ -65,15 +62,13 @@ module.exports = {
       'The generic tfplugin6 layer (src/provider/core, src/provider/protocol) knows nothing of svc: what it needs from svc ' +
         '(e.g. redaction of secrets) is injected by src/provider/main.ts, the svc side, when it starts the server.',
     ),
-    {
-      name: 'tfplugin-core-free-of-protocol',
-      severity: 'error',
-      comment:
-        'src/provider/core is the protocol-free contract (values, schemas, diagnostics, plan rules); the wire (src/provider/protocol) ' +
+    forbid(
+      'tfplugin-core-free-of-protocol',
+      'src/provider/core is the protocol-free contract (values, schemas, diagnostics, plan rules); the wire (src/provider/protocol) ' +
         'converts to and from it and never leaks into it: move the wire-facing code into protocol.',
-      from: { path: '^src/provider/core/' },
-      to: { path: '^src/provider/protocol/' },
-    },
+      { path: '^src/provider/core/' },
+      { path: '^src/provider/protocol/' },
+    ),
     layer(
       'svc-provider-on-client-tfplugin-and-shared-rules-only',
       { path: '^src/provider/', pathNot: TFPLUGIN },
@@ -103,46 +98,38 @@ module.exports = {
       "The library's entry barrels (modules/index.ts, modules/provider.ts) re-export the constructs, the client and the provider mirror; " +
         'the provider server, the emulator and the tfplugin6 layer are not part of the library API.',
     ),
-    {
-      name: 'app-on-the-library-only',
-      severity: 'error',
-      comment:
-        "This repository's app (main.ts, app/) is an example of using the library: it may import the constructs, the pipeline, the client " +
+    forbid(
+      'app-on-the-library-only',
+      "This repository's app (main.ts, app/) is an example of using the library: it may import the constructs, the pipeline, the client " +
         'and the shared rules, never the provider server, the emulator, the tfplugin6 layer, or the tooling (scripts/, bin/): ' +
         'move what it needs from scripts/ into the library.',
-      from: { path: '^(main\\.ts$|app/)' },
-      to: {
+      { path: '^(main\\.ts$|app/)' },
+      {
         path: '^(src/|modules/|scripts/|bin/|bench/)',
         pathNot: ['^modules/', '^src/(pipeline|migration|api)/', SHARED_RULES],
       },
-    },
-    {
-      name: 'library-never-imports-app-or-tooling',
-      severity: 'error',
-      comment:
-        'The library (src/, modules/) never imports the app (main.ts, app/) or the tooling (scripts/, bin/, bench/): those are not in lib/, ' +
+    ),
+    forbid(
+      'library-never-imports-app-or-tooling',
+      'The library (src/, modules/) never imports the app (main.ts, app/) or the tooling (scripts/, bin/, bench/): those are not in lib/, ' +
         'so the import breaks the installed package. Move what both need into the library and let the tooling import it from there.',
-      from: { path: LIBRARY },
-      to: { path: '^(main\\.ts$|app/|scripts/|bin/|bench/)' },
-    },
-    {
-      name: 'only-tests-import-tests',
-      severity: 'error',
-      comment:
-        'Nothing outside __tests__/ imports __tests__/: tooling (e.g. the bench) that needs the same helpers keeps them under scripts/ ' +
+      { path: LIBRARY },
+      { path: '^(main\\.ts$|app/|scripts/|bin/|bench/)' },
+    ),
+    forbid(
+      'only-tests-import-tests',
+      'Nothing outside __tests__/ imports __tests__/: tooling (e.g. the bench) that needs the same helpers keeps them under scripts/ ' +
         'and the tests import them from there.',
-      from: { pathNot: '^__tests__/' },
-      to: { path: '^__tests__/' },
-    },
-    {
-      name: 'no-circular',
-      severity: 'error',
-      comment:
-        'Circular imports: modules that import each other cannot be understood, tested or loaded one without the other. ' +
+      { pathNot: '^__tests__/' },
+      { path: '^__tests__/' },
+    ),
+    forbid(
+      'no-circular',
+      'Circular imports: modules that import each other cannot be understood, tested or loaded one without the other. ' +
         'Move what both need into a third module, or pass it in.',
-      from: {},
-      to: { circular: true },
-    },
+      {},
+      { circular: true },
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
