@@ -2,8 +2,9 @@
  * The tfplugin6.8 contract this provider speaks, declared once: each message's wire descriptor
  * (`as const`), from which messages.ts derives its TypeScript type (MessageValue), the enums
  * they use, and the service table with the ProviderService type derived from it. Also the
- * go-plugin messages the server needs (plugin.Empty). Field numbers come from terraform's docs/plugin-protocol/tfplugin6.8.proto;
- * field names are the proto's snake_case in camelCase. Fields this provider never reads or
+ * go-plugin messages the server needs (plugin.Empty). Field numbers come from terraform's
+ * docs/plugin-protocol/tfplugin6.8.proto; field names are the proto's snake_case in camelCase.
+ * Fields this provider never reads or
  * writes (ephemeral resources, deferrals, identities, nested blocks' contents) are left out:
  * unknown fields are skipped when decoding, and absent ones are simply not sent. The function
  * messages (protocol 6.5+) have the numbers of the same proto file.
