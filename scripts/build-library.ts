@@ -15,7 +15,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BuildError, buildProvider } from './build-provider';
+import { BuildError } from '../src/provider-identity';
+import { buildProvider } from './build-provider';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 export const LIBRARY_DIR = path.join(REPOSITORY, 'lib');

@@ -22,8 +22,6 @@ import type { BuildFailure, Message } from 'esbuild';
 import { providerBuildDir, providerBuildState, type ProviderMirror } from '../src/pipeline/provider-mirror';
 import { BuildError, EXECUTABLE_NAME, PROVIDER_SOURCE, packageVersion } from '../src/provider-identity';
 
-// The provider's identity lives in src/provider-identity.ts; re-exported for the build's callers.
-export { BuildError, EXECUTABLE_NAME, PROVIDER_SOURCE, PROVIDER_TYPE, currentPlatform, packageVersion, type BuildErrorCode } from '../src/provider-identity';
 /** One node script runs everywhere node runs, so the mirror offers it for every common platform. */
 export const DEFAULT_PLATFORMS: readonly string[] = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64'];
 

@@ -8,15 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  BuildError,
-  DEFAULT_PLATFORMS,
-  buildProvider,
-  cliConfigText,
-  packageVersion,
-  parseCliArguments,
-  type BuildResult,
-} from '../../scripts/build-provider';
+import { DEFAULT_PLATFORMS, buildProvider, cliConfigText, parseCliArguments, type BuildResult } from '../../scripts/build-provider';
+import { BuildError, packageVersion } from '../../src/provider-identity';
 import { packageHash } from '../../src/pipeline/provider-mirror';
 
 const run = promisify(execFile);

@@ -10,7 +10,7 @@
  * a debugging switch) is reported beside it.
  */
 import { spawn } from 'node:child_process';
-import { currentPlatform } from '../build-provider';
+import { currentPlatform } from '../../src/provider-identity';
 import { buildRelease } from '../release/build';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../src/provider/protocol/handshake';

@@ -2,7 +2,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildProvider, currentPlatform, type BuildResult } from '../build-provider';
+import { currentPlatform } from '../../src/provider-identity';
+import { buildProvider, type BuildResult } from '../build-provider';
 
 export interface TestProviderBuild extends BuildResult {
   /** Removes the build directory. */
