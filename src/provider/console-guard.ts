@@ -5,5 +5,6 @@
  */
 import { redact } from '../api/redaction';
 import { routeConsoleTo } from './protocol/console-to-stderr';
+import { PROCESS_STDERR } from './protocol/log';
 
-routeConsoleTo(process.stderr, redact);
+routeConsoleTo(PROCESS_STDERR, redact);

@@ -6,7 +6,7 @@
  * (scripts/release/executable-entry.ts) start the same way and differ only in how they load the
  * service module.
  */
-import { createLogger, logLevelFromEnv, type Logger } from './protocol/log';
+import { createLogger, logLevelFromEnv, PROCESS_STDERR, type Logger } from './protocol/log';
 import type { ProviderService } from './protocol/messages';
 import type { Redact } from './protocol/redaction';
 import { serveProvider } from './protocol/serve';
@@ -27,7 +27,7 @@ export function loadedOnFirstCall(load: () => ProviderService): ProviderService 
 
 /** `redact` scrubs secrets from the server's log lines and gRPC errors (the wire layer knows none itself). */
 export function startProvider(loadService: ServiceLoader, redact: Redact): void {
-  const logger = createLogger(process.stderr, logLevelFromEnv(process.env), redact);
+  const logger = createLogger(PROCESS_STDERR, logLevelFromEnv(process.env), redact);
   serveProvider(loadedOnFirstCall(() => loadService(logger)), { redact }).catch((error: unknown) => {
     // Refusals have already told the human what to do and exited; this is anything else.
     logger.error(`the provider failed to start: ${error instanceof Error ? error.message : String(error)}`);

@@ -8,10 +8,11 @@
  */
 import { Console } from 'node:console';
 import { Writable } from 'node:stream';
+import type { TextSink } from './log';
 import type { Redact } from './redaction';
 
 /** Replaces the global console with one whose output all goes to `stream`, redacted. */
-export function routeConsoleTo(stream: NodeJS.WritableStream, redact: Redact): void {
+export function routeConsoleTo(stream: TextSink, redact: Redact): void {
   const redacting = new Writable({
     write(chunk: Buffer, _encoding, done) {
       stream.write(redact(chunk.toString('utf8')));

@@ -32,7 +32,18 @@ export function logLevelFromEnv(env: NodeJS.ProcessEnv): LogLevel {
   return 'trace';
 }
 
-export function createLogger(stderr: NodeJS.WritableStream, level: LogLevel, redact: Redact = NO_REDACTION): Logger {
+/** Where text goes: a stream, or anything else with a write (tests collect lines). */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/**
+ * process.stderr, looked up at the first write: node builds the stream on first access (about
+ * a millisecond of the start-up, for a pipe), and most starts log nothing before the handshake.
+ */
+export const PROCESS_STDERR: TextSink = { write: (text) => process.stderr.write(text) };
+
+export function createLogger(stderr: TextSink, level: LogLevel, redact: Redact = NO_REDACTION): Logger {
   const write = (lineLevel: LogLevel, message: string): void => {
     if (LEVEL_ORDER[lineLevel] < LEVEL_ORDER[level]) return;
     // One line per entry: go-plugin reads stderr line by line.

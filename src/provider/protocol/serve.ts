@@ -6,14 +6,14 @@
  * group and then stops the provider itself through StopProvider and Shutdown. If terraform
  * dies without a Shutdown, the provider notices it was re-parented and exits too.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { generateCertificate } from './certificate';
 import { GrpcServer, type UnaryRoute } from './grpc-server';
 import { HandshakeRefusedError, handshakeLine, readPluginEnvironment } from './handshake';
-import { createLogger, logLevelFromEnv, type Logger } from './log';
+import { createLogger, logLevelFromEnv, PROCESS_STDERR, type Logger, type TextSink } from './log';
 import type { ProviderService } from './messages';
 import { NO_REDACTION, type Redact } from './redaction';
 import { callProviderRpc, providerRpcList } from './tfplugin6';
@@ -21,10 +21,10 @@ import { callProviderRpc, providerRpcList } from './tfplugin6';
 export interface ServeOptions {
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
-  /** Receives the handshake line and nothing else. @default process.stdout */
-  readonly stdout?: NodeJS.WritableStream;
-  /** Log lines and refusal messages. @default process.stderr */
-  readonly stderr?: NodeJS.WritableStream;
+  /** Receives the handshake line and nothing else. @default file descriptor 1 (STDOUT_FD) */
+  readonly stdout?: TextSink;
+  /** Log lines and refusal messages. @default process.stderr, looked up at the first line */
+  readonly stderr?: TextSink;
   /** @default process.exit */
   readonly exit?: (code: number) => void;
   /**
@@ -52,6 +52,24 @@ export interface ServeHandle {
 }
 
 const SOCKET_FILE_NAME = 'plugin.sock';
+
+/**
+ * stdout written directly: the handshake line is all the provider ever prints there, and
+ * process.stdout would first build a stream for it (with stderr's, about 1.5 ms of the start).
+ * Retries a full pipe (EAGAIN) and short writes until the whole line is out.
+ */
+export const STDOUT_FD: TextSink = {
+  write: (text) => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let offset = 0; offset < bytes.length; ) {
+      try {
+        offset += writeSync(1, bytes, offset);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      }
+    }
+  },
+};
 const SHUTDOWN_PATH = '/plugin.GRPCController/Shutdown';
 /** How often to check that terraform is still our parent. */
 const PARENT_CHECK_MS = 1000;
@@ -62,8 +80,8 @@ const PARENT_CHECK_MS = 1000;
  */
 export async function serveProvider(service: ProviderService, options: ServeOptions = {}): Promise<ServeHandle> {
   const env = options.env ?? process.env;
-  const stdout = options.stdout ?? process.stdout;
-  const stderr = options.stderr ?? process.stderr;
+  const stdout = options.stdout ?? STDOUT_FD;
+  const stderr = options.stderr ?? PROCESS_STDERR;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const handleSignals = options.handleSignals ?? true;
   const redact = options.redact ?? NO_REDACTION;
