@@ -1,4 +1,4 @@
-import { X509Certificate, createPublicKey, createSign, verify } from 'node:crypto';
+import { X509Certificate, createPrivateKey, createPublicKey, createSign, verify } from 'node:crypto';
 import { derToPem, generateCertificate, handshakeCertificate } from '../../src/provider/protocol/certificate';
 
 describe('the generated server certificate', () => {
@@ -43,6 +43,17 @@ describe('the generated server certificate', () => {
   test('its private key signs what its certificate verifies', () => {
     const signature = createSign('sha256').update('hello').sign(generated.privateKeyPem);
     expect(verify('sha256', Buffer.from('hello'), certificate.publicKey, signature)).toBe(true);
+  });
+
+  test('the key forms written from the JWK are the ones OpenSSL writes: SPKI in the certificate, SEC 1 PEM', () => {
+    // 200 keys: a coordinate or scalar with a leading zero byte (1 in 256 each) shows up in most runs.
+    for (let index = 0; index < 200; index += 1) {
+      const sample = index === 0 ? generated : generateCertificate();
+      const expectedSpki = createPublicKey(sample.privateKey).export({ type: 'spki', format: 'der' });
+      expect(new X509Certificate(sample.der).publicKey.export({ type: 'spki', format: 'der' }).equals(expectedSpki)).toBe(true);
+      expect(sample.privateKeyPem).toBe(sample.privateKey.export({ type: 'sec1', format: 'pem' }));
+      expect(createPrivateKey(sample.privateKeyPem).export({ format: 'jwk' })).toEqual(sample.privateKey.export({ format: 'jwk' }));
+    }
   });
 
   test('PEM and DER agree, and the handshake form is unpadded standard base64', () => {

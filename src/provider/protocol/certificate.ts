@@ -22,6 +22,8 @@ const TAG_SET = 0x31;
 /** [0] EXPLICIT (version) and [3] EXPLICIT (extensions) in tbsCertificate. */
 const TAG_CONTEXT_0_CONSTRUCTED = 0xa0;
 const TAG_CONTEXT_3_CONSTRUCTED = 0xa3;
+/** [1] EXPLICIT (publicKey) in ECPrivateKey. */
+const TAG_CONTEXT_1_CONSTRUCTED = 0xa1;
 /** GeneralName dNSName: [2] IMPLICIT IA5String. */
 const TAG_CONTEXT_2_PRIMITIVE = 0x82;
 
@@ -67,18 +69,23 @@ function bitString(bytes: Buffer, unusedBits = 0): Buffer {
 
 const BOOLEAN_TRUE = tlv(TAG_BOOLEAN, Buffer.from([0xff]));
 
-/** RFC 5280 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050, always in seconds, Z. */
+/**
+ * RFC 5280 4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050, always in seconds, Z.
+ * Built from the UTC getters: the first toISOString() of a process costs about a millisecond.
+ */
 function certificateTime(date: Date): Buffer {
-  const iso = date.toISOString(); // 2026-11-23T08:34:34.123Z
-  const digits = iso.slice(0, 19).replace(/[-T:]/g, ''); // 20261123083434
+  const two = (value: number) => String(value).padStart(2, '0');
   const year = date.getUTCFullYear();
-  if (year >= 1950 && year < 2050) return tlv(TAG_UTC_TIME, Buffer.from(`${digits.slice(2)}Z`, 'ascii'));
-  return tlv(TAG_GENERALIZED_TIME, Buffer.from(`${digits}Z`, 'ascii'));
+  const rest = `${two(date.getUTCMonth() + 1)}${two(date.getUTCDate())}${two(date.getUTCHours())}${two(date.getUTCMinutes())}${two(date.getUTCSeconds())}Z`;
+  if (year >= 1950 && year < 2050) return tlv(TAG_UTC_TIME, Buffer.from(`${two(year % 100)}${rest}`, 'ascii'));
+  return tlv(TAG_GENERALIZED_TIME, Buffer.from(`${String(year).padStart(4, '0')}${rest}`, 'ascii'));
 }
 
 // ---------------------------------------------------------------- certificate parts
 
 const OID = {
+  ecPublicKey: '1.2.840.10045.2.1',
+  prime256v1: '1.2.840.10045.3.1.7',
   ecdsaWithSha256: '1.2.840.10045.4.3.2',
   commonName: '2.5.4.3',
   organizationName: '2.5.4.10',
@@ -108,6 +115,35 @@ function extension(oid: string, critical: boolean, value: Buffer): Buffer {
  */
 const KEY_USAGE = bitString(Buffer.from([0xa4]), 2);
 
+/** A P-256 coordinate or scalar from JWK's base64url, as its fixed 32 bytes. */
+function p256Bytes(base64url: string | undefined): Buffer {
+  const bytes = Buffer.from(base64url ?? '', 'base64url');
+  if (bytes.length === 0 || bytes.length > 32) throw new Error(`a P-256 key component has ${bytes.length} byte(s), not 32`);
+  return Buffer.concat([Buffer.alloc(32 - bytes.length), bytes]);
+}
+
+/**
+ * The key's DER forms, written here from its JWK export: node's own DER/PEM export goes through
+ * OpenSSL's encoders, whose first use in a process costs about a millisecond, for bytes that
+ * are fixed but for the key's numbers.
+ *   SubjectPublicKeyInfo (RFC 5480): { { id-ecPublicKey, prime256v1 }, BIT STRING 04||x||y }
+ *   ECPrivateKey (RFC 5915, "EC PRIVATE KEY"): { 1, OCTET STRING d, [0] prime256v1, [1] BIT STRING 04||x||y }
+ */
+function p256KeyDer(privateKey: KeyObject): { subjectPublicKeyInfo: Buffer; ecPrivateKey: Buffer } {
+  const jwk = privateKey.export({ format: 'jwk' });
+  const point = Buffer.concat([Buffer.from([0x04]), p256Bytes(jwk.x), p256Bytes(jwk.y)]);
+  const curve = objectIdentifier(OID.prime256v1);
+  return {
+    subjectPublicKeyInfo: sequence(sequence(objectIdentifier(OID.ecPublicKey), curve), bitString(point)),
+    ecPrivateKey: sequence(
+      unsignedInteger(Buffer.from([1])),
+      tlv(TAG_OCTET_STRING, p256Bytes(jwk.d)),
+      tlv(TAG_CONTEXT_0_CONSTRUCTED, curve),
+      tlv(TAG_CONTEXT_1_CONSTRUCTED, bitString(point)),
+    ),
+  };
+}
+
 export interface CertificateOptions {
   /** @default 'localhost' */
   readonly hostname?: string;
@@ -123,7 +159,7 @@ export interface GeneratedCertificate {
   /** The certificate in DER, as the handshake line carries it (base64). */
   readonly der: Buffer;
   readonly certificatePem: string;
-  /** PKCS#8 PEM of the private key. */
+  /** PEM of the private key (SEC 1 / RFC 5915 "EC PRIVATE KEY"). */
   readonly privateKeyPem: string;
   readonly privateKey: KeyObject;
 }
@@ -135,8 +171,8 @@ export function generateCertificate(options: CertificateOptions = {}): Generated
   const notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
   const notAfter = options.notAfter ?? new Date(notBefore.getTime() + 365 * 24 * 3600 * 1000);
 
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const subjectPublicKeyInfo = publicKey.export({ type: 'spki', format: 'der' });
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { subjectPublicKeyInfo, ecPrivateKey } = p256KeyDer(privateKey);
   const signatureAlgorithm = sequence(objectIdentifier(OID.ecdsaWithSha256));
   const subject = name(organization, hostname);
 
@@ -167,14 +203,18 @@ export function generateCertificate(options: CertificateOptions = {}): Generated
   return {
     der,
     certificatePem: derToPem(der),
-    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    privateKeyPem: pem('EC PRIVATE KEY', ecPrivateKey),
     privateKey,
   };
 }
 
-export function derToPem(der: Buffer): string {
+function pem(label: string, der: Buffer): string {
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
+}
+
+export function derToPem(der: Buffer): string {
+  return pem('CERTIFICATE', der);
 }
 
 /** go-plugin's handshake encoding of the certificate: standard base64 without padding. */
