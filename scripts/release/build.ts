@@ -162,12 +162,47 @@ function run(code: ReleaseErrorCode, command: string, args: readonly string[], w
 }
 
 /**
+ * Node options the executable always starts with (the SEA config's `execArgv`; NODE_OPTIONS
+ * still adds to them). V8's young generation starts at 1 MiB per semi-space, and the start to
+ * the handshake line allocates between 1 and 2 MiB (loading http2 and tls, the certificate):
+ * one scavenge of about 5 ms landed before the line on every start. A 4 MiB floor (twice what
+ * the start needs) leaves it out; 8 and 16 MiB were no faster (help/performance.md). The code caches are made with the same options:
+ * some Node lines (20) count this flag in the hash V8 checks a cache against.
+ */
+export const EXECUTABLE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=4'];
+
+/**
  * V8's code cache of the service bundle (compiled, not run), made by the target's own binary
- * with the same fixed random seed as the blob's, so it is the same on every build.
+ * with the same fixed random seed as the blob's, so it is the same on every build, and the
+ * executable's node options.
  */
 function makeServiceCache(node: string, servicePath: string, cachePath: string): void {
   const script = "const [source, output, name] = process.argv.slice(1); const fs = require('node:fs'); const { Script } = require('node:vm'); fs.writeFileSync(output, new Script(fs.readFileSync(source, 'utf8'), { filename: name }).createCachedData());";
-  run('sea_failed', node, ['--random-seed=1', '-e', script, servicePath, cachePath, SERVICE_ASSET], `making the service bundle's code cache with ${node}`);
+  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '-e', script, servicePath, cachePath, SERVICE_ASSET], `making the service bundle's code cache with ${node}`);
+}
+
+export interface SeaConfigFiles {
+  /** Paths relative to the directory the config is in. */
+  readonly main: string;
+  readonly output: string;
+  readonly service: string;
+  readonly serviceCache: string;
+}
+
+/** The `--experimental-sea-config` document for one executable. */
+export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
+  return {
+    main: files.main,
+    output: files.output,
+    disableExperimentalSEAWarning: true,
+    useCodeCache: codeCache,
+    // A V8 startup snapshot would replace node's own, which carries the code cache of node's
+    // built-in modules; http2 and tls cannot go into one, so they would compile from source at
+    // every start: slower (measured, help/performance.md).
+    useSnapshot: false,
+    execArgv: [...EXECUTABLE_NODE_OPTIONS],
+    assets: { [SERVICE_ASSET]: files.service, [SERVICE_CACHE_ASSET]: files.serviceCache },
+  };
 }
 
 /** Makes the preparation blob with `node --experimental-sea-config` of the given binary. */
@@ -177,21 +212,14 @@ function makeBlob(node: string, bundle: { main: string; service: string; service
   // script's name, and an absolute one would differ on every build.
   const directory = path.dirname(blobPath);
   const relative = (file: string) => path.relative(directory, file);
-  const config = {
-    main: relative(bundle.main),
-    output: path.basename(blobPath),
-    disableExperimentalSEAWarning: true,
-    useCodeCache: codeCache,
-    // A V8 startup snapshot would replace node's own, which carries the code cache of node's
-    // built-in modules; http2 and tls cannot go into one, so they would compile from source at
-    // every start: slower (measured, help/performance.md).
-    useSnapshot: false,
-    assets: { [SERVICE_ASSET]: relative(bundle.service), [SERVICE_CACHE_ASSET]: relative(bundle.serviceCache) },
-  };
+  const config = seaConfig(
+    { main: relative(bundle.main), output: path.basename(blobPath), service: relative(bundle.service), serviceCache: relative(bundle.serviceCache) },
+    codeCache,
+  );
   fs.writeFileSync(configPath, JSON.stringify(config));
   // A fixed random seed makes the code cache the same on every build; V8 leaves that flag out of
   // the flag hash it checks, so the executable still accepts the cache.
-  run('sea_failed', node, ['--random-seed=1', '--experimental-sea-config', configPath], `making the SEA blob with ${node}`, { cwd: directory });
+  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '--experimental-sea-config', configPath], `making the SEA blob with ${node}`, { cwd: directory });
 }
 
 function inject(executable: string, blobPath: string): void {
