@@ -4,7 +4,7 @@
  * script also holds from it, so such a module (the secret registry above all) exists once.
  */
 import { bundleProvider } from '../../scripts/release/bundle';
-import { SHARED_MODULE_PREFIX } from '../../scripts/release/service-asset';
+import { SHARED_MODULE_PREFIX } from '../../scripts/release/executable-assets';
 
 let bundles: Awaited<ReturnType<typeof bundleProvider>>;
 

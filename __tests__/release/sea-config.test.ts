@@ -5,9 +5,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { EXECUTABLE_NODE_OPTIONS, seaConfig } from '../../scripts/release/build';
-import { SERVICE_ASSET, SERVICE_CACHE_ASSET } from '../../scripts/release/service-asset';
+import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from '../../scripts/release/executable-assets';
 
-const FILES = { main: 'main.js', output: 'sea.blob', service: 'service.js', serviceCache: 'service.cache' };
+const FILES = { loader: 'loader.js', output: 'sea.blob', main: 'main.js', mainCache: 'main.cache', service: 'service.js', serviceCache: 'service.cache' };
 
 function runNode(args: readonly string[], script: string): string {
   const result = spawnSync(process.execPath, [...args, '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
@@ -15,15 +15,15 @@ function runNode(args: readonly string[], script: string): string {
   return result.stdout.trim();
 }
 
-test('names both scripts, the code cache as asked, no snapshot, and the executable\'s node options', () => {
+test('runs the loader, carries both scripts and their caches, the code cache as asked, no snapshot, and the executable\'s node options', () => {
   expect(seaConfig(FILES, true)).toEqual({
-    main: 'main.js',
+    main: 'loader.js',
     output: 'sea.blob',
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
     useSnapshot: false,
     execArgv: ['--min-semi-space-size=4'],
-    assets: { [SERVICE_ASSET]: 'service.js', [SERVICE_CACHE_ASSET]: 'service.cache' },
+    assets: { [MAIN_ASSET]: 'main.js', [MAIN_CACHE_ASSET]: 'main.cache', [SERVICE_ASSET]: 'service.js', [SERVICE_CACHE_ASSET]: 'service.cache' },
   });
   expect(seaConfig(FILES, false)).toMatchObject({ useCodeCache: false });
 });

@@ -39,7 +39,9 @@ import {
 } from './layout';
 import { packageVersion } from '../../src/provider-identity';
 import { BundleError, bundleProvider } from './bundle';
-import { SERVICE_ASSET, SERVICE_CACHE_ASSET } from './service-asset';
+import { generateCertificate } from '../../src/provider/protocol/certificate';
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
+import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
 import { zipOneExecutable } from './zip';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
@@ -154,8 +156,8 @@ function fetchNode(arch: 'x64' | 'arm64', cacheDir: string): string {
   return path.join(fetch.stdout.trim(), 'node');
 }
 
-function run(code: ReleaseErrorCode, command: string, args: readonly string[], what: string, options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): string {
-  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+function run(code: ReleaseErrorCode, command: string, args: readonly string[], what: string, options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {}): string {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL', ...options });
   if (result.error !== undefined) throw new ReleaseError(code, `${what}: could not run ${command}: ${result.error.message}`);
   if (result.status !== 0) throw new ReleaseError(code, `${what} failed (exit ${result.status}):\n${`${result.stdout}${result.stderr}`.trim()}`);
   return result.stdout;
@@ -181,10 +183,45 @@ function makeServiceCache(node: string, servicePath: string, cachePath: string):
   run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '-e', script, servicePath, cachePath, SERVICE_ASSET], `making the service bundle's code cache with ${node}`);
 }
 
+/** How long the main script may take to reach its handshake line while its code cache is made. */
+const MAIN_CACHE_TIMEOUT_MS = 60_000;
+
+/**
+ * V8's code cache of the main script, made after running it to the handshake line: node's own
+ * `useCodeCache` holds only what compiling a script compiles (its top level), and the functions
+ * the start calls then compiled at every start (about 5 ms, help/performance.md). The target's
+ * own binary runs the script as terraform starts it (magic cookie, a throwaway client
+ * certificate, its socket in the build's private temporary directory, no other environment, so
+ * no log level or setting changes the path), with the fixed seed and the executable's options;
+ * the moment the script writes its handshake line to fd 1, the cache is written and the process
+ * exits (the provider removes its socket directory on exit). The same commit gives the same cache.
+ */
+function makeMainCache(node: string, mainPath: string, cachePath: string, socketParent: string): void {
+  const script = [
+    'const [source, output, name] = process.argv.splice(1, 3);',
+    "const fs = require('node:fs'); const { Script } = require('node:vm');",
+    "const script = new Script(fs.readFileSync(source, 'utf8'), { filename: name });",
+    'const writeSync = (fd, ...rest) => { const written = fs.writeSync(fd, ...rest); if (fd === 1) { fs.writeFileSync(output, script.createCachedData()); process.exit(0); } return written; };',
+    "const hooked = { ...fs, writeSync }; const module = { exports: {} };",
+    "script.runInThisContext()(module.exports, (id) => (id === 'node:fs' ? hooked : require(id)), module);",
+  ].join('\n');
+  const env = {
+    [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
+    PLUGIN_PROTOCOL_VERSIONS: String(PLUGIN_PROTOCOL_VERSION),
+    PLUGIN_CLIENT_CERT: generateCertificate().certificatePem,
+    PLUGIN_UNIX_SOCKET_DIR: socketParent,
+  };
+  const what = `making the main script's code cache with ${node} (running it to its handshake line)`;
+  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '-e', script, mainPath, cachePath, MAIN_ASSET], what, { env, timeout: MAIN_CACHE_TIMEOUT_MS });
+  if (!fs.existsSync(cachePath)) throw new ReleaseError('sea_failed', `${what}: the script exited without printing its handshake line`);
+}
+
 export interface SeaConfigFiles {
   /** Paths relative to the directory the config is in. */
-  readonly main: string;
+  readonly loader: string;
   readonly output: string;
+  readonly main: string;
+  readonly mainCache: string;
   readonly service: string;
   readonly serviceCache: string;
 }
@@ -192,7 +229,7 @@ export interface SeaConfigFiles {
 /** The `--experimental-sea-config` document for one executable. */
 export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
   return {
-    main: files.main,
+    main: files.loader,
     output: files.output,
     disableExperimentalSEAWarning: true,
     useCodeCache: codeCache,
@@ -201,19 +238,31 @@ export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
     // every start: slower (measured, help/performance.md).
     useSnapshot: false,
     execArgv: [...EXECUTABLE_NODE_OPTIONS],
-    assets: { [SERVICE_ASSET]: files.service, [SERVICE_CACHE_ASSET]: files.serviceCache },
+    assets: {
+      [MAIN_ASSET]: files.main,
+      [MAIN_CACHE_ASSET]: files.mainCache,
+      [SERVICE_ASSET]: files.service,
+      [SERVICE_CACHE_ASSET]: files.serviceCache,
+    },
   };
 }
 
 /** Makes the preparation blob with `node --experimental-sea-config` of the given binary. */
-function makeBlob(node: string, bundle: { main: string; service: string; serviceCache: string }, blobPath: string, codeCache: boolean): void {
+function makeBlob(node: string, files: Omit<SeaConfigFiles, 'output'>, blobPath: string, codeCache: boolean): void {
   const configPath = `${blobPath}.json`;
   // Names relative to the (temporary, randomly named) directory: the blob records the main
   // script's name, and an absolute one would differ on every build.
   const directory = path.dirname(blobPath);
   const relative = (file: string) => path.relative(directory, file);
   const config = seaConfig(
-    { main: relative(bundle.main), output: path.basename(blobPath), service: relative(bundle.service), serviceCache: relative(bundle.serviceCache) },
+    {
+      loader: relative(files.loader),
+      output: path.basename(blobPath),
+      main: relative(files.main),
+      mainCache: relative(files.mainCache),
+      service: relative(files.service),
+      serviceCache: relative(files.serviceCache),
+    },
     codeCache,
   );
   fs.writeFileSync(configPath, JSON.stringify(config));
@@ -274,11 +323,12 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
   fs.mkdirSync(cacheDir, { recursive: true });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-release-'));
   try {
-    log(`bundling ${version}: the main script (scripts/release/executable-entry.ts) and the service (src/provider/service.ts), CommonJS, every dependency inside`);
+    log(`bundling ${version}: the loader (scripts/release/executable-loader.ts), the main script (scripts/release/executable-entry.ts) and the service (src/provider/service.ts), CommonJS, every dependency inside`);
     const bundles = await bundleProvider(version).catch((error: unknown) => {
       throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
     });
-    const bundle = { main: path.join(work, 'provider.js'), service: path.join(work, SERVICE_ASSET) };
+    const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET) };
+    fs.writeFileSync(bundle.loader, bundles.loader);
     fs.writeFileSync(bundle.main, bundles.main);
     fs.writeFileSync(bundle.service, bundles.service);
     log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'})`);
@@ -339,7 +389,7 @@ function buildPlatform(build: {
   platform: ReleasePlatform;
   version: string;
   work: string;
-  bundle: { main: string; service: string };
+  bundle: { loader: string; main: string; service: string };
   blobMaker: string;
   node: string;
   withCache: boolean;
@@ -350,16 +400,22 @@ function buildPlatform(build: {
   const { platform, version, work, bundle, node, withCache, outDir, modified, log } = build;
   const name = `${platform.os}_${platform.arch}`;
   const blobPath = path.join(work, `${name}.blob`);
-  // With the code cache the blob (and the service's cache) must come from the target's own
-  // binary; without, any binary of the same version, and the service's cache asset is empty.
+  // With the code cache the blob and both scripts' caches must come from the target's own
+  // binary; without, any binary of the same version, and the cache assets are empty.
+  const mainCache = path.join(work, `${name}.${MAIN_CACHE_ASSET}`);
   const serviceCache = path.join(work, `${name}.${SERVICE_CACHE_ASSET}`);
-  if (withCache) makeServiceCache(node, bundle.service, serviceCache);
-  else fs.writeFileSync(serviceCache, '');
-  makeBlob(withCache ? node : build.blobMaker, { ...bundle, serviceCache }, blobPath, withCache);
+  if (withCache) {
+    makeMainCache(node, bundle.main, mainCache, work);
+    makeServiceCache(node, bundle.service, serviceCache);
+  } else {
+    fs.writeFileSync(mainCache, '');
+    fs.writeFileSync(serviceCache, '');
+  }
+  makeBlob(withCache ? node : build.blobMaker, { ...bundle, mainCache, serviceCache }, blobPath, withCache);
   const executable = path.join(work, name, executableName(version));
   fs.mkdirSync(path.dirname(executable));
   fs.copyFileSync(node, executable);
-  log(`${name}: injecting the provider (${(fs.statSync(blobPath).size / 1024).toFixed(0)} KiB blob, ${withCache ? 'with' : 'without'} code cache) into node ${path.basename(path.dirname(path.dirname(path.dirname(node))))}`);
+  log(`${name}: injecting the provider (${(fs.statSync(blobPath).size / 1024).toFixed(0)} KiB blob, ${withCache ? 'with' : 'without'} code caches) into node ${path.basename(path.dirname(path.dirname(path.dirname(node))))}`);
   inject(executable, blobPath);
   fs.chmodSync(executable, 0o755);
   const data = fs.readFileSync(executable);
@@ -397,7 +453,7 @@ Options:
   --out-dir <dir>    where to write (default release/ in the repository)
   --cache-dir <dir>  where fetched Node binaries are kept (default build/release-cache)
   --sign             fail unless ${SIGNING_KEY_VARIABLE} is set (for release pipelines)
-  --no-code-cache    leave the V8 code cache out (to measure what it buys)
+  --no-code-cache    leave the V8 code caches out (to measure what they buy)
   --help, -h         show this help`;
 
 interface CliArguments {

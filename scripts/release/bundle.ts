@@ -1,6 +1,7 @@
 /**
- * Bundles the released executable's two scripts with esbuild (service-asset.ts says why two):
+ * Bundles the released executable's scripts with esbuild (executable-assets.ts says why these):
  *
+ *   loader   scripts/release/executable-loader.ts: the SEA's main script, runs main
  *   main     scripts/release/executable-entry.ts: --version, the gRPC server, the handshake
  *   service  src/provider/service.ts: the provider, its resources, the API client, undici
  *
@@ -12,9 +13,10 @@
  */
 import * as path from 'node:path';
 import type { BuildFailure, BuildOptions, Plugin } from 'esbuild';
-import { SHARED_MODULE_PREFIX, wrapServiceSource } from './service-asset';
+import { SHARED_MODULE_PREFIX, wrapScriptSource } from './executable-assets';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
+const LOADER_ENTRY = 'scripts/release/executable-loader.ts';
 const MAIN_ENTRY = 'scripts/release/executable-entry.ts';
 const SERVICE_ENTRY = 'src/provider/service.ts';
 
@@ -26,9 +28,11 @@ export class BundleError extends Error {
 }
 
 export interface ProviderBundles {
-  /** The SEA's main script (CommonJS). */
+  /** The SEA's main script (CommonJS): runs main. */
+  readonly loader: string;
+  /** The main script wrapped as a function (wrapScriptSource), a SEA asset. */
   readonly main: string;
-  /** The service bundle wrapped as a function (wrapServiceSource), the SEA asset. */
+  /** The service bundle wrapped the same way, a SEA asset. */
   readonly service: string;
   /** Repository paths of the modules main shares with the service bundle. */
   readonly shared: readonly string[];
@@ -93,7 +97,8 @@ export async function bundleProvider(version: string): Promise<ProviderBundles> 
       '',
     ].join('\n');
     const main = await esbuild.build({ ...common, stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'executable-main.js', loader: 'js' }, outfile: 'main.js' });
-    return { main: text(main), service: wrapServiceSource(text(service)), shared };
+    const loader = await esbuild.build({ ...common, entryPoints: [LOADER_ENTRY], outfile: 'loader.js' });
+    return { loader: text(loader), main: wrapScriptSource(text(main)), service: wrapScriptSource(text(service)), shared };
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
     throw new BundleError(`esbuild could not bundle the provider:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);

@@ -1,13 +1,14 @@
 /**
- * The entry of the released executable (a Node.js single executable application): answers
- * `--version` and `--help`, tells a human who runs it by hand how it is installed, and
- * otherwise starts the provider as the node script does (src/provider/start.ts), except that
- * the provider's service comes from the executable's second bundle (service-asset.ts) instead of
- * this one. The release build bundles this file with esbuild, which replaces SVC_PROVIDER_VERSION,
- * and fills `sharedModules` before any call can come in (scripts/release/bundle.ts).
+ * The main script of the released executable (a Node.js single executable application), run by
+ * its loader (executable-loader.ts): answers `--version` and `--help`, tells a human who runs it
+ * by hand how it is installed, and otherwise starts the provider as the node script does
+ * (src/provider/start.ts), except that the provider's service comes from the executable's
+ * service asset (executable-assets.ts) instead of this bundle. The release build bundles this
+ * file with esbuild, which replaces SVC_PROVIDER_VERSION, and fills `sharedModules` before any
+ * call can come in (scripts/release/bundle.ts).
  */
 import { MAGIC_COOKIE_KEY } from '../../src/provider/protocol/handshake';
-import { SERVICE_ASSET, SERVICE_CACHE_ASSET, SHARED_MODULE_PREFIX } from './service-asset';
+import { runScriptAsset, SERVICE_ASSET, SERVICE_CACHE_ASSET, SHARED_MODULE_PREFIX } from './executable-assets';
 
 declare const SVC_PROVIDER_VERSION: string;
 
@@ -24,14 +25,7 @@ function requireForService(id: string): unknown {
 }
 
 function loadServiceModule(): ServiceModule {
-  const { getAsset } = require('node:sea') as typeof import('node:sea');
-  const { Script } = require('node:vm') as typeof import('node:vm');
-  const cache = getAsset(SERVICE_CACHE_ASSET);
-  const script = new Script(getAsset(SERVICE_ASSET, 'utf8'), { filename: SERVICE_ASSET, ...(cache.byteLength === 0 ? {} : { cachedData: Buffer.from(cache) }) });
-  const run = script.runInThisContext() as (exports: object, require: (id: string) => unknown, module: { exports: object }) => void;
-  const module = { exports: {} };
-  run(module.exports, requireForService, module);
-  return module.exports as ServiceModule;
+  return runScriptAsset(SERVICE_ASSET, SERVICE_CACHE_ASSET, requireForService) as ServiceModule;
 }
 
 const NAME = `terraform-provider-svc ${SVC_PROVIDER_VERSION}`;

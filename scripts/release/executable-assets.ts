@@ -1,0 +1,44 @@
+/**
+ * What the released executable carries besides node (help/releasing.md, "How the executables
+ * are made"), and the names both sides use. The SEA's own main script is only a loader
+ * (executable-loader.ts); the two real scripts are SEA assets, each with V8's code cache:
+ *
+ *   main     scripts/release/executable-entry.ts: --version, the gRPC server, the handshake
+ *   service  src/provider/service.ts: the provider, its resources, the API client, undici,
+ *            compiled at terraform's first call
+ *
+ * Assets rather than the SEA main script because node's `useCodeCache` caches what compiling a
+ * script compiles, not what running it does; the main script's cache is made after running it
+ * to the handshake line (build.ts), so the functions the start calls come compiled.
+ */
+
+/** The main script, wrapped as `(function (exports, require, module) { ... })`. */
+export const MAIN_ASSET = 'provider-main.js';
+/** V8's code cache of the main script, made after running it to the handshake line; empty where it cannot be. */
+export const MAIN_CACHE_ASSET = 'provider-main.cache';
+/** The service bundle, wrapped the same way. */
+export const SERVICE_ASSET = 'provider-service.js';
+/** V8's code cache of that wrapped source (compiled, not run), made by the target's own Node binary; empty where it cannot be. */
+export const SERVICE_CACHE_ASSET = 'provider-service.cache';
+/**
+ * Prefix of the ids the service bundle requires instead of bundling a second copy of a module
+ * the main script already holds (e.g. `svc-shared:src/api/redaction.ts`: one secret registry).
+ */
+export const SHARED_MODULE_PREFIX = 'svc-shared:';
+
+export function wrapScriptSource(source: string): string {
+  return `(function (exports, require, module) {${source}\n})`;
+}
+
+type WrappedScript = (exports: object, require: (id: string) => unknown, module: { exports: object }) => void;
+
+/** Compiles a wrapped script asset of the running executable (with its code cache, if any), runs it, and returns its exports. */
+export function runScriptAsset(sourceAsset: string, cacheAsset: string, requireForScript: (id: string) => unknown): object {
+  const { getAsset } = require('node:sea') as typeof import('node:sea');
+  const { Script } = require('node:vm') as typeof import('node:vm');
+  const cache = getAsset(cacheAsset);
+  const script = new Script(getAsset(sourceAsset, 'utf8'), { filename: sourceAsset, ...(cache.byteLength === 0 ? {} : { cachedData: Buffer.from(cache) }) });
+  const module = { exports: {} };
+  (script.runInThisContext() as WrappedScript)(module.exports, requireForScript, module);
+  return module.exports;
+}
