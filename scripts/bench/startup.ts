@@ -9,7 +9,7 @@
  * the line. That is the figure with the target; the plaintext start (TF_DISABLE_PLUGIN_TLS,
  * a debugging switch) is reported beside it.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { currentPlatform } from '../../src/provider-identity';
 import { buildRelease } from '../release/build';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
@@ -29,12 +29,17 @@ export interface StartupMeasurement {
   readonly providerMilliseconds: Record<StartupMode, number[]>;
   /** The dev build's node script, mutual TLS. */
   readonly scriptMilliseconds: number[];
+  /** `node -e 0` of the node on PATH: the baseline of the target. */
   readonly nodeMilliseconds: number[];
+  /** `node -e 0` of the Node binary the executable is made of. */
+  readonly releaseNodeMilliseconds: number[];
   readonly release: ReleasedExecutable;
 }
 
 export interface ReleasedExecutable {
   readonly platform: string;
+  /** `node --version` of the binary inside. */
+  readonly nodeVersion: string;
   readonly executableBytes: number;
   readonly zipBytes: number;
   readonly codeCache: boolean;
@@ -83,15 +88,15 @@ async function timeToHandshake(executable: string, env: NodeJS.ProcessEnv): Prom
   return seconds * 1000;
 }
 
-async function timeNodeNothing(): Promise<number> {
+async function timeNodeNothing(node = 'node'): Promise<number> {
   const start = process.hrtime.bigint();
-  const child = spawn('node', ['-e', '0'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: 'ignore' });
+  const child = spawn(node, ['-e', '0'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: 'ignore' });
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (exitCode) => resolve(exitCode));
   });
   const milliseconds = secondsSince(start) * 1000;
-  if (code !== 0) throw new BenchCommandError(`node -e 0 exited with ${code}`);
+  if (code !== 0) throw new BenchCommandError(`${node} -e 0 exited with ${code}`);
   return milliseconds;
 }
 
@@ -114,23 +119,26 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
     providerMilliseconds: { tls: [], plaintext: [] },
     scriptMilliseconds: [],
     nodeMilliseconds: [],
-    release: { platform, executableBytes: built.executableBytes, zipBytes: built.zipBytes, codeCache: built.codeCache },
+    releaseNodeMilliseconds: [],
+    release: { platform, nodeVersion: execFileSync(built.node, ['--version'], { encoding: 'utf8' }).trim(), executableBytes: built.executableBytes, zipBytes: built.zipBytes, codeCache: built.codeCache },
   };
   const tls = pluginEnvironment('tls', socketDirectory, clientCertificatePem);
   if (warmUp) {
     await timeToHandshake(executable, tls);
     await timeToHandshake(script, tls);
     await timeNodeNothing();
+    await timeNodeNothing(built.node);
   }
   for (let run = 1; run <= runs; run += 1) {
     measured.providerMilliseconds.tls.push(await timeToHandshake(executable, tls));
     measured.nodeMilliseconds.push(await timeNodeNothing());
     measured.providerMilliseconds.plaintext.push(await timeToHandshake(executable, pluginEnvironment('plaintext', socketDirectory, clientCertificatePem)));
     measured.scriptMilliseconds.push(await timeToHandshake(script, tls));
+    measured.releaseNodeMilliseconds.push(await timeNodeNothing(built.node));
   }
   const last = (samples: number[]) => samples[samples.length - 1].toFixed(0);
   session.progress(
-    `start-up: ${runs} runs, last: executable ${last(measured.providerMilliseconds.tls)} ms (TLS), ${last(measured.providerMilliseconds.plaintext)} ms (plaintext), node script ${last(measured.scriptMilliseconds)} ms (TLS), node -e 0 ${last(measured.nodeMilliseconds)} ms`,
+    `start-up: ${runs} runs, last: executable ${last(measured.providerMilliseconds.tls)} ms (TLS), ${last(measured.providerMilliseconds.plaintext)} ms (plaintext), node script ${last(measured.scriptMilliseconds)} ms (TLS), node -e 0 ${last(measured.nodeMilliseconds)} ms, release's node ${measured.release.nodeVersion} -e 0 ${last(measured.releaseNodeMilliseconds)} ms`,
   );
   return measured;
 }
@@ -157,6 +165,17 @@ export function startupFigures(measured: StartupMeasurement, bundleBytes: number
         `Sizes: executable ${mebibytes(release.executableBytes)}, zip ${mebibytes(release.zipBytes)} (what a registry serves).`,
       ],
       details: sizes,
+    }),
+    makeFigure({
+      id: 'startup-tls-release-node',
+      title: 'provider start-up vs its own Node',
+      unit: 'milliseconds',
+      value: measurement(`the same runs as provider start-up (mutual TLS)`, measured.providerMilliseconds.tls),
+      baseline: measurement(`exec of node -e 0 to its exit, with the Node binary the executable is made of (${release.nodeVersion})`, measured.releaseNodeMilliseconds),
+      target: null,
+      notes: [
+        'For comparison: what the provider adds to the start of the Node it ships, whichever node is on PATH. The target stays on the row above.',
+      ],
     }),
     makeFigure({
       id: 'startup-plaintext',

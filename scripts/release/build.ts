@@ -111,6 +111,8 @@ export interface ReleasedPlatform {
   readonly zipBytes: number;
   readonly executableBytes: number;
   readonly codeCache: boolean;
+  /** The Node binary the executable is a copy of (in the cache directory), e.g. to compare against its own start. */
+  readonly node: string;
 }
 
 export interface ReleaseResult {
@@ -423,7 +425,7 @@ function buildPlatform(build: {
   fs.writeFileSync(zip, zipOneExecutable(path.basename(executable), data, modified));
   const zipBytes = fs.statSync(zip).size;
   log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
-  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache }, executable };
+  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache, node }, executable };
 }
 
 function kibibytes(bytes: number): string {
