@@ -52,6 +52,9 @@ export interface ServeHandle {
 }
 
 const SOCKET_FILE_NAME = 'plugin.sock';
+const SHUTDOWN_PATH = '/plugin.GRPCController/Shutdown';
+/** How often to check that terraform is still our parent. */
+const PARENT_CHECK_MS = 1000;
 
 /**
  * stdout written directly: the handshake line is all the provider ever prints there, and
@@ -70,9 +73,6 @@ export const STDOUT_FD: TextSink = {
     }
   },
 };
-const SHUTDOWN_PATH = '/plugin.GRPCController/Shutdown';
-/** How often to check that terraform is still our parent. */
-const PARENT_CHECK_MS = 1000;
 
 /**
  * Serves `service` as terraform's plugin. Refusals (not started by terraform, no protocol 6)
