@@ -93,7 +93,7 @@ export interface ReleaseOptions {
   readonly signing?: SigningKey;
   /** Only these `<os>_<arch>` (the bench builds the one it runs). @default every RELEASE_PLATFORMS */
   readonly platforms?: readonly string[];
-  /** Put the V8 code cache into the blob where it can (the target's own binary makes it). @default true */
+  /** Put the V8 code caches into the blob where they can go (the target's own binary makes them). @default true */
   readonly codeCache?: boolean;
   /** Seconds since the epoch for the zip entries. @default SOURCE_DATE_EPOCH, else the HEAD commit's time */
   readonly sourceDateEpoch?: number;
@@ -170,8 +170,9 @@ function run(code: ReleaseErrorCode, command: string, args: readonly string[], w
  * still adds to them). V8's young generation starts at 1 MiB per semi-space, and the start to
  * the handshake line allocates between 1 and 2 MiB (loading http2 and tls, the certificate):
  * one scavenge of about 5 ms landed before the line on every start. A 4 MiB floor (twice what
- * the start needs) leaves it out; 8 and 16 MiB were no faster (help/performance.md). The code caches are made with the same options:
- * some Node lines (20) count this flag in the hash V8 checks a cache against.
+ * the start needs) leaves it out; 8 and 16 MiB were no faster (help/performance.md). The code
+ * caches are made with the same options: some Node lines (20) count this flag in the hash V8
+ * checks a cache against.
  */
 export const EXECUTABLE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=4'];
 
