@@ -206,7 +206,7 @@ function makeMainCache(node: string, mainPath: string, cachePath: string, socket
     "const script = new Script(fs.readFileSync(source, 'utf8'), { filename: name });",
     'const writeSync = (fd, ...rest) => { const written = fs.writeSync(fd, ...rest); if (fd === 1) { fs.writeFileSync(output, script.createCachedData()); process.exit(0); } return written; };',
     "const hooked = { ...fs, writeSync }; const module = { exports: {} };",
-    "script.runInThisContext()(module.exports, (id) => (id === 'node:fs' ? hooked : require(id)), module);",
+    "script.runInThisContext()(module.exports, (id) => (id === 'node:fs' || id === 'fs' ? hooked : require(id)), module);",
   ].join('\n');
   const env = {
     [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
