@@ -92,6 +92,7 @@ describe('npm run bench --quick', () => {
   const expectedFigures: ReadonlyArray<[id: string, unit: Figure['unit'], hasTarget: boolean]> = [
     ['startup-tls', 'milliseconds', true],
     ['startup-tls-release-node', 'milliseconds', false],
+    ['startup-floor', 'milliseconds', false],
     ['startup-plaintext', 'milliseconds', false],
     ['startup-script-tls', 'milliseconds', false],
     ['synth', 'seconds', false],

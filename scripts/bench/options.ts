@@ -45,7 +45,8 @@ go to stderr, the table to stdout.
   2. API calls of that refresh, counted by the emulator
   3. terraform apply of svc_blacklist with 10,000 entries vs terraform_data with a 10,000-key map
      (and a terraform_data set at 1,000 elements: sets are quadratic in terraform 1.11)
-  4. provider start-up to its handshake line (mutual TLS, as terraform starts it) vs node -e 0
+  4. provider start-up to its handshake line (mutual TLS, as terraform starts it) vs node -e 0,
+     beside a bare HTTP/2 server made into an executable of the same Node (the floor)
   5. the cdktf app (cdktf.json's app command, main.ts) vs an empty cdktf app
 
 Options:

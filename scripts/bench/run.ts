@@ -49,6 +49,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     const startupIds = [
       { id: 'startup-tls', title: 'provider start-up (mutual TLS)' },
       { id: 'startup-tls-release-node', title: 'provider start-up vs its own Node' },
+      { id: 'startup-floor', title: 'bare HTTP/2 server start-up (the floor)' },
       { id: 'startup-plaintext', title: 'provider start-up (TF_DISABLE_PLUGIN_TLS)' },
       { id: 'startup-script-tls', title: 'dev-build node script start-up (mutual TLS)' },
     ];

@@ -10,11 +10,12 @@
  * a debugging switch) is reported beside it.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
 import { currentPlatform } from '../../src/provider-identity';
-import { buildRelease } from '../release/build';
+import { buildRelease, makeSingleExecutable } from '../release/build';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../src/provider/protocol/handshake';
-import { makeFigure, measurement, type Figure } from './figures';
+import { makeFigure, measurement, median, type Figure } from './figures';
 import type { BenchSession } from './session';
 import { BenchCommandError, secondsSince } from './timing';
 
@@ -33,6 +34,8 @@ export interface StartupMeasurement {
   readonly nodeMilliseconds: number[];
   /** `node -e 0` of the Node binary the executable is made of. */
   readonly releaseNodeMilliseconds: number[];
+  /** The floor: a bare HTTP/2 server with mutual TLS, made into an executable of the same Node (handshake-floor.js). */
+  readonly floorMilliseconds: number[];
   readonly release: ReleasedExecutable;
 }
 
@@ -115,16 +118,23 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
   });
   const executable = released.executables[platform];
   const [built] = released.platforms;
+  session.progress('start-up: building the floor (handshake-floor.js) into an executable of the same Node');
+  const floor = path.join(session.scratchDirectory('floor'), 'handshake-floor');
+  makeSingleExecutable(built.node, path.join(__dirname, 'handshake-floor.js'), floor);
+  const floorCertificate = generateCertificate();
   const measured: StartupMeasurement = {
     providerMilliseconds: { tls: [], plaintext: [] },
     scriptMilliseconds: [],
     nodeMilliseconds: [],
     releaseNodeMilliseconds: [],
+    floorMilliseconds: [],
     release: { platform, nodeVersion: execFileSync(built.node, ['--version'], { encoding: 'utf8' }).trim(), executableBytes: built.executableBytes, zipBytes: built.zipBytes, codeCache: built.codeCache },
   };
   const tls = pluginEnvironment('tls', socketDirectory, clientCertificatePem);
+  const floorEnvironment = { ...tls, SVC_BENCH_FLOOR_KEY: floorCertificate.privateKeyPem, SVC_BENCH_FLOOR_CERT: floorCertificate.certificatePem };
   if (warmUp) {
     await timeToHandshake(executable, tls);
+    await timeToHandshake(floor, floorEnvironment);
     await timeToHandshake(script, tls);
     await timeNodeNothing();
     await timeNodeNothing(built.node);
@@ -135,12 +145,17 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
     measured.providerMilliseconds.plaintext.push(await timeToHandshake(executable, pluginEnvironment('plaintext', socketDirectory, clientCertificatePem)));
     measured.scriptMilliseconds.push(await timeToHandshake(script, tls));
     measured.releaseNodeMilliseconds.push(await timeNodeNothing(built.node));
+    measured.floorMilliseconds.push(await timeToHandshake(floor, floorEnvironment));
   }
   const last = (samples: number[]) => samples[samples.length - 1].toFixed(0);
   session.progress(
-    `start-up: ${runs} runs, last: executable ${last(measured.providerMilliseconds.tls)} ms (TLS), ${last(measured.providerMilliseconds.plaintext)} ms (plaintext), node script ${last(measured.scriptMilliseconds)} ms (TLS), node -e 0 ${last(measured.nodeMilliseconds)} ms, release's node ${measured.release.nodeVersion} -e 0 ${last(measured.releaseNodeMilliseconds)} ms`,
+    `start-up: ${runs} runs, last: executable ${last(measured.providerMilliseconds.tls)} ms (TLS), ${last(measured.providerMilliseconds.plaintext)} ms (plaintext), node script ${last(measured.scriptMilliseconds)} ms (TLS), node -e 0 ${last(measured.nodeMilliseconds)} ms, floor ${last(measured.floorMilliseconds)} ms, release's node ${measured.release.nodeVersion} -e 0 ${last(measured.releaseNodeMilliseconds)} ms`,
   );
   return measured;
+}
+
+function timesOver(value: number, baseline: number): string {
+  return `${(value / baseline).toFixed(2)}x (${value.toFixed(0)} against ${baseline.toFixed(0)} ms)`;
 }
 
 function mebibytes(bytes: number): string {
@@ -175,6 +190,21 @@ export function startupFigures(measured: StartupMeasurement, bundleBytes: number
       target: null,
       notes: [
         'For comparison: what the provider adds to the start of the Node it ships, whichever node is on PATH. The target stays on the row above.',
+      ],
+    }),
+    makeFigure({
+      id: 'startup-floor',
+      title: 'bare HTTP/2 server start-up (the floor)',
+      unit: 'milliseconds',
+      value: measurement(
+        `exec of a bare HTTP/2 server with mutual TLS (scripts/bench/handshake-floor.js) made into an executable of the same Node (${release.nodeVersion}) and options, to its handshake line`,
+        measured.floorMilliseconds,
+      ),
+      baseline,
+      target: null,
+      notes: [
+        'What any provider on this Node pays before its line (load http2, a P-256 key pair, a TLS context requiring the client certificate, listen): if this row is over the target, no provider made of this Node can meet it on this machine.',
+        `The provider's own part is the ratio of the two medians: ${timesOver(median(measured.providerMilliseconds.tls), median(measured.floorMilliseconds))} (its certificate, gRPC routes, logging, console guard, loading its scripts).`,
       ],
     }),
     makeFigure({

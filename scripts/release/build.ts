@@ -252,7 +252,6 @@ export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
 
 /** Makes the preparation blob with `node --experimental-sea-config` of the given binary. */
 function makeBlob(node: string, files: Omit<SeaConfigFiles, 'output'>, blobPath: string, codeCache: boolean): void {
-  const configPath = `${blobPath}.json`;
   // Names relative to the (temporary, randomly named) directory: the blob records the main
   // script's name, and an absolute one would differ on every build.
   const directory = path.dirname(blobPath);
@@ -268,15 +267,42 @@ function makeBlob(node: string, files: Omit<SeaConfigFiles, 'output'>, blobPath:
     },
     codeCache,
   );
+  writeBlob(node, config, blobPath);
+}
+
+/** Runs `node --experimental-sea-config` on `config` (whose paths are relative to the blob's directory). */
+function writeBlob(node: string, config: object, blobPath: string): void {
+  const configPath = `${blobPath}.json`;
   fs.writeFileSync(configPath, JSON.stringify(config));
   // A fixed random seed makes the code cache the same on every build; V8 leaves that flag out of
   // the flag hash it checks, so the executable still accepts the cache.
-  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '--experimental-sea-config', configPath], `making the SEA blob with ${node}`, { cwd: directory });
+  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '--experimental-sea-config', configPath], `making the SEA blob with ${node}`, { cwd: path.dirname(blobPath) });
 }
 
-function inject(executable: string, blobPath: string): void {
+/** A copy of `node` with the blob injected by postject. */
+function injectIntoCopy(node: string, blobPath: string, executable: string): void {
+  fs.copyFileSync(node, executable);
   const cli = require.resolve('postject/dist/cli.js');
   run('inject_failed', process.execPath, [cli, executable, SEA_RESOURCE, blobPath, '--sentinel-fuse', SEA_FUSE], `injecting the blob into ${executable} with postject`);
+  fs.chmodSync(executable, 0o755);
+}
+
+/**
+ * A single executable of `node` running one self-contained CommonJS script, made as the
+ * provider's is (node's code cache of the script, the same node options) but with no assets:
+ * the bench's bare HTTP/2 server, the floor the provider's start is compared with.
+ */
+export function makeSingleExecutable(node: string, script: string, executable: string): void {
+  const work = fs.mkdtempSync(path.join(path.dirname(executable), '.sea-'));
+  try {
+    const main = path.join(work, 'main.js');
+    fs.copyFileSync(script, main);
+    const blobPath = path.join(work, 'main.blob');
+    writeBlob(node, { main: 'main.js', output: 'main.blob', disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, execArgv: [...EXECUTABLE_NODE_OPTIONS] }, blobPath);
+    injectIntoCopy(node, blobPath, executable);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
 }
 
 function sha256(file: string): string {
@@ -417,10 +443,8 @@ function buildPlatform(build: {
   makeBlob(withCache ? node : build.blobMaker, { ...bundle, mainCache, serviceCache }, blobPath, withCache);
   const executable = path.join(work, name, executableName(version));
   fs.mkdirSync(path.dirname(executable));
-  fs.copyFileSync(node, executable);
   log(`${name}: injecting the provider (${(fs.statSync(blobPath).size / 1024).toFixed(0)} KiB blob, ${withCache ? 'with' : 'without'} code caches) into node ${path.basename(path.dirname(path.dirname(path.dirname(node))))}`);
-  inject(executable, blobPath);
-  fs.chmodSync(executable, 0o755);
+  injectIntoCopy(node, blobPath, executable);
   const data = fs.readFileSync(executable);
   const zip = path.join(outDir, zipName(version, platform.os, platform.arch));
   fs.writeFileSync(zip, zipOneExecutable(path.basename(executable), data, modified));
