@@ -204,7 +204,7 @@ export function startupFigures(measured: StartupMeasurement, bundleBytes: number
       target: null,
       notes: [
         'What any provider on this Node pays before its line (load http2, a P-256 key pair, a TLS context requiring the client certificate, listen): if this row is over the target, no provider made of this Node can meet it on this machine.',
-        `The provider's own part is the ratio of the two medians: ${timesOver(median(measured.providerMilliseconds.tls), median(measured.floorMilliseconds))} (its certificate, gRPC routes, logging, console guard, loading its scripts).`,
+        `The provider's own part: ${timesOver(median(measured.providerMilliseconds.tls), median(measured.floorMilliseconds))} this floor, for issuing its certificate, its gRPC routes, logging, the console guard and loading its scripts.`,
       ],
     }),
     makeFigure({
