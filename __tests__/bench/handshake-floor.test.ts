@@ -11,7 +11,7 @@ import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import { DEFAULT_CACHE_DIR, makeSingleExecutable } from '../../scripts/release/build';
+import { DEFAULT_CACHE_DIR, fetchNode, makeSingleExecutable } from '../../scripts/release/build';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 
 const repository = path.resolve(__dirname, '..', '..');
@@ -25,11 +25,9 @@ const client = generateCertificate({ hostname: 'terraform' });
 
 beforeAll(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-floor-test-'));
-  // The release's pinned Node (cached where npm run release keeps it).
-  const fetched = spawnSync(process.execPath, [path.join(repository, 'scripts', 'fetch-node.js'), 'lts', path.join(DEFAULT_CACHE_DIR, `node-linux-${process.arch}`)], { encoding: 'utf8' });
-  if (fetched.status !== 0) throw new Error(`scripts/fetch-node.js lts failed: ${fetched.stderr}`);
   floor = path.join(scratch, 'handshake-floor');
-  makeSingleExecutable(path.join(fetched.stdout.trim(), 'node'), path.join(repository, 'scripts', 'bench', 'handshake-floor.js'), floor);
+  // The release's pinned Node, from where npm run release keeps it.
+  makeSingleExecutable(fetchNode(process.arch as 'x64' | 'arm64', DEFAULT_CACHE_DIR), path.join(repository, 'scripts', 'bench', 'handshake-floor.js'), floor);
 });
 
 afterAll(async () => {

@@ -149,7 +149,7 @@ function sourceDateEpoch(env: NodeJS.ProcessEnv): number {
 }
 
 /** The pinned LTS binary for an architecture, fetched (or found in the cache) by scripts/fetch-node.js. */
-function fetchNode(arch: 'x64' | 'arm64', cacheDir: string): string {
+export function fetchNode(arch: 'x64' | 'arm64', cacheDir: string): string {
   const directory = path.join(cacheDir, `node-linux-${arch}`);
   const fetch = spawnSync(process.execPath, [path.join(REPOSITORY, 'scripts', 'fetch-node.js'), '--arch', arch, 'lts', directory], { encoding: 'utf8' });
   if (fetch.status !== 0) {
@@ -229,11 +229,11 @@ export interface SeaConfigFiles {
   readonly serviceCache: string;
 }
 
-/** The `--experimental-sea-config` document for one executable. */
-export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
+/** What every executable this project makes is told: the provider's and the bench's floor alike. */
+function executableConfig(main: string, output: string, codeCache: boolean): object {
   return {
-    main: files.loader,
-    output: files.output,
+    main,
+    output,
     disableExperimentalSEAWarning: true,
     useCodeCache: codeCache,
     // A V8 startup snapshot would replace node's own, which carries the code cache of node's
@@ -241,6 +241,13 @@ export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
     // every start: slower (measured, help/performance.md).
     useSnapshot: false,
     execArgv: [...EXECUTABLE_NODE_OPTIONS],
+  };
+}
+
+/** The `--experimental-sea-config` document for one executable. */
+export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
+  return {
+    ...executableConfig(files.loader, files.output, codeCache),
     assets: {
       [MAIN_ASSET]: files.main,
       [MAIN_CACHE_ASSET]: files.mainCache,
@@ -298,7 +305,7 @@ export function makeSingleExecutable(node: string, script: string, executable: s
     const main = path.join(work, 'main.js');
     fs.copyFileSync(script, main);
     const blobPath = path.join(work, 'main.blob');
-    writeBlob(node, { main: 'main.js', output: 'main.blob', disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, execArgv: [...EXECUTABLE_NODE_OPTIONS] }, blobPath);
+    writeBlob(node, executableConfig('main.js', 'main.blob', true), blobPath);
     injectIntoCopy(node, blobPath, executable);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
