@@ -11,15 +11,21 @@
  *   lib/cdktn/                             the same JavaScript and types for CDK Terrain: every
  *                                          `cdktf` module specifier reads `cdktn`, every
  *                                          `@cdktf/provider-aws` reads `@cdktn/provider-aws`
+ *   THIRD_PARTY_NOTICES                    (git-ignored) the licences of the npm packages bundled
+ *                                          into the provider script (scripts/release/notices.ts);
+ *                                          the tarball carries it beside LICENSE
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BuildError } from '../src/provider-identity';
 import { buildProvider } from './build-provider';
+import { NOTICES_FILE, NoticesError, bundleNotices } from './release/notices';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 export const LIBRARY_DIR = path.join(REPOSITORY, 'lib');
+/** Written at the root, where npm and a reader look for it beside LICENSE. */
+export const LIBRARY_NOTICES = path.join(REPOSITORY, NOTICES_FILE);
 const TSCONFIG = path.join(REPOSITORY, 'tsconfig.library.json');
 /**
  * The compiled trees the CDK Terrain flavour copies (lib/provider is shared, not copied). No
@@ -67,6 +73,7 @@ export class LibraryBuildError extends Error {
 
 export function buildLibrary(log: (line: string) => void = () => undefined): void {
   fs.rmSync(LIBRARY_DIR, { recursive: true, force: true });
+  fs.rmSync(LIBRARY_NOTICES, { force: true });
   log(`compiling ${path.relative(REPOSITORY, TSCONFIG)} into lib/`);
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', TSCONFIG], { cwd: REPOSITORY, encoding: 'utf8' });
   if (tsc.status !== 0) throw new LibraryBuildError(`tsc -p tsconfig.library.json failed (exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
@@ -76,6 +83,14 @@ export function buildLibrary(log: (line: string) => void = () => undefined): voi
   // Only the mirror ships: the top-level copy duplicates it, and terraform.rc names this machine's path.
   fs.rmSync(provider.executable);
   fs.rmSync(provider.cliConfigFile);
+  try {
+    const notices = bundleNotices(`the svc-prevent npm package (its provider script, lib/provider/mirror/)`, provider.bundledInputs);
+    fs.writeFileSync(LIBRARY_NOTICES, notices.text);
+    log(`wrote ${NOTICES_FILE} (${notices.packages.map((found) => `${found.name} ${found.version}`).join(', ')})`);
+  } catch (error) {
+    if (error instanceof NoticesError) throw new LibraryBuildError(error.message);
+    throw error;
+  }
 
   let rewritten = 0;
   for (const tree of COMPILED_TREES) rewritten += copyCdktnFlavour(path.join(LIBRARY_DIR, tree), path.join(LIBRARY_DIR, 'cdktn', tree));
@@ -86,7 +101,8 @@ const USAGE = `Usage: npm run build:library
 
 Compiles the library into lib/ (removed first): CommonJS with .d.ts and source maps for the
 entry points of package.json's exports and bin, the svc provider as a filesystem mirror in
-lib/provider/mirror, and the CDK Terrain flavour in lib/cdktn/. npm pack runs it (prepack).`;
+lib/provider/mirror, the CDK Terrain flavour in lib/cdktn/, and THIRD_PARTY_NOTICES for the
+packages bundled into the provider. npm pack runs it (prepack).`;
 
 export function main(argv: readonly string[]): number {
   if (argv.includes('--help') || argv.includes('-h')) {

@@ -152,15 +152,23 @@ describe('the release directory', () => {
     );
   });
 
-  test('each zip holds one executable terraform-provider-svc_v<version>, mode 0755, for its architecture', () => {
+  test('each zip holds the executable terraform-provider-svc_v<version>, mode 0755, for its architecture, with LICENSE and THIRD_PARTY_NOTICES', () => {
     const elfMachine = { amd64: 62, arm64: 183 } as const;
     for (const arch of ['amd64', 'arm64'] as const) {
       const zip = fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', arch)));
       const entries = readZipEntries(zip);
-      expect(entries.map((entry) => entry.name)).toEqual([executableName(VERSION)]);
-      // The central directory's external attributes carry the unix mode (read past the one entry's name).
-      const central = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+      expect(entries.map((entry) => entry.name)).toEqual([executableName(VERSION), 'LICENSE', 'THIRD_PARTY_NOTICES']);
+      // The first central directory entry's external attributes carry the executable's unix mode
+      // (the end record, 22 bytes at the end with no comment, gives where the directory starts).
+      const central = zip.readUInt32LE(zip.length - 22 + 16);
       expect((zip.readUInt32LE(central + 38) >>> 16).toString(8)).toBe('100755');
+      expect(entries[1].data.equals(fs.readFileSync(path.join(__dirname, '..', '..', 'LICENSE')))).toBe(true);
+      const notices = entries[2].data.toString('utf8');
+      expect(notices).toContain(`Third-party notices for ${executableName(VERSION)} (linux_${arch})`);
+      // Node's own LICENSE from the pinned package: Node's licence and those of what it bundles.
+      expect(notices).toContain('  Node.js 24.21.0 (MIT');
+      expect(notices).toMatch(/- OpenSSL, located at deps\/openssl/);
+      expect(notices).toMatch(/^  undici \d+\.\d+\.\d+ \(MIT\)$/m);
       const data = entries[0].data;
       expect(data.readUInt32BE(0)).toBe(0x7f454c46);
       expect(data.readUInt16LE(18)).toBe(elfMachine[arch]);

@@ -2,7 +2,8 @@
  * `npm run release`: builds the svc provider as self-contained executables and lays out a
  * release in the goreleaser layout the public Terraform registry reads (help/releasing.md):
  *
- *   release/terraform-provider-svc_<v>_linux_amd64.zip   one executable terraform-provider-svc_v<v>
+ *   release/terraform-provider-svc_<v>_linux_amd64.zip   the executable terraform-provider-svc_v<v>, LICENSE,
+ *                                                        THIRD_PARTY_NOTICES (scripts/release/notices.ts)
  *   release/terraform-provider-svc_<v>_linux_arm64.zip
  *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
  *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips and the manifest
@@ -42,7 +43,8 @@ import { BundleError, bundleProvider } from './bundle';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
 import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
-import { zipOneExecutable } from './zip';
+import { EXECUTABLE_MODE, zipArchive, type ZipEntryInput } from './zip';
+import { LICENSE_FILE, NOTICES_FILE, NoticesError, executableNotices, projectLicense, type Notices } from './notices';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -64,7 +66,8 @@ export type ReleaseErrorCode =
   | 'sea_failed'
   | 'inject_failed'
   | 'signing_key_missing'
-  | 'signing_failed';
+  | 'signing_failed'
+  | 'notices_failed';
 
 export class ReleaseError extends Error {
   constructor(
@@ -387,7 +390,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     const executables: Record<string, string> = {};
     for (const platform of targets) {
       const withCache = codeCache && platform.nodeArch === hostArch;
-      const released = buildPlatform({ platform, version, work, bundle, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+      const released = buildPlatform({ platform, version, work, bundle, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
       platforms.push(released.platform);
       if (options.executablesDir !== undefined) {
         const kept = path.join(path.resolve(options.executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
@@ -426,6 +429,8 @@ function buildPlatform(build: {
   version: string;
   work: string;
   bundle: { loader: string; main: string; service: string };
+  /** esbuild's inputs of the three scripts, for the notices. */
+  bundledInputs: readonly string[];
   blobMaker: string;
   node: string;
   withCache: boolean;
@@ -453,11 +458,34 @@ function buildPlatform(build: {
   log(`${name}: injecting the provider (${(fs.statSync(blobPath).size / 1024).toFixed(0)} KiB blob, ${withCache ? 'with' : 'without'} code caches) into node ${path.basename(path.dirname(path.dirname(path.dirname(node))))}`);
   injectIntoCopy(node, blobPath, executable);
   const data = fs.readFileSync(executable);
+  const notices = noticesFor(`${executableName(version)} (${name})`, build.bundledInputs, node);
   const zip = path.join(outDir, zipName(version, platform.os, platform.arch));
-  fs.writeFileSync(zip, zipOneExecutable(path.basename(executable), data, modified));
+  fs.writeFileSync(zip, zipArchive(executableArchiveEntries(path.basename(executable), data, notices), modified));
   const zipBytes = fs.statSync(zip).size;
   log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
   return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache, node }, executable };
+}
+
+function noticesFor(subject: string, inputs: readonly string[], nodeBinary: string): Notices {
+  try {
+    return executableNotices({ subject, inputs, nodeBinary });
+  } catch (error) {
+    if (error instanceof NoticesError) throw new ReleaseError('notices_failed', error.message);
+    throw error;
+  }
+}
+
+/**
+ * What a release zip holds: the executable first (mode 0755), then this project's LICENSE and
+ * the executable's THIRD_PARTY_NOTICES. Terraform runs the `terraform-provider-<type>` file and
+ * ignores the others. For any executable this project ships (the svc pipeline tool too).
+ */
+export function executableArchiveEntries(executableFile: string, executable: Buffer, notices: Notices): ZipEntryInput[] {
+  return [
+    { name: executableFile, data: executable, mode: EXECUTABLE_MODE },
+    { name: LICENSE_FILE, data: projectLicense() },
+    { name: NOTICES_FILE, data: Buffer.from(notices.text, 'utf8') },
+  ];
 }
 
 function kibibytes(bytes: number): string {
