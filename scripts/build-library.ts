@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import { BuildError } from '../src/provider-identity';
 import { buildProvider } from './build-provider';
 import { NOTICES_FILE, NoticesError, bundleNotices } from './release/notices';
+import { PackedManifestError, restoreDevelopmentManifest, writePackedManifest } from './packed-manifest';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 export const LIBRARY_DIR = path.join(REPOSITORY, 'lib');
@@ -97,27 +98,43 @@ export function buildLibrary(log: (line: string) => void = () => undefined): voi
   log(`wrote lib/cdktn/ (CDK Terrain flavour: ${rewritten} files with cdktf module specifiers renamed)`);
 }
 
-const USAGE = `Usage: npm run build:library
+const USAGE = `Usage: npm run build:library [-- --pack | --restore-manifest]
 
 Compiles the library into lib/ (removed first): CommonJS with .d.ts and source maps for the
 entry points of package.json's exports and bin, the svc provider as a filesystem mirror in
 lib/provider/mirror, the CDK Terrain flavour in lib/cdktn/, and THIRD_PARTY_NOTICES for the
-packages bundled into the provider. npm pack runs it (prepack).`;
+packages bundled into the provider.
+
+  --pack              (npm's prepack) build, then write the consumer's package.json in place of
+                      the development one, which waits in build/package.development.json
+  --restore-manifest  (npm's postpack) put the development package.json back`;
 
 export function main(argv: readonly string[]): number {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (argv.length > 0) {
-    process.stderr.write(`build-library: unknown argument "${argv[0]}"; run with --help\n`);
+  const [mode, ...rest] = argv;
+  if (rest.length > 0 || (mode !== undefined && mode !== '--pack' && mode !== '--restore-manifest')) {
+    process.stderr.write(`build-library: unknown argument "${rest[0] ?? mode}"; run with --help\n`);
     return 2;
   }
+  const log = (line: string) => process.stderr.write(`build-library: ${line}\n`);
   try {
-    buildLibrary((line) => process.stderr.write(`build-library: ${line}\n`));
+    if (mode === '--restore-manifest') {
+      if (restoreDevelopmentManifest()) log('restored the development package.json');
+      return 0;
+    }
+    // A pack that died before its postpack left the consumer's manifest in place: the build reads the development one.
+    if (restoreDevelopmentManifest()) log('restored the development package.json a failed pack left aside');
+    buildLibrary(log);
+    if (mode === '--pack') {
+      writePackedManifest();
+      log('wrote the consumer package.json for npm to pack (postpack restores the development one)');
+    }
     return 0;
   } catch (error) {
-    if (!(error instanceof LibraryBuildError || error instanceof BuildError)) throw error;
+    if (!(error instanceof LibraryBuildError || error instanceof BuildError || error instanceof PackedManifestError)) throw error;
     process.stderr.write(`build-library: ${error.message}\n`);
     return 1;
   }
