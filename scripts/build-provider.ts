@@ -132,6 +132,18 @@ function bundle(entry: string, outfile: string): readonly string[] {
   }
 }
 
+/** The files the provider script bundles (esbuild's metafile inputs, relative to the repository), without writing it: for the npm package's SBOM. */
+export function providerScriptInputs(entry: string = DEFAULT_ENTRY): readonly string[] {
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  try {
+    const result = esbuild.buildSync({ absWorkingDir: REPOSITORY, entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', write: false, metafile: true, logLevel: 'silent', outfile: 'provider.js' });
+    return Object.keys(result.metafile.inputs).sort();
+  } catch (error) {
+    if (!isBuildFailure(error)) throw error;
+    throw new BuildError('bundle_failed', `esbuild could not bundle ${entry}:\n${error.errors.map((message) => `  ${formatMessage(message)}`).join('\n')}`);
+  }
+}
+
 export function buildProvider(options: BuildOptions): BuildResult {
   const log = options.log ?? (() => undefined);
   const entry = path.resolve(options.entry ?? DEFAULT_ENTRY);

@@ -14,7 +14,7 @@ import { TerraformStack, Testing } from 'cdktf';
 import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
-import { executableName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
+import { executableName, executableSbomName, packageSbomName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
 import { readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { hclString } from '../../scripts/terraform-harness/hcl';
@@ -143,13 +143,31 @@ function workspace(name: string, cliConfig: string, main: string): { dir: string
 describe('the release directory', () => {
   test('holds the goreleaser layout for the package version, signed', () => {
     expect(release.version).toBe(VERSION);
-    expect(fs.readdirSync(release.outDir).sort()).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), manifestName(VERSION), sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort(),
-    );
+    const summed = [
+      zipName(VERSION, 'linux', 'amd64'),
+      zipName(VERSION, 'linux', 'arm64'),
+      executableSbomName(VERSION, 'linux', 'amd64'),
+      executableSbomName(VERSION, 'linux', 'arm64'),
+      packageSbomName(VERSION),
+      manifestName(VERSION),
+    ];
+    expect(fs.readdirSync(release.outDir).sort()).toEqual([...summed, sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort());
     expect(JSON.parse(fs.readFileSync(release.manifest, 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
-    expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), manifestName(VERSION)].sort(),
-    );
+    expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual([...summed].sort());
+  });
+
+  test('each executable\'s SBOM names its sha256, the Node runtime and the packages its THIRD_PARTY_NOTICES lists', () => {
+    for (const arch of ['amd64', 'arm64'] as const) {
+      const entries = readZipEntries(fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', arch))));
+      const sbom = JSON.parse(fs.readFileSync(path.join(release.outDir, executableSbomName(VERSION, 'linux', arch)), 'utf8'));
+      expect(sbom.metadata.component.hashes).toEqual([{ alg: 'SHA-256', content: createHash('sha256').update(entries[0].data).digest('hex') }]);
+      const [node, ...bundled] = sbom.components as Array<{ name: string; version: string }>;
+      expect(node).toMatchObject({ name: 'node', version: '24.21.0' });
+      const listed = [...entries[2].data.toString('utf8').matchAll(/^  (\S+) (\d\S*) \(/gm)].map((match) => `${match[1]}@${match[2]}`).filter((name) => !name.startsWith('Node.js'));
+      expect(bundled.map((component) => `${component.name}@${component.version}`)).toEqual(listed);
+    }
+    const library = JSON.parse(fs.readFileSync(path.join(release.outDir, packageSbomName(VERSION)), 'utf8'));
+    expect(library.metadata.component).toMatchObject({ name: 'svc-prevent', version: VERSION });
   });
 
   test('each zip holds the executable terraform-provider-svc_v<version>, mode 0755, for its architecture, with LICENSE and THIRD_PARTY_NOTICES', () => {

@@ -5,8 +5,10 @@
  *   release/terraform-provider-svc_<v>_linux_amd64.zip   the executable terraform-provider-svc_v<v>, LICENSE,
  *                                                        THIRD_PARTY_NOTICES (scripts/release/notices.ts)
  *   release/terraform-provider-svc_<v>_linux_arm64.zip
+ *   release/terraform-provider-svc_<v>_linux_amd64.sbom.cdx.json  CycloneDX SBOM of each executable
+ *   release/svc-prevent-<v>.sbom.cdx.json                CycloneDX SBOM of the npm package
  *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
- *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips and the manifest
+ *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips, the SBOMs and the manifest
  *   release/terraform-provider-svc_<v>_SHA256SUMS.sig    detached binary GPG signature  } with a
  *   release/terraform-provider-svc_<v>_signing-key.asc   the armored public key          } signing key
  *
@@ -28,23 +30,28 @@ import * as path from 'node:path';
 import {
   PROJECT_NAME,
   RELEASE_PLATFORMS,
+  LIBRARY_PACKAGE_NAME,
   executableName,
+  executableSbomName,
   isSemanticVersion,
   manifestName,
   manifestText,
+  packageSbomName,
   publicKeyName,
   signatureName,
   sumsName,
   zipName,
   type ReleasePlatform,
 } from './layout';
-import { packageVersion } from '../../src/provider-identity';
+import { BuildError, packageVersion } from '../../src/provider-identity';
 import { BundleError, bundleProvider } from './bundle';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
 import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
 import { EXECUTABLE_MODE, zipArchive, type ZipEntryInput } from './zip';
-import { LICENSE_FILE, NOTICES_FILE, NoticesError, executableNotices, projectLicense, type Notices } from './notices';
+import { LICENSE_FILE, NOTICES_FILE, NoticesError, bundledPackages, executableNotices, projectLicense, type Notices } from './notices';
+import { SbomError, executableSbom, packageSbom } from './sbom';
+import { providerScriptInputs } from '../build-provider';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -67,7 +74,8 @@ export type ReleaseErrorCode =
   | 'inject_failed'
   | 'signing_key_missing'
   | 'signing_failed'
-  | 'notices_failed';
+  | 'notices_failed'
+  | 'sbom_failed';
 
 export class ReleaseError extends Error {
   constructor(
@@ -112,6 +120,8 @@ export interface ReleasedPlatform {
   readonly arch: string;
   readonly zip: string;
   readonly zipBytes: number;
+  /** The CycloneDX SBOM of the executable. */
+  readonly sbom: string;
   readonly executableBytes: number;
   readonly codeCache: boolean;
   /** The Node binary the executable is a copy of (in the cache directory), e.g. to compare against its own start. */
@@ -123,6 +133,8 @@ export interface ReleaseResult {
   readonly outDir: string;
   readonly platforms: readonly ReleasedPlatform[];
   readonly manifest: string;
+  /** The CycloneDX SBOM of the npm package (svc-prevent-<version>.sbom.cdx.json). */
+  readonly packageSbom: string;
   readonly sums: string;
   /** Present when signed. */
   readonly signature?: string;
@@ -384,7 +396,8 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
 
     fs.mkdirSync(outDir, { recursive: true });
-    for (const stale of fs.readdirSync(outDir).filter((name) => name.startsWith(`${PROJECT_NAME}_`))) fs.rmSync(path.join(outDir, stale), { force: true });
+    const ours = (name: string) => name.startsWith(`${PROJECT_NAME}_`) || (name.startsWith(`${LIBRARY_PACKAGE_NAME}-`) && name.endsWith('.sbom.cdx.json'));
+    for (const stale of fs.readdirSync(outDir).filter(ours)) fs.rmSync(path.join(outDir, stale), { force: true });
 
     const platforms: ReleasedPlatform[] = [];
     const executables: Record<string, string> = {};
@@ -404,7 +417,10 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     const manifest = path.join(outDir, manifestName(version));
     fs.writeFileSync(manifest, manifestText());
     const sums = path.join(outDir, sumsName(version));
-    const summed = [...platforms.map((platform) => platform.zip), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+    const librarySbom = path.join(outDir, packageSbomName(version));
+    fs.writeFileSync(librarySbom, sbomStep(() => packageSbom({ sourceDateEpoch: modified, bundled: bundledPackages(providerScriptInputs()) })));
+    log(`wrote ${path.basename(librarySbom)} (npm sbom of the package's dependencies and the provider script's bundled packages)`);
+    const summed = [...platforms.flatMap((platform) => [platform.zip, platform.sbom]), librarySbom, manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
     fs.writeFileSync(sums, summed.map((file) => `${sha256(file)}  ${path.basename(file)}\n`).join(''));
     log(`wrote ${path.basename(manifest)} and ${path.basename(sums)}`);
 
@@ -418,7 +434,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     } else {
       log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
     }
-    return { version, outDir, platforms, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
+    return { version, outDir, platforms, manifest, packageSbom: librarySbom, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -463,7 +479,31 @@ function buildPlatform(build: {
   fs.writeFileSync(zip, zipArchive(executableArchiveEntries(path.basename(executable), data, notices), modified));
   const zipBytes = fs.statSync(zip).size;
   log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
-  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache, node }, executable };
+  const sbom = path.join(outDir, executableSbomName(version, platform.os, platform.arch));
+  const sbomText = sbomStep(() =>
+    executableSbom({
+      executable: path.basename(executable),
+      version,
+      platform: name,
+      nodeArch: platform.nodeArch,
+      executableSha256: createHash('sha256').update(data).digest('hex'),
+      packages: notices.packages,
+      node: notices.node!,
+      sourceDateEpoch: modified,
+    }),
+  );
+  fs.writeFileSync(sbom, sbomText);
+  log(`${name}: wrote ${path.basename(sbom)}`);
+  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, sbom, executableBytes: data.length, codeCache: withCache, node }, executable };
+}
+
+function sbomStep(make: () => string): string {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof SbomError || error instanceof NoticesError || error instanceof BuildError) throw new ReleaseError('sbom_failed', error.message);
+    throw error;
+  }
 }
 
 function noticesFor(subject: string, inputs: readonly string[], nodeBinary: string): Notices {
@@ -502,8 +542,10 @@ Builds the svc provider as self-contained executables (Node.js single executable
 no node needed where they run) and writes a release in the layout the Terraform registry reads:
 
   <dir>/terraform-provider-svc_<version>_linux_amd64.zip, _linux_arm64.zip
+  <dir>/terraform-provider-svc_<version>_linux_amd64.sbom.cdx.json, _linux_arm64.sbom.cdx.json
+  <dir>/svc-prevent-<version>.sbom.cdx.json                   the npm package's SBOM
   <dir>/terraform-provider-svc_<version>_manifest.json
-  <dir>/terraform-provider-svc_<version>_SHA256SUMS
+  <dir>/terraform-provider-svc_<version>_SHA256SUMS            over the zips, SBOMs, manifest
   <dir>/terraform-provider-svc_<version>_SHA256SUMS.sig        when signed
   <dir>/terraform-provider-svc_<version>_signing-key.asc       when signed
 

@@ -38,6 +38,8 @@ export class NoticesError extends Error {
 }
 
 export interface BundledPackage {
+  /** Where it is installed, relative to the bundle's working directory, e.g. `node_modules/undici` (package-lock.json's key). */
+  readonly location: string;
   readonly name: string;
   readonly version: string;
   /** The package.json's SPDX expression, e.g. `MIT` or `(MIT OR Apache-2.0)`. */
@@ -95,7 +97,7 @@ export function isAllowedLicense(expression: string): boolean {
 
 const LICENSE_FILE_NAME = /^(licen[cs]e|copying)([.-].*)?$/i;
 
-function readPackage(directory: string): BundledPackage {
+function readPackage(directory: string, location: string): BundledPackage {
   const manifestPath = path.join(directory, 'package.json');
   let manifest: Record<string, unknown>;
   try {
@@ -119,7 +121,7 @@ function readPackage(directory: string): BundledPackage {
   if (licenseFile === undefined) {
     throw new NoticesError('license_text_missing', `${name}@${version} is bundled but ${directory} holds no LICENSE, LICENCE or COPYING file; its notice cannot be reproduced.`);
   }
-  return { name, version, license, licenseFile, licenseText: fs.readFileSync(path.join(directory, licenseFile), 'utf8') };
+  return { location, name, version, license, licenseFile, licenseText: fs.readFileSync(path.join(directory, licenseFile), 'utf8') };
 }
 
 /**
@@ -131,11 +133,11 @@ export function bundledPackages(inputs: Iterable<string>, workingDir: string = R
   const directories = new Set<string>();
   for (const input of inputs) {
     const directory = packageDirectory(input);
-    if (directory !== undefined) directories.add(path.resolve(workingDir, directory));
+    if (directory !== undefined) directories.add(directory);
   }
   const packages = new Map<string, BundledPackage>();
   for (const directory of directories) {
-    const found = readPackage(directory);
+    const found = readPackage(path.resolve(workingDir, directory), directory);
     packages.set(`${found.name}@${found.version}`, found);
   }
   return [...packages.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version));
