@@ -294,9 +294,9 @@ describe('terraform installs the released provider without node', () => {
       const init = await run(['init', '-input=false']);
       expect(init.output).toContain(`Installed ${REGISTRY_HOST}/svc-prevent/svc v${VERSION} (self-signed, key ID ${fingerprint.slice(-16)})`);
       expect(init.code).toBe(0);
-      // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's too), plus the h1: of the package it installed.
+      // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's and the SBOMs' too), plus the h1: of the package it installed.
       const allSums = [...parseSums(fs.readFileSync(release.sums, 'utf8')).values()].map((hash) => `zh:${hash}`);
-      expect(allSums).toHaveLength(3);
+      expect(allSums).toHaveLength(6);
       expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...allSums].sort());
       const apply = await run(['apply', '-auto-approve', '-input=false']);
       expect(apply.output).toContain('Apply complete! Resources: 1 added');
