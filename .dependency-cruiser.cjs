@@ -1,7 +1,7 @@
 /**
  * The layers of svc-prevent and the one direction imports may run between them, held by
  * dependency-cruiser: `npm run layers` prints each import against the direction, and
- * __tests__/architecture/layers.test.ts fails `npm test` on any. docs/architecture.md draws the
+ * __tests__/architecture/layers.test.ts fails `npm test` on any. contributing/architecture.md draws the
  * picture; a rule's comment is what a failure prints, so it says what to do instead.
  *
  * Each layer rule lists what a layer may import among src/ and modules/ (the library); the

@@ -11,15 +11,22 @@
  *   lib/cdktn/                             the same JavaScript and types for CDK Terrain: every
  *                                          `cdktf` module specifier reads `cdktn`, every
  *                                          `@cdktf/provider-aws` reads `@cdktn/provider-aws`
+ *   THIRD_PARTY_NOTICES                    (git-ignored) the licences of the npm packages bundled
+ *                                          into the provider script (scripts/release/notices.ts);
+ *                                          the tarball carries it beside LICENSE
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BuildError } from '../src/provider-identity';
 import { buildProvider } from './build-provider';
+import { NOTICES_FILE, NoticesError, bundleNotices } from './release/notices';
+import { PackedManifestError, restoreDevelopmentManifest, writePackedManifest } from './packed-manifest';
 
 const REPOSITORY = path.resolve(__dirname, '..');
 export const LIBRARY_DIR = path.join(REPOSITORY, 'lib');
+/** Written at the root, where npm and a reader look for it beside LICENSE. */
+export const LIBRARY_NOTICES = path.join(REPOSITORY, NOTICES_FILE);
 const TSCONFIG = path.join(REPOSITORY, 'tsconfig.library.json');
 /**
  * The compiled trees the CDK Terrain flavour copies (lib/provider is shared, not copied). No
@@ -67,6 +74,7 @@ export class LibraryBuildError extends Error {
 
 export function buildLibrary(log: (line: string) => void = () => undefined): void {
   fs.rmSync(LIBRARY_DIR, { recursive: true, force: true });
+  fs.rmSync(LIBRARY_NOTICES, { force: true });
   log(`compiling ${path.relative(REPOSITORY, TSCONFIG)} into lib/`);
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', TSCONFIG], { cwd: REPOSITORY, encoding: 'utf8' });
   if (tsc.status !== 0) throw new LibraryBuildError(`tsc -p tsconfig.library.json failed (exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
@@ -76,32 +84,57 @@ export function buildLibrary(log: (line: string) => void = () => undefined): voi
   // Only the mirror ships: the top-level copy duplicates it, and terraform.rc names this machine's path.
   fs.rmSync(provider.executable);
   fs.rmSync(provider.cliConfigFile);
+  try {
+    const notices = bundleNotices(`the svc-prevent npm package (its provider script, lib/provider/mirror/)`, provider.bundledInputs);
+    fs.writeFileSync(LIBRARY_NOTICES, notices.text);
+    log(`wrote ${NOTICES_FILE} (${notices.packages.map((found) => `${found.name} ${found.version}`).join(', ')})`);
+  } catch (error) {
+    if (error instanceof NoticesError) throw new LibraryBuildError(error.message);
+    throw error;
+  }
 
   let rewritten = 0;
   for (const tree of COMPILED_TREES) rewritten += copyCdktnFlavour(path.join(LIBRARY_DIR, tree), path.join(LIBRARY_DIR, 'cdktn', tree));
   log(`wrote lib/cdktn/ (CDK Terrain flavour: ${rewritten} files with cdktf module specifiers renamed)`);
 }
 
-const USAGE = `Usage: npm run build:library
+const USAGE = `Usage: npm run build:library [-- --pack | --restore-manifest]
 
 Compiles the library into lib/ (removed first): CommonJS with .d.ts and source maps for the
 entry points of package.json's exports and bin, the svc provider as a filesystem mirror in
-lib/provider/mirror, and the CDK Terrain flavour in lib/cdktn/. npm pack runs it (prepack).`;
+lib/provider/mirror, the CDK Terrain flavour in lib/cdktn/, and THIRD_PARTY_NOTICES for the
+packages bundled into the provider.
+
+  --pack              (npm's prepack) build, then write the consumer's package.json in place of
+                      the development one, which waits in build/package.development.json
+  --restore-manifest  (npm's postpack) put the development package.json back`;
 
 export function main(argv: readonly string[]): number {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (argv.length > 0) {
-    process.stderr.write(`build-library: unknown argument "${argv[0]}"; run with --help\n`);
+  const [mode, ...rest] = argv;
+  if (rest.length > 0 || (mode !== undefined && mode !== '--pack' && mode !== '--restore-manifest')) {
+    process.stderr.write(`build-library: unknown argument "${rest[0] ?? mode}"; run with --help\n`);
     return 2;
   }
+  const log = (line: string) => process.stderr.write(`build-library: ${line}\n`);
   try {
-    buildLibrary((line) => process.stderr.write(`build-library: ${line}\n`));
+    if (mode === '--restore-manifest') {
+      if (restoreDevelopmentManifest()) log('restored the development package.json');
+      return 0;
+    }
+    // A pack that died before its postpack left the consumer's manifest in place: the build reads the development one.
+    if (restoreDevelopmentManifest()) log('restored the development package.json a failed pack left aside');
+    buildLibrary(log);
+    if (mode === '--pack') {
+      writePackedManifest();
+      log('wrote the consumer package.json for npm to pack (postpack restores the development one)');
+    }
     return 0;
   } catch (error) {
-    if (!(error instanceof LibraryBuildError || error instanceof BuildError)) throw error;
+    if (!(error instanceof LibraryBuildError || error instanceof BuildError || error instanceof PackedManifestError)) throw error;
     process.stderr.write(`build-library: ${error.message}\n`);
     return 1;
   }

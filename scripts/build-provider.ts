@@ -53,6 +53,8 @@ export interface BuildResult {
   /** Absolute path of the generated terraform CLI config. */
   readonly cliConfigFile: string;
   readonly bundleBytes: number;
+  /** The files esbuild put into the bundle, relative to the repository (its metafile's inputs): what THIRD_PARTY_NOTICES covers. */
+  readonly bundledInputs: readonly string[];
 }
 
 /** Terraform accepts only semantic versions (no leading "v") for providers in a mirror. */
@@ -100,13 +102,15 @@ export function cliConfigText(mirrorDir: string): string {
   ].join('\n');
 }
 
-function bundle(entry: string, outfile: string): void {
+function bundle(entry: string, outfile: string): readonly string[] {
   // Loaded here, not at the top: `--help` and the tests' type imports need no esbuild.
   const esbuild = require('esbuild') as typeof import('esbuild');
   // An entry with its own "#!" keeps it (esbuild copies it); a second one would be a syntax error.
   const hasHashbang = fs.readFileSync(entry, 'utf8').startsWith('#!');
   try {
-    esbuild.buildSync({
+    const result = esbuild.buildSync({
+      absWorkingDir: REPOSITORY,
+      metafile: true,
       entryPoints: [entry],
       outfile,
       bundle: true,
@@ -120,10 +124,23 @@ function bundle(entry: string, outfile: string): void {
       logLevel: 'silent',
       ...(hasHashbang ? {} : { banner: { js: '#!/usr/bin/env node' } }),
     });
+    return Object.keys(result.metafile.inputs).sort();
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
     const messages = error.errors.map((message) => `  ${formatMessage(message)}`).join('\n');
     throw new BuildError('bundle_failed', `esbuild could not bundle ${entry}:\n${messages}`);
+  }
+}
+
+/** The files the provider script bundles (esbuild's metafile inputs, relative to the repository), without writing it: for the npm package's SBOM. */
+export function providerScriptInputs(entry: string = DEFAULT_ENTRY): readonly string[] {
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  try {
+    const result = esbuild.buildSync({ absWorkingDir: REPOSITORY, entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', write: false, metafile: true, logLevel: 'silent', outfile: 'provider.js' });
+    return Object.keys(result.metafile.inputs).sort();
+  } catch (error) {
+    if (!isBuildFailure(error)) throw error;
+    throw new BuildError('bundle_failed', `esbuild could not bundle ${entry}:\n${error.errors.map((message) => `  ${formatMessage(message)}`).join('\n')}`);
   }
 }
 
@@ -193,7 +210,7 @@ function buildStaged(build: {
   const { entry, version, platforms, outDir, staging, log } = build;
   const stagedBundle = path.join(staging, EXECUTABLE_NAME);
   log(`bundling ${path.relative(process.cwd(), entry) || entry} with esbuild (node20)`);
-  bundle(entry, stagedBundle);
+  const bundledInputs = bundle(entry, stagedBundle);
   fs.chmodSync(stagedBundle, 0o755);
   const bundleBytes = fs.statSync(stagedBundle).size;
 
@@ -225,7 +242,7 @@ function buildStaged(build: {
   const executable = path.join(outDir, EXECUTABLE_NAME);
   publish(stagedBundle, executable);
   log(`wrote ${executable} (${(bundleBytes / 1024).toFixed(0)} KiB)`);
-  return { version, executable, mirrorDir, mirrorExecutables, cliConfigFile, bundleBytes };
+  return { version, executable, mirrorDir, mirrorExecutables, cliConfigFile, bundleBytes, bundledInputs };
 }
 
 const USAGE = `Usage: npm run build [-- --out-dir <dir>]

@@ -7,8 +7,10 @@
  */
 import * as ipaddr from 'ipaddr.js';
 
+/** IPv4 or IPv6; an IPv4 value never matches an IPv6 one. */
 export type AddressFamily = 'ipv4' | 'ipv6';
 
+/** An address or CIDR range checked and canonicalised (RFC 5952 for IPv6). */
 export interface ParsedAddress {
   readonly family: AddressFamily;
   /** The network address, canonical, without prefix. */

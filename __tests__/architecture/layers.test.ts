@@ -3,7 +3,7 @@
  * against the direction anywhere in the tree, and it sees every source file and resolves every
  * relative import (a file it skipped or an import it could not follow would pass unchecked).
  * A fixture tree that breaks each rule once proves every rule can fail, under its own name.
- * docs/architecture.md draws the same layers and names every rule.
+ * contributing/architecture.md draws the same layers and names every rule.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -207,8 +207,8 @@ describe('every rule can fail', () => {
   });
 });
 
-test('docs/architecture.md names every rule, and its folder table every top-level folder', () => {
-  const page = fs.readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8');
+test('contributing/architecture.md names every rule, and its folder table every top-level folder', () => {
+  const page = fs.readFileSync(path.join(root, 'contributing', 'architecture.md'), 'utf8');
   expect(config.forbidden.map((rule) => rule.name).filter((name) => !page.includes(`\`${name}\``))).toEqual([]);
   // The rows of "The folders": each names a folder that exists, and every folder of the checkout
   // (but the hidden and git-ignored ones) has a row, so the table does not drift from the tree.

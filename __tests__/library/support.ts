@@ -135,7 +135,7 @@ export interface ConsumerOptions {
  * A cdktf project in `dir` (outside the repository) with svc-prevent installed from the tarball
  * by `npm ci --offline`, like a team's project after `npm install ./svc-prevent-<version>.tgz`.
  */
-export async function createConsumerProject(dir: string, library: PackedLibrary, options: ConsumerOptions = {}): Promise<void> {
+export async function createConsumerProject(dir: string, library: PackedLibrary, options: ConsumerOptions = {}): Promise<CommandResult> {
   fs.mkdirSync(dir, { recursive: true });
   const npmPeers = options.npmPeers ?? [];
   const ourVersions = library.manifest.devDependencies as Record<string, string>;
@@ -177,4 +177,5 @@ export async function createConsumerProject(dir: string, library: PackedLibrary,
     fs.mkdirSync(path.dirname(link), { recursive: true });
     fs.symlinkSync(fs.realpathSync(path.join(REPOSITORY, 'node_modules', name)), link, 'dir');
   }
+  return install;
 }

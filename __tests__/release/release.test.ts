@@ -14,7 +14,7 @@ import { TerraformStack, Testing } from 'cdktf';
 import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
-import { executableName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
+import { executableName, executableSbomName, packageSbomName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
 import { readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { hclString } from '../../scripts/terraform-harness/hcl';
@@ -143,24 +143,50 @@ function workspace(name: string, cliConfig: string, main: string): { dir: string
 describe('the release directory', () => {
   test('holds the goreleaser layout for the package version, signed', () => {
     expect(release.version).toBe(VERSION);
-    expect(fs.readdirSync(release.outDir).sort()).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), manifestName(VERSION), sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort(),
-    );
+    const summed = [
+      zipName(VERSION, 'linux', 'amd64'),
+      zipName(VERSION, 'linux', 'arm64'),
+      executableSbomName(VERSION, 'linux', 'amd64'),
+      executableSbomName(VERSION, 'linux', 'arm64'),
+      packageSbomName(VERSION),
+      manifestName(VERSION),
+    ];
+    expect(fs.readdirSync(release.outDir).sort()).toEqual([...summed, sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort());
     expect(JSON.parse(fs.readFileSync(release.manifest, 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
-    expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), manifestName(VERSION)].sort(),
-    );
+    expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual([...summed].sort());
   });
 
-  test('each zip holds one executable terraform-provider-svc_v<version>, mode 0755, for its architecture', () => {
+  test('each executable\'s SBOM names its sha256, the Node runtime and the packages its THIRD_PARTY_NOTICES lists', () => {
+    for (const arch of ['amd64', 'arm64'] as const) {
+      const entries = readZipEntries(fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', arch))));
+      const sbom = JSON.parse(fs.readFileSync(path.join(release.outDir, executableSbomName(VERSION, 'linux', arch)), 'utf8'));
+      expect(sbom.metadata.component.hashes).toEqual([{ alg: 'SHA-256', content: createHash('sha256').update(entries[0].data).digest('hex') }]);
+      const [node, ...bundled] = sbom.components as Array<{ name: string; version: string }>;
+      expect(node).toMatchObject({ name: 'node', version: '24.21.0' });
+      const listed = [...entries[2].data.toString('utf8').matchAll(/^  (\S+) (\d\S*) \(/gm)].map((match) => `${match[1]}@${match[2]}`).filter((name) => !name.startsWith('Node.js'));
+      expect(bundled.map((component) => `${component.name}@${component.version}`)).toEqual(listed);
+    }
+    const library = JSON.parse(fs.readFileSync(path.join(release.outDir, packageSbomName(VERSION)), 'utf8'));
+    expect(library.metadata.component).toMatchObject({ name: 'svc-prevent', version: VERSION });
+  });
+
+  test('each zip holds the executable terraform-provider-svc_v<version>, mode 0755, for its architecture, with LICENSE and THIRD_PARTY_NOTICES', () => {
     const elfMachine = { amd64: 62, arm64: 183 } as const;
     for (const arch of ['amd64', 'arm64'] as const) {
       const zip = fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', arch)));
       const entries = readZipEntries(zip);
-      expect(entries.map((entry) => entry.name)).toEqual([executableName(VERSION)]);
-      // The central directory's external attributes carry the unix mode (read past the one entry's name).
-      const central = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+      expect(entries.map((entry) => entry.name)).toEqual([executableName(VERSION), 'LICENSE', 'THIRD_PARTY_NOTICES']);
+      // The first central directory entry's external attributes carry the executable's unix mode
+      // (the end record, 22 bytes at the end with no comment, gives where the directory starts).
+      const central = zip.readUInt32LE(zip.length - 22 + 16);
       expect((zip.readUInt32LE(central + 38) >>> 16).toString(8)).toBe('100755');
+      expect(entries[1].data.equals(fs.readFileSync(path.join(__dirname, '..', '..', 'LICENSE')))).toBe(true);
+      const notices = entries[2].data.toString('utf8');
+      expect(notices).toContain(`Third-party notices for ${executableName(VERSION)} (linux_${arch})`);
+      // Node's own LICENSE from the pinned package: Node's licence and those of what it bundles.
+      expect(notices).toContain('  Node.js 24.21.0 (MIT');
+      expect(notices).toMatch(/- OpenSSL, located at deps\/openssl/);
+      expect(notices).toMatch(/^  undici \d+\.\d+\.\d+ \(MIT\)$/m);
       const data = entries[0].data;
       expect(data.readUInt32BE(0)).toBe(0x7f454c46);
       expect(data.readUInt16LE(18)).toBe(elfMachine[arch]);
@@ -268,9 +294,9 @@ describe('terraform installs the released provider without node', () => {
       const init = await run(['init', '-input=false']);
       expect(init.output).toContain(`Installed ${REGISTRY_HOST}/svc-prevent/svc v${VERSION} (self-signed, key ID ${fingerprint.slice(-16)})`);
       expect(init.code).toBe(0);
-      // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's too), plus the h1: of the package it installed.
+      // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's and the SBOMs' too), plus the h1: of the package it installed.
       const allSums = [...parseSums(fs.readFileSync(release.sums, 'utf8')).values()].map((hash) => `zh:${hash}`);
-      expect(allSums).toHaveLength(3);
+      expect(allSums).toHaveLength(6);
       expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...allSums].sort());
       const apply = await run(['apply', '-auto-approve', '-input=false']);
       expect(apply.output).toContain('Apply complete! Resources: 1 added');

@@ -1,7 +1,8 @@
 /**
  * The same commit gives the same release (issue 13): two builds into two directories, with the
- * code cache, give byte-identical SHA256SUMS. Its own file, so jest can run it beside
- * release.test.ts; each build rewrites ~120 MB twice with postject, so this file takes minutes.
+ * code cache, give byte-identical SHA256SUMS (zips with their notices, SBOMs, manifest). Its own
+ * file, so jest can run it beside release.test.ts; each build rewrites ~120 MB twice with
+ * postject, so this file takes minutes.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,12 +21,13 @@ afterAll(() => {
 });
 
 test(
-  'two builds of this commit give the same SHA256SUMS, zips and manifest byte for byte',
+  'two builds of this commit give the same SHA256SUMS, zips, SBOMs and manifest byte for byte',
   async () => {
     const first = await buildRelease({ outDir: path.join(scratch, 'first'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
     const second = await buildRelease({ outDir: path.join(scratch, 'second'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
     const sums = fs.readFileSync(first.sums, 'utf8');
-    expect(sums.split('\n').filter(Boolean)).toHaveLength(3);
+    // Two zips, their two SBOMs, the npm package's SBOM, the manifest.
+    expect(sums.split('\n').filter(Boolean)).toHaveLength(6);
     expect(fs.readFileSync(second.sums, 'utf8')).toBe(sums);
     expect(first.platforms.find((platform) => platform.arch === 'amd64')?.codeCache).toBe(true);
   },

@@ -3,7 +3,8 @@
  * file and their field path there (`svc.config.json: securityPolicy.blocklist.entries[1]`), not
  * by the construct path and prop the app passes them through.
  */
-import { PolicyFileError, SecurityPolicy, parseSecurityPolicyConfig, securityPolicyPropsFromConfig } from '../../modules/security-policy';
+import { PolicyFileError, SecurityPolicy } from '../../modules/security-policy';
+import { parseSecurityPolicyConfig, securityPolicyPropsFromConfig } from '../../modules/security-policy/config';
 import { svcStack, synthJson, thrownBy, useTemporaryWorkingDirectory } from './support';
 
 const workingDirectory = useTemporaryWorkingDirectory();

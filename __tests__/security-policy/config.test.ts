@@ -1,10 +1,7 @@
 import * as path from 'node:path';
-import {
-  SecurityPolicyConfigError,
-  parseSecurityPolicyConfig,
-  securityPolicyPropsFromConfig,
-  svcProviderSettings,
-} from '../../modules/security-policy';
+// The app's config section: parsed inside the package, not part of its public surface.
+import { parseSecurityPolicyConfig, securityPolicyPropsFromConfig, svcProviderSettings } from '../../modules/security-policy/config';
+import { SecurityPolicyConfigError } from '../../modules/security-policy/errors';
 
 const CONFIG_FILE = path.join('/projects', 'acme', 'config', 'svc.config.json');
 

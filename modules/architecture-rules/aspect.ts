@@ -15,6 +15,7 @@ import {
 } from './options';
 import { ARCHITECTURE_RULES } from './rules';
 
+/** ArchitectureRulesOptions plus which rules to run. */
 export interface ArchitectureRulesProps extends ArchitectureRulesOptions {
   /**
    * The rules to run.
@@ -23,6 +24,12 @@ export interface ArchitectureRulesProps extends ArchitectureRulesOptions {
   readonly rules?: readonly ArchitectureRule[];
 }
 
+/**
+ * The spec's architecture rules as a cdktf Aspect: add it to a stack and every construct is
+ * checked at synth. Findings go to cdktf Annotations: errors fail synth, warnings and info are
+ * printed; a rule that throws becomes an error finding naming the rule. Bad options raise
+ * ArchitectureRulesOptionError. See help/architecture-rules.md.
+ */
 export class ArchitectureRules implements IAspect {
   readonly rules: readonly ArchitectureRule[];
   private readonly options: ResolvedArchitectureRulesOptions;

@@ -7,6 +7,7 @@ import { IConstruct } from 'constructs';
 import { Token } from 'cdktf';
 import { parseAddress, InvalidAddressError } from '../../src/address';
 
+/** What the rules need to know about the deployment that the stack cannot tell them. */
 export interface ArchitectureRulesOptions {
   /**
    * The control plane VPC's IPv4 range, e.g. `10.0.0.0/16`. Used by rule 5.

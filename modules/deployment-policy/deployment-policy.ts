@@ -26,6 +26,7 @@ export const CLOUDFORMATION_SERVICE_PRINCIPAL = 'cloudformation.amazonaws.com';
 export const PRODUCT_TAG_KEY = 'product';
 export const DEFAULT_PRODUCT_TAG_VALUE = 'svc-prevent';
 
+/** The optional installation role: an IAM role with the deployment policy attached, for the deployer to assume. */
 export interface InstallationRoleProps {
   /** @default `<stackName>-installation` */
   readonly roleName?: string;
@@ -41,6 +42,7 @@ export interface InstallationRoleProps {
   readonly trustedPrincipal?: string;
 }
 
+/** The values the deployment policy is built from (the control plane stack it permits) and what to create besides the policies. */
 export interface DeploymentPolicyProps extends DeploymentPolicyDocumentInput {
   /** Base name of the managed policies, numbered `-1`, `-2`, ... @default `<stackName>-deployment` */
   readonly policyName?: string;
@@ -84,6 +86,12 @@ function sizingInput(props: DeploymentPolicyDocumentInput): DeploymentPolicyDocu
   };
 }
 
+/**
+ * The spec's custom deployment policy for Terraform deployments of the control plane, as IAM
+ * managed policies (split to fit IAM's size limit) and, when asked, an installation role that
+ * carries them. Bad props raise DeploymentPolicyPropError at construction. See
+ * help/deployment-policy.md.
+ */
 export class DeploymentPolicy extends Construct {
   /** The whole policy document, as a plain object (what `svc-deployment-policy` prints). */
   readonly document: PolicyDocument;

@@ -12,6 +12,7 @@ import { PolicyFileError, SecurityPolicyPropError, describeSource, type EntrySou
 
 /** The service's lists (the wire contract's LIST_NAMES), as SecurityPolicy's props and config name them. */
 export type PolicyListName = ListName;
+/** The three lists a policy manages, in the order the service and every report name them. */
 export const POLICY_LIST_NAMES: readonly PolicyListName[] = LIST_NAMES;
 
 /** One entry as users write it, inline or in a file. */

@@ -27,6 +27,7 @@ export function describeSource(source: EntrySource): string {
   return source.constructPath === undefined ? source.field : `${source.constructPath}: ${source.field}`;
 }
 
+/** The `code` of a PolicyFileError: a bad entry, the same address twice, or a file that cannot be read or parsed. */
 export type PolicyFileErrorCode =
   /** An entry of a file is wrong: its ip (not an address, host bits set, empty, missing), a wrong type, an unknown field. */
   | 'invalid_policy_entry'
@@ -67,6 +68,7 @@ export class PolicyFileError extends Error {
   }
 }
 
+/** The `code` of a SecurityPolicyPropError, stable across releases: branch on it, not on the message. */
 export type SecurityPolicyPropErrorCode =
   | 'invalid_security_policy_prop'
   /** Two entries of one list have the same canonical address, neither later one from a file. */

@@ -7,10 +7,12 @@ import { NOT_KNOWN_YET, ssoSettingsProblems } from '../../src/sso-rules';
 
 /** Per-entry: one resource per address (`svc_blacklist_entry`), owning that entry only. Whole-list: one `svc_blacklist` with an `entries` map. */
 export type PolicyListResources = 'per-entry' | 'whole-list';
+/** Every value `PolicyListProps.resources` accepts. */
 export const POLICY_LIST_RESOURCES: readonly PolicyListResources[] = ['per-entry', 'whole-list'];
 
 /** Whole-list only: `authoritative` owns every entry of the list, `additive` only the declared ones. */
 export type PolicyListMode = 'authoritative' | 'additive';
+/** Every value `PolicyListProps.mode` accepts. */
 export const POLICY_LIST_MODES: readonly PolicyListMode[] = ['authoritative', 'additive'];
 
 /** How one list (blacklist, blocklist or whitelist) is declared, and its entries. */

@@ -57,7 +57,9 @@ import {
   type SsoSettings,
 } from './props';
 
+/** The resource of one entry of a list in per-entry mode (`entryResources(list)` returns them by name). */
 export type PolicyEntryResource = BlacklistEntry | BlocklistEntry | WhitelistEntry;
+/** The one resource of a list in whole-list mode. */
 export type PolicyWholeListResource = Blacklist | Blocklist | Whitelist;
 const SECURITY_POLICY_PROPS: readonly string[] = SECURITY_POLICY_PROP_NAMES;
 const POLICY_LIST_PROPS: readonly string[] = POLICY_LIST_FIELDS;

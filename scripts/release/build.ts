@@ -2,10 +2,13 @@
  * `npm run release`: builds the svc provider as self-contained executables and lays out a
  * release in the goreleaser layout the public Terraform registry reads (help/releasing.md):
  *
- *   release/terraform-provider-svc_<v>_linux_amd64.zip   one executable terraform-provider-svc_v<v>
+ *   release/terraform-provider-svc_<v>_linux_amd64.zip   the executable terraform-provider-svc_v<v>, LICENSE,
+ *                                                        THIRD_PARTY_NOTICES (scripts/release/notices.ts)
  *   release/terraform-provider-svc_<v>_linux_arm64.zip
+ *   release/terraform-provider-svc_<v>_linux_amd64.sbom.cdx.json  CycloneDX SBOM of each executable
+ *   release/svc-prevent-<v>.sbom.cdx.json                CycloneDX SBOM of the npm package
  *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
- *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips and the manifest
+ *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips, the SBOMs and the manifest
  *   release/terraform-provider-svc_<v>_SHA256SUMS.sig    detached binary GPG signature  } with a
  *   release/terraform-provider-svc_<v>_signing-key.asc   the armored public key          } signing key
  *
@@ -27,22 +30,28 @@ import * as path from 'node:path';
 import {
   PROJECT_NAME,
   RELEASE_PLATFORMS,
+  LIBRARY_PACKAGE_NAME,
   executableName,
+  executableSbomName,
   isSemanticVersion,
   manifestName,
   manifestText,
+  packageSbomName,
   publicKeyName,
   signatureName,
   sumsName,
   zipName,
   type ReleasePlatform,
 } from './layout';
-import { packageVersion } from '../../src/provider-identity';
+import { BuildError, packageVersion } from '../../src/provider-identity';
 import { BundleError, bundleProvider } from './bundle';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
 import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
-import { zipOneExecutable } from './zip';
+import { EXECUTABLE_MODE, zipArchive, type ZipEntryInput } from './zip';
+import { LICENSE_FILE, NOTICES_FILE, NoticesError, bundledPackages, executableNotices, projectLicense, type Notices } from './notices';
+import { SbomError, executableSbom, packageSbom } from './sbom';
+import { providerScriptInputs } from '../build-provider';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -64,7 +73,9 @@ export type ReleaseErrorCode =
   | 'sea_failed'
   | 'inject_failed'
   | 'signing_key_missing'
-  | 'signing_failed';
+  | 'signing_failed'
+  | 'notices_failed'
+  | 'sbom_failed';
 
 export class ReleaseError extends Error {
   constructor(
@@ -109,6 +120,8 @@ export interface ReleasedPlatform {
   readonly arch: string;
   readonly zip: string;
   readonly zipBytes: number;
+  /** The CycloneDX SBOM of the executable. */
+  readonly sbom: string;
   readonly executableBytes: number;
   readonly codeCache: boolean;
   /** The Node binary the executable is a copy of (in the cache directory), e.g. to compare against its own start. */
@@ -120,6 +133,8 @@ export interface ReleaseResult {
   readonly outDir: string;
   readonly platforms: readonly ReleasedPlatform[];
   readonly manifest: string;
+  /** The CycloneDX SBOM of the npm package (svc-prevent-<version>.sbom.cdx.json). */
+  readonly packageSbom: string;
   readonly sums: string;
   /** Present when signed. */
   readonly signature?: string;
@@ -381,13 +396,14 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
 
     fs.mkdirSync(outDir, { recursive: true });
-    for (const stale of fs.readdirSync(outDir).filter((name) => name.startsWith(`${PROJECT_NAME}_`))) fs.rmSync(path.join(outDir, stale), { force: true });
+    const ours = (name: string) => name.startsWith(`${PROJECT_NAME}_`) || (name.startsWith(`${LIBRARY_PACKAGE_NAME}-`) && name.endsWith('.sbom.cdx.json'));
+    for (const stale of fs.readdirSync(outDir).filter(ours)) fs.rmSync(path.join(outDir, stale), { force: true });
 
     const platforms: ReleasedPlatform[] = [];
     const executables: Record<string, string> = {};
     for (const platform of targets) {
       const withCache = codeCache && platform.nodeArch === hostArch;
-      const released = buildPlatform({ platform, version, work, bundle, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+      const released = buildPlatform({ platform, version, work, bundle, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
       platforms.push(released.platform);
       if (options.executablesDir !== undefined) {
         const kept = path.join(path.resolve(options.executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
@@ -401,7 +417,10 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     const manifest = path.join(outDir, manifestName(version));
     fs.writeFileSync(manifest, manifestText());
     const sums = path.join(outDir, sumsName(version));
-    const summed = [...platforms.map((platform) => platform.zip), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+    const librarySbom = path.join(outDir, packageSbomName(version));
+    fs.writeFileSync(librarySbom, sbomStep(() => packageSbom({ sourceDateEpoch: modified, bundled: bundledPackages(providerScriptInputs()) })));
+    log(`wrote ${path.basename(librarySbom)} (npm sbom of the package's dependencies and the provider script's bundled packages)`);
+    const summed = [...platforms.flatMap((platform) => [platform.zip, platform.sbom]), librarySbom, manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
     fs.writeFileSync(sums, summed.map((file) => `${sha256(file)}  ${path.basename(file)}\n`).join(''));
     log(`wrote ${path.basename(manifest)} and ${path.basename(sums)}`);
 
@@ -415,7 +434,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     } else {
       log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
     }
-    return { version, outDir, platforms, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
+    return { version, outDir, platforms, manifest, packageSbom: librarySbom, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -426,6 +445,8 @@ function buildPlatform(build: {
   version: string;
   work: string;
   bundle: { loader: string; main: string; service: string };
+  /** esbuild's inputs of the three scripts, for the notices. */
+  bundledInputs: readonly string[];
   blobMaker: string;
   node: string;
   withCache: boolean;
@@ -453,11 +474,58 @@ function buildPlatform(build: {
   log(`${name}: injecting the provider (${(fs.statSync(blobPath).size / 1024).toFixed(0)} KiB blob, ${withCache ? 'with' : 'without'} code caches) into node ${path.basename(path.dirname(path.dirname(path.dirname(node))))}`);
   injectIntoCopy(node, blobPath, executable);
   const data = fs.readFileSync(executable);
+  const notices = noticesFor(`${executableName(version)} (${name})`, build.bundledInputs, node);
   const zip = path.join(outDir, zipName(version, platform.os, platform.arch));
-  fs.writeFileSync(zip, zipOneExecutable(path.basename(executable), data, modified));
+  fs.writeFileSync(zip, zipArchive(executableArchiveEntries(path.basename(executable), data, notices), modified));
   const zipBytes = fs.statSync(zip).size;
   log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
-  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, executableBytes: data.length, codeCache: withCache, node }, executable };
+  const sbom = path.join(outDir, executableSbomName(version, platform.os, platform.arch));
+  const sbomText = sbomStep(() =>
+    executableSbom({
+      executable: path.basename(executable),
+      version,
+      platform: name,
+      nodeArch: platform.nodeArch,
+      executableSha256: createHash('sha256').update(data).digest('hex'),
+      packages: notices.packages,
+      node: notices.node!,
+      sourceDateEpoch: modified,
+    }),
+  );
+  fs.writeFileSync(sbom, sbomText);
+  log(`${name}: wrote ${path.basename(sbom)}`);
+  return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, sbom, executableBytes: data.length, codeCache: withCache, node }, executable };
+}
+
+function sbomStep(make: () => string): string {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof SbomError || error instanceof NoticesError || error instanceof BuildError) throw new ReleaseError('sbom_failed', error.message);
+    throw error;
+  }
+}
+
+function noticesFor(subject: string, inputs: readonly string[], nodeBinary: string): Notices {
+  try {
+    return executableNotices({ subject, inputs, nodeBinary });
+  } catch (error) {
+    if (error instanceof NoticesError) throw new ReleaseError('notices_failed', error.message);
+    throw error;
+  }
+}
+
+/**
+ * What a release zip holds: the executable first (mode 0755), then this project's LICENSE and
+ * the executable's THIRD_PARTY_NOTICES. Terraform runs the `terraform-provider-<type>` file and
+ * ignores the others. For any executable this project ships (the svc pipeline tool too).
+ */
+export function executableArchiveEntries(executableFile: string, executable: Buffer, notices: Notices): ZipEntryInput[] {
+  return [
+    { name: executableFile, data: executable, mode: EXECUTABLE_MODE },
+    { name: LICENSE_FILE, data: projectLicense() },
+    { name: NOTICES_FILE, data: Buffer.from(notices.text, 'utf8') },
+  ];
 }
 
 function kibibytes(bytes: number): string {
@@ -474,8 +542,10 @@ Builds the svc provider as self-contained executables (Node.js single executable
 no node needed where they run) and writes a release in the layout the Terraform registry reads:
 
   <dir>/terraform-provider-svc_<version>_linux_amd64.zip, _linux_arm64.zip
+  <dir>/terraform-provider-svc_<version>_linux_amd64.sbom.cdx.json, _linux_arm64.sbom.cdx.json
+  <dir>/svc-prevent-<version>.sbom.cdx.json                   the npm package's SBOM
   <dir>/terraform-provider-svc_<version>_manifest.json
-  <dir>/terraform-provider-svc_<version>_SHA256SUMS
+  <dir>/terraform-provider-svc_<version>_SHA256SUMS            over the zips, SBOMs, manifest
   <dir>/terraform-provider-svc_<version>_SHA256SUMS.sig        when signed
   <dir>/terraform-provider-svc_<version>_signing-key.asc       when signed
 

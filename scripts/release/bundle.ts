@@ -36,6 +36,8 @@ export interface ProviderBundles {
   readonly service: string;
   /** Repository paths of the modules main shares with the service bundle. */
   readonly shared: readonly string[];
+  /** Every file in the three scripts, relative to the repository (esbuild's metafile inputs): what THIRD_PARTY_NOTICES and the SBOM cover. */
+  readonly inputs: readonly string[];
 }
 
 function isBuildFailure(error: unknown): error is BuildFailure {
@@ -86,7 +88,7 @@ export async function bundleProvider(version: string): Promise<ProviderBundles> 
     const probe = await esbuild.build({ ...common, entryPoints: [MAIN_ENTRY], outfile: 'main.js', metafile: true });
     const mainModules = new Set(Object.keys(probe.metafile?.inputs ?? {}));
     const taken = new Set<string>();
-    const service = await esbuild.build({ ...common, entryPoints: [SERVICE_ENTRY], outfile: 'service.js', plugins: [takeFromMain(mainModules, taken)] });
+    const service = await esbuild.build({ ...common, metafile: true, entryPoints: [SERVICE_ENTRY], outfile: 'service.js', plugins: [takeFromMain(mainModules, taken)] });
     const shared = [...taken].sort();
     // The entry runs first (its console guard before anything prints); the shared modules are
     // already loaded by then, and the assignments run before any call can come in.
@@ -96,9 +98,11 @@ export async function bundleProvider(version: string): Promise<ProviderBundles> 
       ...shared.map((module, index) => `sharedModules[${JSON.stringify(module)}] = shared${index};`),
       '',
     ].join('\n');
-    const main = await esbuild.build({ ...common, stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'executable-main.js', loader: 'js' }, outfile: 'main.js' });
-    const loader = await esbuild.build({ ...common, entryPoints: [LOADER_ENTRY], outfile: 'loader.js' });
-    return { loader: text(loader), main: wrapScriptSource(text(main)), service: wrapScriptSource(text(service)), shared };
+    const main = await esbuild.build({ ...common, metafile: true, stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'executable-main.js', loader: 'js' }, outfile: 'main.js' });
+    const loader = await esbuild.build({ ...common, metafile: true, entryPoints: [LOADER_ENTRY], outfile: 'loader.js' });
+    const inputs = new Set([loader, main, service].flatMap((result) => Object.keys(result.metafile?.inputs ?? {})));
+    inputs.delete('<stdin>');
+    return { loader: text(loader), main: wrapScriptSource(text(main)), service: wrapScriptSource(text(service)), shared, inputs: [...inputs].sort() };
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
     throw new BundleError(`esbuild could not bundle the provider:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);

@@ -35,6 +35,12 @@ export const zipName = (version: string, os: string, arch: string): string => `$
 export const manifestName = (version: string): string => `${PROJECT_NAME}_${version}_manifest.json`;
 export const sumsName = (version: string): string => `${PROJECT_NAME}_${version}_SHA256SUMS`;
 export const signatureName = (version: string): string => `${sumsName(version)}.sig`;
+/** The CycloneDX SBOM of one platform's executable (help/releasing.md#software-bill-of-materials). */
+export const executableSbomName = (version: string, os: string, arch: string): string => `${PROJECT_NAME}_${version}_${os}_${arch}.sbom.cdx.json`;
+/** The npm package's name, whose tarball `npm pack` writes as `<name>-<version>.tgz`. */
+export const LIBRARY_PACKAGE_NAME = 'svc-prevent';
+/** The CycloneDX SBOM of the npm package, named after its tarball. */
+export const packageSbomName = (version: string): string => `${LIBRARY_PACKAGE_NAME}-${version}.sbom.cdx.json`;
 /** Not part of the goreleaser layout: the armored public key, for the registry generator and for users. */
 export const publicKeyName = (version: string): string => `${PROJECT_NAME}_${version}_signing-key.asc`;
 

@@ -1,8 +1,8 @@
 /**
- * Writes a zip archive of one executable, byte for byte the same for the same input: a fixed
- * modification time (DOS time, UTC), mode 0755, no extra fields, no comment. The `zip` tool
- * would add the build machine's clock, uid/gid and time zone. Deflate level 6: level 9 takes
- * four times as long for 0.3% less.
+ * Writes a zip archive, byte for byte the same for the same input: a fixed modification time
+ * (DOS time, UTC), each entry's unix mode, no extra fields, no comment. The `zip` tool would
+ * add the build machine's clock, uid/gid and time zone. Deflate level 6: level 9 takes four
+ * times as long for 0.3% less.
  */
 import { crc32, deflateRawSync } from 'node:zlib';
 
@@ -13,8 +13,17 @@ const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
 const VERSION_MADE_BY = (3 << 8) | 20;
 const VERSION_NEEDED = 20;
 const DEFLATE = 8;
-const EXECUTABLE_MODE = 0o100755;
+const REGULAR_FILE = 0o100000;
+export const EXECUTABLE_MODE = 0o755;
+export const READABLE_MODE = 0o644;
 const ZIP32_LIMIT = 0xffffffff;
+
+export interface ZipEntryInput {
+  readonly name: string;
+  readonly data: Buffer;
+  /** Unix permission bits. @default 0o644 */
+  readonly mode?: number;
+}
 
 /** MS-DOS date and time of a moment (UTC, two-second steps; the format starts in 1980). */
 function dosDateTime(seconds: number): { date: number; time: number } {
@@ -24,49 +33,63 @@ function dosDateTime(seconds: number): { date: number; time: number } {
   return { date, time };
 }
 
-export function zipOneExecutable(name: string, data: Buffer, modifiedSeconds: number): Buffer {
-  const compressed = deflateRawSync(data, { level: 6 });
-  if (data.length >= ZIP32_LIMIT || compressed.length >= ZIP32_LIMIT) throw new Error(`${name} is too large for a zip without zip64 (${data.length} bytes)`);
-  const nameBytes = Buffer.from(name, 'utf8');
-  const checksum = crc32(data);
+/** A zip of `entries` in the order given (the release puts the executable first). */
+export function zipArchive(entries: readonly ZipEntryInput[], modifiedSeconds: number): Buffer {
   const { date, time } = dosDateTime(modifiedSeconds);
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const compressed = deflateRawSync(entry.data, { level: 6 });
+    if (entry.data.length >= ZIP32_LIMIT || compressed.length >= ZIP32_LIMIT) throw new Error(`${entry.name} is too large for a zip without zip64 (${entry.data.length} bytes)`);
+    const nameBytes = Buffer.from(entry.name, 'utf8');
+    const checksum = crc32(entry.data);
 
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(LOCAL_FILE_HEADER, 0);
-  local.writeUInt16LE(VERSION_NEEDED, 4);
-  local.writeUInt16LE(0, 6); // flags
-  local.writeUInt16LE(DEFLATE, 8);
-  local.writeUInt16LE(time, 10);
-  local.writeUInt16LE(date, 12);
-  local.writeUInt32LE(checksum, 14);
-  local.writeUInt32LE(compressed.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(nameBytes.length, 26);
-  local.writeUInt16LE(0, 28); // extra field length
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(LOCAL_FILE_HEADER, 0);
+    local.writeUInt16LE(VERSION_NEEDED, 4);
+    local.writeUInt16LE(0, 6); // flags
+    local.writeUInt16LE(DEFLATE, 8);
+    local.writeUInt16LE(time, 10);
+    local.writeUInt16LE(date, 12);
+    local.writeUInt32LE(checksum, 14);
+    local.writeUInt32LE(compressed.length, 18);
+    local.writeUInt32LE(entry.data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    local.writeUInt16LE(0, 28); // extra field length
 
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(CENTRAL_DIRECTORY_HEADER, 0);
-  central.writeUInt16LE(VERSION_MADE_BY, 4);
-  central.writeUInt16LE(VERSION_NEEDED, 6);
-  central.writeUInt16LE(0, 8);
-  central.writeUInt16LE(DEFLATE, 10);
-  central.writeUInt16LE(time, 12);
-  central.writeUInt16LE(date, 14);
-  central.writeUInt32LE(checksum, 16);
-  central.writeUInt32LE(compressed.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(nameBytes.length, 28);
-  // extra length, comment length, disk number, internal attributes: 0
-  central.writeUInt32LE((EXECUTABLE_MODE << 16) >>> 0, 38);
-  central.writeUInt32LE(0, 42); // offset of the local header
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(CENTRAL_DIRECTORY_HEADER, 0);
+    central.writeUInt16LE(VERSION_MADE_BY, 4);
+    central.writeUInt16LE(VERSION_NEEDED, 6);
+    central.writeUInt16LE(0, 8);
+    central.writeUInt16LE(DEFLATE, 10);
+    central.writeUInt16LE(time, 12);
+    central.writeUInt16LE(date, 14);
+    central.writeUInt32LE(checksum, 16);
+    central.writeUInt32LE(compressed.length, 20);
+    central.writeUInt32LE(entry.data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    // extra length, comment length, disk number, internal attributes: 0
+    central.writeUInt32LE(((REGULAR_FILE | (entry.mode ?? READABLE_MODE)) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42); // offset of the local header
 
-  const centralOffset = local.length + nameBytes.length + compressed.length;
-  const centralSize = central.length + nameBytes.length;
+    locals.push(local, nameBytes, compressed);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + compressed.length;
+  }
+  if (offset >= ZIP32_LIMIT) throw new Error(`the archive is too large for a zip without zip64 (${offset} bytes)`);
+  const centralSize = centrals.reduce((sum, part) => sum + part.length, 0);
   const end = Buffer.alloc(22);
   end.writeUInt32LE(END_OF_CENTRAL_DIRECTORY, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
   end.writeUInt32LE(centralSize, 12);
-  end.writeUInt32LE(centralOffset, 16);
-  return Buffer.concat([local, nameBytes, compressed, central, nameBytes, end]);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, ...centrals, end]);
+}
+
+/** A zip holding one executable (mode 0755) and nothing else. */
+export function zipOneExecutable(name: string, data: Buffer, modifiedSeconds: number): Buffer {
+  return zipArchive([{ name, data, mode: EXECUTABLE_MODE }], modifiedSeconds);
 }

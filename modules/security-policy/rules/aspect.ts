@@ -29,6 +29,7 @@ export interface PolicyRuleSubject {
 
 const ASPECTS = new WeakMap<TerraformStack, SecurityPolicyRules>();
 
+/** The Aspect that runs POLICY_RULES over every SecurityPolicy of a stack: errors fail synth, warnings print, acknowledged findings become info. */
 export class SecurityPolicyRules implements IAspect {
   /** The stack's aspect, added to the stack on first use. */
   static of(stack: TerraformStack): SecurityPolicyRules {

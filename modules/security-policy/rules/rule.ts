@@ -29,18 +29,21 @@ export interface InfrastructureAddress {
   readonly what: string;
 }
 
+/** What a rule sees: the entries of every list of one policy, and the infrastructure it must not deny. */
 export interface PolicyRuleContext {
   /** The literal entries of each list; an unmanaged list is empty. */
   readonly lists: Readonly<Record<PolicyListName, readonly PolicyRuleEntry[]>>;
   readonly infrastructure: readonly InfrastructureAddress[];
 }
 
+/** A rule's verdict: compliant, not applicable, or non-compliant with one message per finding. */
 export type PolicyRuleResult =
   | { readonly compliance: 'compliant' }
   | { readonly compliance: 'not_applicable' }
   /** One message per problem; each names the entry, where it is declared, and the fix. */
   | { readonly compliance: 'non_compliant'; readonly messages: readonly string[] };
 
+/** One policy rule: a stable id to acknowledge it by, a level, and a pure evaluate function. */
 export interface PolicyRule {
   /** Stable id, shown in every finding and used to acknowledge it; never renumber. */
   readonly id: string;
@@ -50,7 +53,9 @@ export interface PolicyRule {
   readonly evaluate: (context: PolicyRuleContext) => PolicyRuleResult;
 }
 
+/** The result of a rule that found nothing wrong. */
 export const COMPLIANT: PolicyRuleResult = { compliance: 'compliant' };
+/** The result of a rule that does not apply to this policy (e.g. none of its lists is set). */
 export const NOT_APPLICABLE: PolicyRuleResult = { compliance: 'not_applicable' };
 
 /** Compliant for no messages, else non-compliant with them. */
@@ -63,6 +68,7 @@ export function entriesOf(context: PolicyRuleContext, lists: readonly PolicyList
   return lists.flatMap((list) => context.lists[list]);
 }
 
+/** The lists that deny: blacklist and blocklist. */
 export const DENY_LISTS: readonly PolicyListName[] = DENY_LIST_NAMES;
 
 /** `blacklist entry "198.51.100.0/24" (policy/blacklist.yaml:3: entries[1])`. */

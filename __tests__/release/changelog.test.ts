@@ -1,0 +1,34 @@
+/**
+ * CHANGELOG.md (help/releasing.md#versioning): the version package.json releases has its own
+ * dated section, and the file keeps the Keep a Changelog shape a reader and tools rely on.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { packageVersion } from '../../src/provider-identity';
+
+const REPOSITORY = path.resolve(__dirname, '..', '..');
+const changelog = fs.readFileSync(path.join(REPOSITORY, 'CHANGELOG.md'), 'utf8');
+const headings = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\S+))?$/gm)].map((match) => ({ version: match[1], date: match[2] }));
+
+test('the version package.json releases has a dated section', () => {
+  const version = packageVersion(REPOSITORY);
+  const entry = headings.find((heading) => heading.version === version);
+  expect(entry).toBeDefined();
+  expect(entry?.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  // The section has content, and a link reference for its heading.
+  const section = changelog.split(/^## /m).find((part) => part.startsWith(`[${version}]`)) ?? '';
+  expect(section).toMatch(/^### (Added|Changed|Deprecated|Removed|Fixed|Security)$/m);
+  expect(changelog).toMatch(new RegExp(`^\\[${version.replace(/\./g, '\\.')}\\]: https://`, 'm'));
+});
+
+test('Unreleased comes first, then releases newest first, each version once', () => {
+  expect(headings[0]?.version).toBe('Unreleased');
+  const versions = headings.slice(1).map((heading) => heading.version);
+  expect(new Set(versions).size).toBe(versions.length);
+  const numeric = (version: string) => version.split(/[.-]/).slice(0, 3).map(Number);
+  const sorted = [...versions].sort((a, b) => {
+    const [x, y] = [numeric(a), numeric(b)];
+    return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+  });
+  expect(versions).toEqual(sorted);
+});
