@@ -59,30 +59,31 @@ export interface Checked<Value> {
  */
 export function checkListEntries(items: readonly unknown[]): Checked<ListEntry[]> {
   const warnings: ReplyWarning[] = [];
-  const byIp = new Map<string, { entry: ListEntry; field: string; spellings: string[]; dropped: string[] }>();
+  // Descriptions as the service sent them (quoteForMessage escapes them once for the warning).
+  const byIp = new Map<string, { entry: ListEntry; field: string; kept: string; spellings: string[]; dropped: string[] }>();
   items.forEach((item, index) => {
     const field = `Ok[${index}]`;
     const entry = checkEntry(item, field, warnings);
-    const spelling = (item as { ip: string }).ip;
+    const { ip: spelling, description } = item as { ip: string; description?: string | null };
     const first = byIp.get(entry.ip);
     if (first === undefined) {
-      byIp.set(entry.ip, { entry, field, spellings: [spelling], dropped: [] });
+      byIp.set(entry.ip, { entry, field, kept: description ?? '', spellings: [spelling], dropped: [] });
       return;
     }
     first.spellings.push(spelling);
-    first.dropped.push(entry.description);
+    first.dropped.push(description ?? '');
   });
-  for (const { entry, field, spellings, dropped } of byIp.values()) {
+  for (const { entry, field, kept, spellings, dropped } of byIp.values()) {
     if (spellings.length === 1) continue;
-    const differing = dropped.filter((description) => description !== entry.description);
+    const differing = dropped.filter((description) => description !== kept);
     const which =
       differing.length === 0
         ? 'all with the same description'
-        : `kept the first, description ${quoteForMessage(entry.description)}; ignored ${differing.map((text) => quoteForMessage(text)).join(', ')}`;
+        : `kept the first, description ${quoteForMessage(kept)}; ignored ${quoteSome(differing)}`;
     warnings.push({
       field,
       message:
-        `the service lists ${entry.ip} ${spellings.length} times (as ${spellings.map((text) => quoteForMessage(text)).join(', ')}), ` +
+        `the service lists ${entry.ip} ${spellings.length} times (as ${quoteSome(spellings)}), ` +
         `one address once canonical: merged into one entry, ${which}. Remove the duplicates on the service.`,
     });
   }
@@ -126,6 +127,12 @@ function checkEntry(item: unknown, field: string, warnings: ReplyWarning[]): Lis
   const entry: Record<string, unknown> = { ip, description, created };
   if (record.expires !== undefined && record.expires !== null) entry.expires = epochSeconds(record.expires, `${field}.expires`, item);
   return entry as unknown as ListEntry;
+}
+
+/** The first few texts quoted, and how many more there are: a thousand duplicates make one short warning. */
+function quoteSome(texts: readonly string[], shown = 5): string {
+  const quoted = texts.slice(0, shown).map((text) => quoteForMessage(text)).join(', ');
+  return texts.length > shown ? `${quoted} and ${texts.length - shown} more` : quoted;
 }
 
 function asRecord(item: unknown, field: string): Record<string, unknown> {
