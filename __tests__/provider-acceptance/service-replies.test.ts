@@ -112,7 +112,7 @@ test('a description with terminal escapes, written through the API, is shown esc
   expect(plan.text).not.toMatch(/^\s*No changes\./m);
   // The change back: from the escaped text state now holds (terraform doubles its backslashes), to the configured one.
   expect(plan.text).toContain(`~ description = "${HOSTILE_SHOWN.split('\\').join('\\\\')}" -> "configured"`);
-  expect(plan.text.replace(/\s*\n\s*(│\s*)?/g, ' ')).toContain('Warning: The svc management API returned data that had to be changed to be shown');
+  expect(plan.text.replace(/\s*\n\s*(│\s*)?/g, ' ')).toContain('Warning: The svc management API returned text with control characters, shown escaped (list_blacklist, tenant "hostile")');
   expect(plan.actions['svc_blacklist_entry.owned']).toBe('update');
 
   // Apply writes the configured text back; the next plan is clean.

@@ -42,6 +42,8 @@ export class ReplyValueError extends Error {
 
 /** Something the service returned that was usable only after a change (merged, escaped, cut). */
 export interface ReplyWarning {
+  /** What was changed: addresses merged, characters escaped, a text cut. */
+  readonly kind: 'duplicate' | 'escaped' | 'cut';
   /** e.g. `Ok[3].description`. */
   readonly field: string;
   /** One sentence, already safe to show (values escaped and cut). */
@@ -81,6 +83,7 @@ export function checkListEntries(items: readonly unknown[]): Checked<ListEntry[]
         ? 'all with the same description'
         : `kept the first, description ${quoteForMessage(kept)}; ignored ${quoteSome(differing)}`;
     warnings.push({
+      kind: 'duplicate',
       field,
       message:
         `the service lists ${entry.ip} ${spellings.length} times (as ${quoteSome(spellings)}), ` +
@@ -162,12 +165,14 @@ function checkText(value: unknown, field: string, limit: number, what: string, w
   if (length > limit) {
     text = `${[...text.slice(0, limit * 2)].slice(0, limit).join('')}...`;
     warnings.push({
+      kind: 'cut',
       field,
       message: `${what} is ${length} characters long; cut to its first ${limit} (${field})`,
     });
   }
   if (needsEscaping(text)) {
     warnings.push({
+      kind: 'escaped',
       field,
       message: `${what} holds control or bidirectional-override characters; they are shown escaped, as ${quoteForMessage(text)} (${field})`,
     });

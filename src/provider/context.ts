@@ -318,13 +318,21 @@ function notKnownYet(name: TextSetting): DiagnosticsError {
   ]);
 }
 
-/** Summary of every warning about what the service returned (help/troubleshooting.md lists them). */
-export const REPLY_WARNING_SUMMARY = 'The svc management API returned data that had to be changed to be shown';
+/** How the summary of a warning about what the service returned starts, by kind (help/troubleshooting.md lists them). */
+export const REPLY_WARNING_SUMMARIES: Readonly<Record<CommandReplyWarning['kind'], string>> = {
+  duplicate: 'The svc management API listed one address more than once',
+  escaped: 'The svc management API returned text with control characters, shown escaped',
+  cut: 'The svc management API returned text too long to keep, cut',
+};
 
-/** A warning of the client's reply checks, as terraform shows it. */
+/**
+ * A warning of the client's reply checks, as terraform shows it. The summary names the command
+ * and tenant: terraform folds warnings with one summary into the first ("and N more similar
+ * warnings"), which keeps a list of a thousand hostile entries to one warning per kind.
+ */
 function replyWarningDiagnostic(tenant: string, warning: CommandReplyWarning): Diagnostic {
   return warningDiagnostic(
-    REPLY_WARNING_SUMMARY,
+    `${REPLY_WARNING_SUMMARIES[warning.kind]} (${warning.command}, tenant ${JSON.stringify(tenant)})`,
     `${warning.command} for tenant ${JSON.stringify(tenant)}: ${warning.message}. ` +
       'State and plans hold the changed value; fix the entry on the service (or let the configuration set it) to make this go away. ' +
       'See help/troubleshooting.md.',
