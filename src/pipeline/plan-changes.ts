@@ -83,7 +83,7 @@ function childMask(mask: unknown, key: string | number): unknown {
 function childPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return `${parent}[${key}]`;
   if (parent === '') return key;
-  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${escapeForDisplay(JSON.stringify(key))}]`;
 }
 
 function render(value: Value, sensitive: unknown, unknown: unknown = false): string {
