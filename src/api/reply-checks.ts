@@ -20,7 +20,7 @@
  */
 import { checkAddress } from '../address';
 import { MAX_DESCRIPTION_LENGTH } from '../description';
-import { escapeForDisplay, needsEscaping, quoteForMessage } from '../display-text';
+import { describeValueForMessage, escapeForDisplay, needsEscaping, quoteForMessage } from '../display-text';
 import type { AuditEvent, ListEntry } from './types';
 
 /** Audit texts (user, category, action, description) are cut at this many characters. */
@@ -105,7 +105,8 @@ export function checkAuditEvents(items: readonly unknown[]): Checked<AuditEvent[
   const value = items.map((item, index) => {
     const field = `Ok[${index}]`;
     const record = asRecord(item, field);
-    const event: Record<string, unknown> = { ...record };
+    // Only the contract's fields go on: nothing unchecked reaches a caller.
+    const event: Record<string, unknown> = {};
     event.timestamp = epochSeconds(record.timestamp, `${field}.timestamp`, item);
     for (const name of ['user', 'category', 'action', 'description'] as const) {
       event[name] = checkText(record[name], `${field}.${name}`, MAX_AUDIT_TEXT_LENGTH, `audit event ${index + 1}'s ${name}`, warnings, item);
@@ -146,19 +147,14 @@ function asRecord(item: unknown, field: string): Record<string, unknown> {
 /** Whole epoch seconds, as the contract has them; anything else names the field and the value. */
 function epochSeconds(value: unknown, field: string, item: unknown): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  const shown = typeof value === 'number' ? String(value) : value === undefined ? 'missing' : quoteOrJson(value);
+  const shown = typeof value === 'number' ? String(value) : value === undefined ? 'missing' : describeValueForMessage(value);
   throw new ReplyValueError(field, `${field} is ${shown}; expected whole epoch seconds (an integer from 0 to ${Number.MAX_SAFE_INTEGER})`, item);
-}
-
-function quoteOrJson(value: unknown): string {
-  if (typeof value === 'string') return quoteForMessage(value);
-  return (JSON.stringify(value) ?? String(value)).slice(0, 100);
 }
 
 /** A text field: absent or null is "", anything else not text is refused; cut, then escaped. */
 function checkText(value: unknown, field: string, limit: number, what: string, warnings: ReplyWarning[], item: unknown): string {
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new ReplyValueError(field, `${field} is ${quoteOrJson(value)}; expected text`, item);
+  if (typeof value !== 'string') throw new ReplyValueError(field, `${field} is ${describeValueForMessage(value)}; expected text`, item);
   let text = value;
   // Only a text longer in code units than the limit can be longer in characters.
   const length = text.length <= limit ? text.length : [...text].length;
