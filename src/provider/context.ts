@@ -6,8 +6,18 @@
  * not known yet during plan, is only an error when a hook actually needs it, and the error
  * names the attribute and the variable.
  */
-import { ClientClosedError, ManagementApiError, ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
-import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
+import {
+  ClientClosedError,
+  ManagementApiError,
+  ManagementClient,
+  registerSecret,
+  type ClientLogEvent,
+  type CommandReplyWarning,
+  type ListName,
+  type ManagementClientOptions,
+  type RetryPolicy,
+} from '../api';
+import { DiagnosticsError, UNKNOWN, errorDiagnostic, reportWarning, warningDiagnostic, type Diagnostic, type Unknown } from './core';
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
 import { ListCache } from './list-cache';
@@ -241,6 +251,8 @@ export class SvcContext {
       retry: { ...overrides.retry, ...this.retryOverride() },
       allowInsecureHttp: this.settings.allowInsecureHttp,
       loginWrapper: (login) => this.gatedLogin(login),
+      // Shown by terraform with the result of the resource or data source whose read met it.
+      onReplyWarning: (warning) => reportWarning(replyWarningDiagnostic(tenant, warning)),
     });
   }
 
@@ -304,6 +316,27 @@ function notKnownYet(name: TextSetting): DiagnosticsError {
         `Give ${attribute} a value known at plan time (a literal or a variable), or set the environment variable ${env}.`,
     ),
   ]);
+}
+
+/** How the summary of a warning about what the service returned starts, by kind (help/troubleshooting.md lists them). */
+export const REPLY_WARNING_SUMMARIES: Readonly<Record<CommandReplyWarning['kind'], string>> = {
+  duplicate: 'The svc management API listed one address more than once',
+  escaped: 'The svc management API returned text with control characters, shown escaped',
+  cut: 'The svc management API returned text too long to keep, cut',
+};
+
+/**
+ * A warning of the client's reply checks, as terraform shows it. The summary names the command
+ * and tenant: terraform folds warnings with one summary into the first ("and N more similar
+ * warnings"), which keeps a list of a thousand hostile entries to one warning per kind.
+ */
+function replyWarningDiagnostic(tenant: string, warning: CommandReplyWarning): Diagnostic {
+  return warningDiagnostic(
+    `${REPLY_WARNING_SUMMARIES[warning.kind]} (${warning.command}, tenant ${JSON.stringify(tenant)})`,
+    `${warning.command} for tenant ${JSON.stringify(tenant)}: ${warning.message}. ` +
+      'State and plans hold the changed value; fix the entry on the service (or let the configuration set it) to make this go away. ' +
+      'See help/troubleshooting.md.',
+  );
 }
 
 function describeClientEvent(tenant: string, event: ClientLogEvent): string {

@@ -9,6 +9,7 @@ import { inspect } from 'node:util';
 import type { PrivateData, ProviderDefinition } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { FunctionCallError, type FunctionDefinition } from '../core/functions';
+import { collectWarnings } from '../core/hook-warnings';
 import { defaultPlan, findAppliedInconsistency, replacementPaths } from '../core/plan';
 import type { Schema } from '../core/schema';
 import type { ValueType } from '../core/types';
@@ -43,7 +44,8 @@ const REPORT_IT = 'This is a bug in the svc provider; please report it (with the
 
 /** A hook's result, or the diagnostics its failure became (and the state it left, when it said so). */
 type HookOutcome<T> =
-  | { readonly ok: true; readonly value: T }
+  /** `warnings`: what was reported (reportWarning) while the hook ran; a failure's diagnostics hold them first. */
+  | { readonly ok: true; readonly value: T; readonly warnings: readonly Diagnostic[] }
   | { readonly ok: false; readonly diagnostics: Diagnostic[]; readonly partialState?: ObjectValue };
 
 interface Typed<Definition> {
@@ -79,13 +81,14 @@ export function createProviderService<Context>(
 
   /** Runs a hook at the deliberate boundary where any failure becomes diagnostics. */
   async function runHook<T>(operation: string, hook: () => Promise<T> | T): Promise<HookOutcome<T>> {
+    const warnings: Diagnostic[] = [];
     try {
-      return { ok: true, value: await hook() };
+      return { ok: true, value: await collectWarnings(hook, warnings), warnings };
     } catch (error) {
       if (error instanceof PartialApplyError) {
-        return { ok: false, diagnostics: diagnosticsForError(error.cause, operation), partialState: error.state };
+        return { ok: false, diagnostics: [...warnings, ...diagnosticsForError(error.cause, operation)], partialState: error.state };
       }
-      return { ok: false, diagnostics: diagnosticsForError(error, operation) };
+      return { ok: false, diagnostics: [...warnings, ...diagnosticsForError(error, operation)] };
     }
   }
 
@@ -236,8 +239,8 @@ export function createProviderService<Context>(
       const outcome = await runHook(operation, () => resource.definition.read({ context, state }));
       if (!outcome.ok) return { ...unchanged, diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
-      if (problem !== undefined) return { ...unchanged, diagnostics: [toDiagnostic(problem)] };
-      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: request.private, diagnostics: [] };
+      if (problem !== undefined) return { ...unchanged, diagnostics: toProtocol([...outcome.warnings, problem]) };
+      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: request.private, diagnostics: toProtocol(outcome.warnings) };
     },
 
     async planResourceChange(request) {
@@ -270,10 +273,10 @@ export function createProviderService<Context>(
         const outcome = await runHook(operation, () => plan.call(resourceDefinition, { context, config, prior, proposed: proposedPlan, priorPrivate }));
         if (!outcome.ok) return failed(outcome.diagnostics);
         const problem = badReturnedValue(operation, type, outcome.value.planned, true);
-        if (problem !== undefined) return failed([...(outcome.value.diagnostics ?? []), problem]);
+        if (problem !== undefined) return failed([...outcome.warnings, ...(outcome.value.diagnostics ?? []), problem]);
         planned = outcome.value.planned;
         hookReplace = outcome.value.requiresReplace ?? [];
-        hookDiagnostics = outcome.value.diagnostics ?? [];
+        hookDiagnostics = [...outcome.warnings, ...(outcome.value.diagnostics ?? [])];
         hookPrivate = outcome.value.privateData;
       }
       const requiresReplace = uniquePaths([...replacementPaths(resourceDefinition.schema, prior, planned), ...hookReplace]);
@@ -317,7 +320,7 @@ export function createProviderService<Context>(
         if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
         const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn }));
         if (!outcome.ok) return stateOnFailure([...warnings, ...outcome.diagnostics]);
-        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol(warnings) };
+        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol([...warnings, ...outcome.warnings]) };
       }
       const appliedConfig = config ?? planned;
       const outcome = await runHook(operation, () =>
@@ -339,6 +342,7 @@ export function createProviderService<Context>(
         };
       }
       const applied = outcome.value;
+      warnings.push(...outcome.warnings);
       const problem = badReturnedValue(operation, type, applied, false);
       if (problem !== undefined) return stateOnFailure([...warnings, problem]);
       const newState = { msgpack: encodeValue(type, applied) };
@@ -385,12 +389,12 @@ export function createProviderService<Context>(
       const outcome = await runHook(operation, () => importHook.call(resource.definition, { context, id: request.id }));
       if (!outcome.ok) return { importedResources: [], diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
-      if (problem !== undefined) return failed(problem);
+      if (problem !== undefined) return { importedResources: [], diagnostics: toProtocol([...outcome.warnings, problem]) };
       return {
         importedResources: [
           { typeName: request.typeName, state: { msgpack: encodeValue(resource.type, outcome.value) }, private: EMPTY },
         ],
-        diagnostics: [],
+        diagnostics: toProtocol(outcome.warnings),
       };
     },
 
@@ -404,8 +408,8 @@ export function createProviderService<Context>(
       const outcome = await runHook(operation, () => dataSource.definition.read({ context, config }));
       if (!outcome.ok) return { diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, dataSource.type, outcome.value, false);
-      if (problem !== undefined) return { diagnostics: [toDiagnostic(problem)] };
-      return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: [] };
+      if (problem !== undefined) return { diagnostics: toProtocol([...outcome.warnings, problem]) };
+      return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: toProtocol(outcome.warnings) };
     },
 
     async getFunctions() {
