@@ -5,12 +5,16 @@
  * main(). Each sub-command lives in src/pipeline/svc/; this file only dispatches.
  */
 import { redact } from '../api/redaction';
+import { registerSecret } from '../api/redaction';
+import { AUDIT_COMMAND } from './svc/audit-command';
 import { SvcCommand, SvcCommandError, SvcContext, SvcIo } from './svc/command';
+import { ENTRIES_COMMAND } from './svc/entries-command';
+import { SSO_COMMAND } from './svc/sso-command';
 
 export type { SvcIo } from './svc/command';
 
 /** The sub-commands in the order `svc --help` lists them; later steps add to it. */
-const COMMANDS: readonly SvcCommand[] = [];
+const COMMANDS: readonly SvcCommand[] = [ENTRIES_COMMAND, AUDIT_COMMAND, SSO_COMMAND];
 
 export function usage(commands: readonly SvcCommand[] = COMMANDS): string {
   const width = Math.max(8, ...commands.map((command) => command.name.length));
@@ -34,11 +38,14 @@ Exit status: 0 ok; 1 an error (bad arguments, the service refused or could not b
 }
 
 export async function main(argv: readonly string[], io: SvcIo = process): Promise<number> {
+  const env = io.env ?? process.env;
+  // Registered before anything runs, so no line printed from here on can carry the key.
+  registerSecret(env.SVC_API_KEY);
   const context: SvcContext = {
     // Whatever is printed may quote the service or terraform: credentials never reach a CI log.
-    stdout: (text) => io.stdout.write(text),
+    stdout: (text) => io.stdout.write(redact(text)),
     stderr: (text) => io.stderr.write(redact(text)),
-    env: io.env ?? process.env,
+    env,
     cwd: io.workingDirectory ?? process.cwd(),
   };
   const [name, ...rest] = argv;
