@@ -186,7 +186,8 @@ export function renderMarkdown(report: PlanReport, limit = MARKDOWN_LIMIT): stri
 
 // ---- text --------------------------------------------------------------------------------------
 
-function policyText(changes: PolicyChanges, indent: string): string[] {
+/** Lines for a terminal: the SSO changes, each list's entry changes and the other resources counted. */
+export function policyText(changes: PolicyChanges, indent: string): string[] {
   const lines: string[] = [];
   for (const change of changes.sso) {
     lines.push(`${indent}SSO of ${change.owner.kind} ${forTerminal(change.owner.name, 80)} (${forTerminal(change.address, 120)}): ${change.action}`);
