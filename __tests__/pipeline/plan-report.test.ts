@@ -173,7 +173,16 @@ describe('a plan that changes every kind of thing', () => {
     expect(markdown).toContain('| ➕ added | 203.0.113.4 | A four &#124; &lt;details&gt; &#64;security-team | svc\\_blacklist.blacklist |  |');
     expect(markdown).not.toContain('<details> @security-team');
     expect(markdown.length).toBeLessThan(MARKDOWN_LIMIT);
-    fs.writeFileSync(path.join(workspace.dir, 'report.md'), markdown);
+  });
+
+  test('help/pipelines.md shows this very report', () => {
+    const page = path.join(__dirname, '..', '..', 'help', 'pipelines.md');
+    const text = fs.readFileSync(page, 'utf8');
+    const start = text.indexOf('-->', text.indexOf('<!-- plan-report example: start')) + '-->\n'.length;
+    const end = text.indexOf('<!-- plan-report example: end -->');
+    const example = `\n---\n\n${markdown}\n---\n\n`;
+    if (process.env.SVC_UPDATE_HELP === '1') fs.writeFileSync(page, text.slice(0, start) + example + text.slice(end));
+    else expect(text.slice(start, end)).toBe(example);
   });
 
   test('text for a terminal, and --fail-on warning exits 2 with the report written', async () => {

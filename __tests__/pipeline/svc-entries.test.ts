@@ -164,6 +164,24 @@ describe('svc entries against the emulator', () => {
   });
 });
 
+test('the raw curl requests of help/client.md work as written', async () => {
+  await svc(['entries', 'add', 'blacklist', '203.0.113.9', '--description', 'from svc']);
+  const page = fs.readFileSync(path.join(REPOSITORY, 'help', 'client.md'), 'utf8');
+  const block = /### The raw requests, with curl[\s\S]*?```sh\n([\s\S]*?)```/.exec(page)![1]!;
+  const run = await new Promise<Run>((resolve) => {
+    const child = track(spawn('bash', ['-euo', 'pipefail', '-c', block], { env: { PATH: process.env.PATH, SVC_BASE_URL: emulator.url, SVC_TENANT: 'acme', SVC_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  expect(run.stdout).toContain('"description": "from svc"');
+  expect(run.stdout).toContain('"Ok":"Blacklist entry for ip 203.0.113.9 removed"');
+  expect(JSON.parse((await svc(['entries', 'list', 'blacklist', '--format', 'json'])).stdout)).toEqual([]);
+});
+
 describe('failures: exit 1, one clear line, never the key', () => {
   test('a bad key', async () => {
     const secret = 'not-the-key-7d1b9e';

@@ -106,12 +106,19 @@ function policySections(changes: PolicyChanges, headingPrefix: string, priorityB
       ...list.notes.map((note) => `> ${forMarkdown(note, 400)}`),
       ...list.findings.map((finding) => `- ${finding.severity === 'error' ? '⛔' : '⚠️'} ${forMarkdown(finding.address ?? '', 120)}: ${findingText(finding, forMarkdown)}`),
     ];
+    const header = ['| Change | Address | Description | Resource | Guardrails |', '|---|---|---|---|---|'];
+    const rowOf = (entry: EntryChange): Row => ({ priority: priorityBase + 1 + KIND_ORDER.indexOf(entry.kind), text: entryRow(entry), include: true });
+    // A short list reads best as one table; a long one as a table per kind, each collapsed with its count.
+    if (list.entries.length <= COLLAPSE_ABOVE) {
+      sections.push({ heading: `${headingPrefix}${forMarkdown(listTitle(list), 200)}`, intro, tables: list.entries.length === 0 ? [] : [{ title: '', header, rows: list.entries.map(rowOf) }] });
+      continue;
+    }
     const tables = KIND_ORDER.map((kind) => {
       const entries = list.entries.filter((entry) => entry.kind === kind);
       return {
         title: `${KIND_MARK[kind]}: ${entries.length} in ${forMarkdown(list.tenant, 80)} · ${list.list}`,
-        header: ['| Change | Address | Description | Resource | Guardrails |', '|---|---|---|---|---|'],
-        rows: entries.map((entry) => ({ priority: priorityBase + 1 + KIND_ORDER.indexOf(kind), text: entryRow(entry), include: true })),
+        header,
+        rows: entries.map(rowOf),
       };
     }).filter((table) => table.rows.length > 0);
     sections.push({ heading: `${headingPrefix}${forMarkdown(listTitle(list), 200)}`, intro, tables });
@@ -171,9 +178,9 @@ export function renderMarkdown(report: PlanReport, limit = MARKDOWN_LIMIT): stri
       omitted += left;
       const body = [...table.header, ...shown.map((row) => row.text)];
       const note = left > 0 ? [`_${left} more not shown here (the comment's size limit); \`svc plan-report --format json\` lists every one._`] : [];
-      if (shown.length === 0) out.push(`${table.title}: none shown`, ...note, '');
+      if (shown.length === 0) out.push(`${table.title || 'entries'}: none shown`, ...note, '');
       else if (table.rows.length > COLLAPSE_ABOVE) out.push(`<details><summary>${table.title}</summary>`, '', ...body, '', ...note, '</details>', '');
-      else out.push(`**${table.title}**`, '', ...body, '', ...note);
+      else out.push(...(table.title === '' ? [] : [`**${table.title}**`, '']), ...body, '', ...note);
     }
   }
   if (omitted > 0) out.push(`_${omitted} rows in all left out to stay under ${limit} characters._`);
