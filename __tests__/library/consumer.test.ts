@@ -98,7 +98,7 @@ describe('a JavaScript cdktf project of another team', () => {
   let workspace: Workspace;
   const stackDir = () => path.join(project, 'cdktf.out', 'stacks', 'policy');
   const drift = (): Promise<CommandResult> =>
-    run(path.join(project, 'node_modules', '.bin', 'svc-drift'), ['--outdir', 'cdktf.out', 'policy'], {
+    run(path.join(project, 'node_modules', '.bin', 'svc'), ['drift', 'cdktf.out', '--stack', 'policy'], {
       cwd: project,
       env: isolatedEnvironment({ SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey, TF_CLI_CONFIG_FILE: emptyCliConfig }),
     });
@@ -141,7 +141,7 @@ describe('a JavaScript cdktf project of another team', () => {
     expect(ips).toEqual(['2001:db8::1', '203.0.113.9']);
   }, 180_000);
 
-  test('svc-drift: exit 0 while nothing changed, 2 after a change through the API, naming the resource', async () => {
+  test('svc drift: exit 0 while nothing changed, 2 after a change through the API, naming the resource', async () => {
     const clean = await drift();
     expect({ code: clean.code, said: clean.code === 0 ? '' : described(clean) }).toEqual({ code: 0, said: '' });
     expect(clean.stdout).toContain('no drift, nothing to change');

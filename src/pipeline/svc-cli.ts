@@ -4,8 +4,7 @@
  * bin/svc.js in the npm package and as a self-contained executable in the release; both call
  * main(). Each sub-command lives in src/pipeline/svc/; this file only dispatches.
  */
-import { redact } from '../api/redaction';
-import { registerSecret } from '../api/redaction';
+import { redact, registerSecret } from '../api/redaction';
 import { AUDIT_COMMAND } from './svc/audit-command';
 import { SvcCommand, SvcCommandError, SvcContext, SvcIo } from './svc/command';
 import { DRIFT_COMMAND } from './svc/drift-command';
@@ -15,7 +14,7 @@ import { SSO_COMMAND } from './svc/sso-command';
 
 export type { SvcIo } from './svc/command';
 
-/** The sub-commands in the order `svc --help` lists them; later steps add to it. */
+/** The sub-commands in the order `svc --help` lists them. */
 const COMMANDS: readonly SvcCommand[] = [PLAN_REPORT_COMMAND, DRIFT_COMMAND, ENTRIES_COMMAND, AUDIT_COMMAND, SSO_COMMAND];
 
 export function usage(commands: readonly SvcCommand[] = COMMANDS): string {
@@ -26,7 +25,7 @@ export function usage(commands: readonly SvcCommand[] = COMMANDS): string {
 The svc management API, plan reports and drift checks from the shell and from CI.
 
 Commands:
-${lines.join('\n') || '  (none yet)'}
+${lines.join('\n')}
 
 Run \`svc <command> --help\` for a command's arguments.
 
@@ -43,6 +42,7 @@ export async function main(argv: readonly string[], io: SvcIo = process): Promis
   const env = io.env ?? process.env;
   // Registered before anything runs, so no line printed from here on can carry the key.
   registerSecret(env.SVC_API_KEY);
+  registerSecret(env.TF_VAR_api_key);
   const context: SvcContext = {
     // Whatever is printed may quote the service or terraform: credentials never reach a CI log.
     stdout: (text) => io.stdout.write(redact(text)),
@@ -58,7 +58,7 @@ export async function main(argv: readonly string[], io: SvcIo = process): Promis
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (command === undefined) {
-    context.stderr(`svc: unknown command ${JSON.stringify(name)}; the commands are ${COMMANDS.map((c) => c.name).join(', ') || '(none yet)'} (svc --help)\n`);
+    context.stderr(`svc: unknown command ${JSON.stringify(name)}; the commands are ${COMMANDS.map((candidate) => candidate.name).join(', ')} (svc --help)\n`);
     return 1;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

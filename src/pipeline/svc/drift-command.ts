@@ -3,12 +3,12 @@
  * (drift-roots.ts), reported as text, JSON or Markdown. `svc-drift` and its old options
  * (--outdir, --mirror, stack names) are an alias of it (legacySvcDriftArguments).
  */
+import * as fs from 'node:fs';
 import { DriftCheckError } from '../drift-check';
 import { findRoots, runDrift, type RootCheck, type DriftRunResult } from '../drift-roots';
 import { policyText, renderMarkdown } from '../plan-report-render';
 import { ProviderMirrorError, builtProviderMirror, filesystemMirror, packagedMirrorDir, providerBuildState, type ProviderMirror } from '../provider-mirror';
 import { forMarkdown, forTerminal, safeJson } from '../untrusted-text';
-import * as fs from 'node:fs';
 import { choice, hasFlag, optionValue, optionValues, parseArguments } from './arguments';
 import { SvcCommandError, type SvcCommand, type SvcContext } from './command';
 
