@@ -38,6 +38,7 @@ cloud credentials); the audit log is read with the provider block's literal base
 tenant, else SVC_BASE_URL and SVC_TENANT. Sensitive values are never printed.
 
 Options:
+  --outdir DIR        the same as a DIR argument (also --output), as svc-drift took it
   --format FORMAT     text (default), json (everything), or markdown (an issue or comment)
   --stack NAME        only this stack of a synthesized cdktf app (repeat for more)
   --fail-on-pending   exit 2 for pending changes as well
@@ -53,6 +54,8 @@ Exit status: 0 no drift (pending changes included, unless --fail-on-pending); 2 
 1 a root could not be planned (or every root was skipped), or a bad argument.`;
 
 const OPTIONS = {
+  '--outdir': { takesValue: true, example: 'cdktf.out' },
+  '--output': { takesValue: true, example: 'cdktf.out' },
   '--format': { takesValue: true, example: 'json' },
   '--stack': { takesValue: true, example: 'security-policy', repeatable: true },
   '--fail-on-pending': { takesValue: false },
@@ -60,6 +63,8 @@ const OPTIONS = {
   '--link-mirror': { takesValue: false },
   '--mirror': { takesValue: true, example: '/opt/svc-provider/mirror' },
 };
+
+const OPTIONS_WITH_VALUES = new Set(Object.entries(OPTIONS).filter(([, option]) => option.takesValue).map(([name]) => name));
 
 /** The mirror --link-mirror links: this checkout's current build, else the packaged one. */
 function defaultLinkedMirror(): ProviderMirror {
@@ -125,20 +130,25 @@ function renderMarkdownReport(result: DriftRunResult): string {
   return `${parts.join('\n').trimEnd()}\n`;
 }
 
-/** svc-drift's command line (--outdir DIR, --output DIR, stack names after the options) as svc drift's. */
+/**
+ * svc-drift's command line as svc drift's: its stack names (after the options) become --stack,
+ * and its app is --outdir (also --output; default cdktf.out), which svc drift also takes.
+ */
 export function legacySvcDriftArguments(argv: readonly string[]): string[] {
   const converted: string[] = [];
-  let outdir = 'cdktf.out';
+  let outdirGiven = false;
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index]!;
-    const [flag, inline] = argument.startsWith('--') && argument.includes('=') ? [argument.slice(0, argument.indexOf('=')), argument.slice(argument.indexOf('=') + 1)] : [argument, undefined];
-    const value = () => inline ?? argv[++index] ?? '';
-    if (flag === '--outdir' || flag === '--output') outdir = value();
-    else if (flag === '--stack' || flag === '--mirror' || flag === '--format') converted.push(flag, value());
-    else if (flag.startsWith('-')) converted.push(argument);
-    else converted.push('--stack', argument);
+    const flag = argument.startsWith('--') && argument.includes('=') ? argument.slice(0, argument.indexOf('=')) : argument;
+    if (flag === '--outdir' || flag === '--output') outdirGiven = true;
+    if (!argument.startsWith('-')) converted.push('--stack', argument);
+    else {
+      converted.push(argument);
+      // An option's value stays with it (a value is never a stack name).
+      if (argument === flag && OPTIONS_WITH_VALUES.has(flag) && argv[index + 1] !== undefined) converted.push(argv[++index]!);
+    }
   }
-  return [outdir, ...converted];
+  return outdirGiven ? converted : ['--outdir', 'cdktf.out', ...converted];
 }
 
 async function run(argv: readonly string[], context: SvcContext): Promise<number> {
@@ -147,7 +157,8 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
   const mirrorDir = optionValue(parsed, '--mirror');
   let roots;
   try {
-    roots = findRoots(parsed.positionals, context.cwd, optionValues(parsed, '--stack'));
+    const outdir = optionValue(parsed, '--outdir') ?? optionValue(parsed, '--output');
+    roots = findRoots([...(outdir === undefined ? [] : [outdir]), ...parsed.positionals], context.cwd, optionValues(parsed, '--stack'));
   } catch (error) {
     if (error instanceof DriftCheckError || error instanceof ProviderMirrorError) throw new SvcCommandError(error.message);
     throw error;
