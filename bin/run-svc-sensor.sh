@@ -19,6 +19,18 @@ readonly DEFAULT_TRACE_PATH="/sys"
 # The sensor reads kernel tracing through sysfs; nothing outside it is mounted.
 readonly TRACE_PATH_ROOT="/sys"
 readonly LOG_LEVELS="trace debug info warn error"
+# What the sensor reads under the trace path: tracefs (new and old place), the kernel's BTF type
+# information (CO-RE eBPF programs) and the BPF filesystem. Each is a leaf filesystem mounted on
+# its own, read-only; the rest of sysfs (and the cgroup hierarchy under it) is never mounted.
+readonly TRACE_MOUNT_CANDIDATES="/sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/btf /sys/fs/bpf"
+# CAP_BPF and CAP_PERFMON split the eBPF and perf privileges out of CAP_SYS_ADMIN in Linux 5.8.
+readonly SPLIT_BPF_CAPABILITIES_KERNEL="5.8"
+readonly DEFAULT_MEMORY_LIMIT="512m"
+readonly DEFAULT_CPU_LIMIT="1"
+readonly PIDS_LIMIT=256
+readonly TMPFS_SIZE="16m"
+readonly DEFAULT_LOG_MAX_SIZE="10m"
+readonly LOG_MAX_FILES=3
 
 # Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
 readonly ANALYZER_PORT=50051
@@ -51,6 +63,7 @@ readonly EXIT_IMAGE_UNAVAILABLE=15
 readonly EXIT_REPLACE_FAILED=16
 readonly EXIT_START_FAILED=17
 readonly EXIT_TRACE_PATH_OUTSIDE_SYS=18
+readonly EXIT_NO_TRACE_FILESYSTEM=19
 
 tenant_id=""
 domain=""
@@ -63,6 +76,9 @@ log_level="$DEFAULT_LOG_LEVEL"
 trace_path="$DEFAULT_TRACE_PATH"
 host_mode=false
 internal=false
+memory_limit="$DEFAULT_MEMORY_LIMIT"
+cpu_limit="$DEFAULT_CPU_LIMIT"
+log_max_size="$DEFAULT_LOG_MAX_SIZE"
 
 # Decided by main.
 runtime=""
@@ -76,6 +92,9 @@ image=""
 analyzer_address=""
 sensor_api_key=""
 secret_env_file=""
+kernel_release=""
+capabilities=()
+trace_mounts=()
 
 # Taken out of the environment at once, so no command this script starts inherits the key.
 sensor_api_key_from_environment=${SVC_SENSOR_API_KEY:-}
@@ -107,10 +126,17 @@ Options (long options also take --option=value):
   -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
   -l, --sensor-log-level LEVEL  Sensor log level: ${LOG_LEVELS// /, } (default: $DEFAULT_LOG_LEVEL)
   -p, --trace-path PATH         Trace path, a directory at or under $TRACE_PATH_ROOT (default: $DEFAULT_TRACE_PATH);
-                                '..' and symlinks are resolved, the resolved path is mounted
+                                '..' and symlinks are resolved; the tracing and BPF filesystems
+                                under it are mounted read-only, nothing else
   -H, --host-mode               Listen on the host network (default: disabled)
   -I, --internal                Internal image access (default: disabled)
   -h, --help                    Print this help and exit
+
+Launcher options (not in the spec):
+  --memory-limit SIZE           Memory limit of the sensor container (default: $DEFAULT_MEMORY_LIMIT)
+  --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
+  --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
+                                0 leaves rotation to the runtime's log driver (e.g. journald)
 
 Environment:
   SVC_SENSOR_API_KEY     Sensor API key. When unset and stdin is a terminal, it is asked for
@@ -140,6 +166,7 @@ Exit codes:
   $EXIT_REPLACE_FAILED  the existing sensor could not be stopped or removed
   $EXIT_START_FAILED  the sensor container did not start
   $EXIT_TRACE_PATH_OUTSIDE_SYS  trace path resolves outside $TRACE_PATH_ROOT ('..' and symlinks followed)
+  $EXIT_NO_TRACE_FILESYSTEM  no tracing or BPF filesystem at or under the trace path
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
@@ -199,7 +226,8 @@ parse_arguments() {
         esac
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
-        -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path)
+        -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
+        --memory-limit | --cpu-limit | --log-max-size)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -208,7 +236,7 @@ parse_arguments() {
           value=$1
           shift
         fi
-        # shellcheck disable=SC2249 # the outer case admits only these nine options
+        # shellcheck disable=SC2249 # the outer case admits only these options
         case $option in
           -n | --tenant-id) tenant_id=$value ;;
           -d | --domain) domain=$value ;;
@@ -219,6 +247,9 @@ parse_arguments() {
           -N | --network-interface) network_interface=$value ;;
           -l | --sensor-log-level) log_level=$value ;;
           -p | --trace-path) trace_path=$value ;;
+          --memory-limit) memory_limit=$value ;;
+          --cpu-limit) cpu_limit=$value ;;
+          --log-max-size) log_max_size=$value ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -278,8 +309,23 @@ validate_options() {
     usage_error "invalid value '$network_interface' for -N/--network-interface: an interface name has 1 to 15 characters without spaces, '/' or ':', e.g. eth0"
   fi
 
-  if [[ " $LOG_LEVELS " != *" $log_level "* ]]; then
+  # Word by word: a substring test would take 'info warn' for a level.
+  local level level_known=false
+  for level in $LOG_LEVELS; do
+    [[ $log_level != "$level" ]] || level_known=true
+  done
+  if ! $level_known; then
     usage_error "invalid value '$log_level' for -l/--sensor-log-level: use one of ${LOG_LEVELS// /, }"
+  fi
+
+  if ! [[ $memory_limit =~ ^[1-9][0-9]*[kKmMgG]?$ ]]; then
+    usage_error "invalid value '$memory_limit' for --memory-limit: give a size such as 512m or 1g (a number with an optional k, m or g)"
+  fi
+  if ! [[ $cpu_limit =~ ^[0-9]+(\.[0-9]{1,2})?$ && $cpu_limit =~ [1-9] ]]; then
+    usage_error "invalid value '$cpu_limit' for --cpu-limit: give a number of CPUs greater than 0, e.g. 1 or 0.5"
+  fi
+  if ! [[ $log_max_size =~ ^(0|[1-9][0-9]*[kKmMgG]?)$ ]]; then
+    usage_error "invalid value '$log_max_size' for --log-max-size: give a size such as 10m, or 0 to leave log rotation to the runtime's log driver"
   fi
 
   if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
@@ -358,7 +404,7 @@ check_memory() {
   memory_total_mb=$((total_kb / 1024))
 }
 
-# The directory is mounted into a container with SYS_ADMIN, so only the path the kernel reaches
+# Parts of the directory are mounted into the sensor, so only the path the kernel reaches
 # counts: '-p /sys/../' or a symlink to / would hand the sensor the host's whole file system.
 check_trace_path() {
   local given=$trace_path directory name to_enter last_component="" entered resolved
@@ -396,6 +442,57 @@ check_trace_path() {
     die "$EXIT_USAGE" "trace path '$given' (-p/--trace-path) resolves to '$resolved', which has ':' or ','; the runtime's --volume cannot mount that: give a directory whose resolved path has neither, e.g. $TRACE_PATH_ROOT/kernel/tracing"
   fi
   trace_path=$resolved
+}
+
+# Sets kernel_is_new_enough: whether a kernel release (6.1.0-18-cloud-amd64) is at least
+# major.minor; an unreadable release is not.
+kernel_is_new_enough=false
+compare_kernel_release() {
+  local release=$1 wanted=$2 major minor
+  kernel_is_new_enough=false
+  [[ $release =~ ^([0-9]+)\.([0-9]+) ]] || return 0
+  major=${BASH_REMATCH[1]}
+  minor=${BASH_REMATCH[2]}
+  if ((major > ${wanted%%.*} || (major == ${wanted%%.*} && minor >= ${wanted#*.}))); then
+    kernel_is_new_enough=true
+  fi
+}
+
+# Only what a network and eBPF sensor needs: loading eBPF programs and maps (BPF), reading perf
+# events and kernel tracepoints (PERFMON), attaching programs to interfaces (NET_ADMIN) and raw
+# packet capture (NET_RAW). Before 5.8 the kernel guards bpf() and perf_event_open() by
+# SYS_ADMIN alone, so only there it is granted, and said.
+choose_capabilities() {
+  kernel_release=$(uname -r) || kernel_release=""
+  compare_kernel_release "$kernel_release" "$SPLIT_BPF_CAPABILITIES_KERNEL"
+  if $kernel_is_new_enough; then
+    capabilities=(BPF PERFMON NET_ADMIN NET_RAW)
+  else
+    capabilities=(SYS_ADMIN NET_ADMIN NET_RAW)
+    printf '%s: warning: kernel %s is older than %s (or unreadable), which has no CAP_BPF and CAP_PERFMON; the sensor gets CAP_SYS_ADMIN instead, which is close to host root: upgrade the kernel to drop it\n' \
+      "$SCRIPT_NAME" "${kernel_release:-unknown}" "$SPLIT_BPF_CAPABILITIES_KERNEL" >&2
+  fi
+}
+
+# The tracing and BPF filesystems at or under the trace path, each mounted on its own; a trace
+# path inside one of them is mounted as it is.
+choose_trace_mounts() {
+  local candidate
+  trace_mounts=()
+  for candidate in $TRACE_MOUNT_CANDIDATES; do
+    if [[ $trace_path == "$candidate" || $trace_path == "$candidate"/* ]]; then
+      trace_mounts=("$trace_path")
+      return
+    fi
+  done
+  for candidate in $TRACE_MOUNT_CANDIDATES; do
+    if [[ $candidate == "$trace_path"/* && -d $candidate ]]; then
+      trace_mounts+=("$candidate")
+    fi
+  done
+  if ((${#trace_mounts[@]} == 0)); then
+    die "$EXIT_NO_TRACE_FILESYSTEM" "trace path '$trace_path' (-p/--trace-path) holds none of the filesystems the sensor reads (${TRACE_MOUNT_CANDIDATES// /, }); give $DEFAULT_TRACE_PATH or one of them, and check that tracefs or debugfs is mounted"
+  fi
 }
 
 # ---------------------------------------------------------------------------- interfaces
@@ -579,10 +676,11 @@ operating_system_name() {
 }
 
 print_support_information() {
-  local runtime_version operating_system kernel
+  local runtime_version operating_system kernel log_rotation="$log_max_size x $LOG_MAX_FILES files"
+  [[ $log_max_size != 0 ]] || log_rotation="by the runtime's log driver"
   runtime_version=$("$runtime" --version 2>/dev/null) || runtime_version="unknown"
   operating_system=$(operating_system_name)
-  kernel=$(uname -r) || kernel="unknown"
+  kernel=${kernel_release:-unknown}
   kernel+=" $(uname -m || echo unknown)"
   note "Support information:"
   note "  launcher version:  $SCRIPT_VERSION"
@@ -597,6 +695,9 @@ print_support_information() {
   note "  image:             $image"
   note "  log level:         $log_level"
   note "  trace path:        $trace_path"
+  note "  mounted read-only: ${trace_mounts[*]}"
+  note "  capabilities:      ${capabilities[*]} (all others dropped)"
+  note "  limits:            memory $memory_limit, cpus $cpu_limit, pids $PIDS_LIMIT, log rotation $log_rotation"
   note "  resources:         $host_cores cores, $memory_total_mb MB memory"
 }
 
@@ -635,12 +736,32 @@ replace_existing_sensor() {
 }
 
 start_sensor() {
-  local run_arguments container_id
+  local run_arguments container_id capability mount
   run_arguments=(
     run --detach
     --name "$sensor_name"
     --restart unless-stopped
     --network "$network"
+    --cap-drop ALL
+  )
+  for capability in "${capabilities[@]}"; do
+    run_arguments+=(--cap-add "$capability")
+  done
+  for mount in "${trace_mounts[@]}"; do
+    run_arguments+=(--volume "$mount:$mount:ro")
+  done
+  run_arguments+=(
+    --security-opt no-new-privileges
+    --read-only
+    --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=$TMPFS_SIZE"
+    --memory "$memory_limit"
+    --cpus "$cpu_limit"
+    --pids-limit "$PIDS_LIMIT"
+  )
+  if [[ $log_max_size != 0 ]]; then
+    run_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
+  fi
+  run_arguments+=(
     --env-file "$secret_env_file"
     --env "SVC_TENANT_ID=$tenant_id"
     --env "SVC_ANALYZER_ADDRESS=$analyzer_address"
@@ -649,8 +770,6 @@ start_sensor() {
     --env "SVC_INTERFACE=$chosen_interface"
     --env "SVC_TRACE_PATH=$trace_path"
     --env "SVC_SENSOR_MODE=$mode"
-    --volume "$trace_path:$trace_path:ro"
-    --cap-add NET_ADMIN --cap-add NET_RAW --cap-add SYS_ADMIN --cap-add SYS_RESOURCE --cap-add SYS_PTRACE
     --label "svc.sensor.launcher-version=$SCRIPT_VERSION"
     "$image"
   )
@@ -672,6 +791,8 @@ main() {
   check_cores
   check_memory
   check_trace_path
+  choose_trace_mounts
+  choose_capabilities
 
   sensor_name="$SENSOR_NAME_PREFIX$app_name"
   if $host_mode; then

@@ -45,6 +45,8 @@ export interface StubConfig {
   readonly runFails?: boolean;
   readonly cores?: string;
   readonly operatingSystem?: string;
+  /** What `uname -r` says (default 6.1.0-stub). */
+  readonly kernelRelease?: string;
   readonly memTotalKb?: number | null;
   /** Contents of <proc>/net/route; the default has eth0 as default route. */
   readonly routeTable?: string | null;
@@ -197,6 +199,7 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_RUN_FAILS: yes(stub.runFails),
     STUB_CORES: stub.cores ?? '4',
     STUB_OS: stub.operatingSystem ?? 'Linux',
+    STUB_KERNEL: stub.kernelRelease ?? '6.1.0-stub',
     STUB_BLOCK_IN: stub.blockIn ?? '',
     STUB_BLOCK_FIFO: path.join(sandbox.root, 'block.fifo'),
   };
@@ -355,6 +358,18 @@ export function flagValues(call: readonly string[], flag: string): string[] {
     if (argument === flag && index + 1 < call.length) values.push(call[index + 1]);
   });
   return values;
+}
+
+/** The filesystems the launcher mounts read-only when this host has them under the trace path. */
+export const TRACE_MOUNT_CANDIDATES = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing', '/sys/kernel/btf', '/sys/fs/bpf'];
+
+/** The --volume values the launcher must give for a resolved trace path on this host: the
+ *  candidates under it, or the path itself when it lies inside one of them. */
+export function expectedTraceVolumes(tracePath: string): string[] {
+  const inside = TRACE_MOUNT_CANDIDATES.find((candidate) => tracePath === candidate || tracePath.startsWith(`${candidate}/`));
+  const mounts = inside ? [tracePath] : TRACE_MOUNT_CANDIDATES.filter((candidate) => candidate.startsWith(`${tracePath}/`) && fs.existsSync(candidate));
+  if (mounts.length === 0) throw new Error(`this host has none of ${TRACE_MOUNT_CANDIDATES.join(', ')} under ${tracePath}`);
+  return mounts.map((mount) => `${mount}:${mount}:ro`);
 }
 
 export const REQUIRED = ['-n', 'acme', '-d', 'corp.example.com', '-a', 'shop-web'];

@@ -92,6 +92,28 @@ describe('options: the spec table, in both help texts, with the defaults the cod
   });
 });
 
+describe('options beyond the spec: the same in both help texts, with the defaults the code uses', () => {
+  const pageRows = pageSection('## Options beyond the spec').filter((line) => /^\| `--/.test(line));
+  const helpRows = helpBlock('Launcher options (not in the spec):').filter((line) => /^ {2}--/.test(line));
+  // [option, page default, --help default]
+  const launcherOptions: Array<[option: string, pageDefault: string, helpDefault: string]> = [
+    ['--memory-limit', '`512m`', '(default: 512m)'],
+    ['--cpu-limit', '`1`', '(default: 1)'],
+    ['--log-max-size', '`10m`', '(default: 10m)'],
+  ];
+
+  test.each(launcherOptions)('%s', (option, pageDefault, helpDefault) => {
+    const row = pageRows.find((line) => line.startsWith(`| \`${option}\` |`));
+    expect(row?.split('|')[3]?.trim()).toBe(pageDefault);
+    expect(helpRows.find((line) => line.startsWith(`  ${option} `))).toContain(helpDefault);
+  });
+
+  test('no other option in either', () => {
+    expect(pageRows).toHaveLength(launcherOptions.length);
+    expect(helpRows).toHaveLength(launcherOptions.length);
+  });
+});
+
 describe('exit codes and environment variables: the same in both help texts', () => {
   test('exit codes', () => {
     const numeric = (codes: string[]): number[] => codes.map(Number).sort((a, b) => a - b);

@@ -67,6 +67,15 @@ echo "netns: $(busybox readlink /proc/self/ns/net)"
 echo "capabilities: $(busybox grep '^CapEff:' /proc/self/status | busybox cut -f 2)"
 busybox grep -E '^[^ ]+ /sys(/[^ ]*)? ' /proc/self/mounts | busybox sed 's/^/mount: /'
 busybox ip -o link | busybox sed 's/^/link: /'
+# What a sensor that turned hostile could do: each line says ok or refused.
+try() { if "$@" >/dev/null 2>&1; then echo ok; else echo refused; fi; }
+echo "escape remount-sys-rw: $(try busybox mount -o remount,bind,rw /sys)"
+echo "escape umount-cgroup: $(try busybox umount -l /sys/fs/cgroup)"
+echo "escape write-root-fs: $(try busybox touch /probe)"
+echo "escape write-tmp: $(try busybox touch /tmp/probe)"
+echo "escape write-trace-mount: $(try busybox touch "$SVC_TRACE_PATH/probe")"
+busybox grep ' - cgroup' /proc/self/mountinfo | busybox awk '{print "cgroup-root: " $4}'
+busybox find /sys/fs/cgroup -name release_agent | busybox sed 's/^/release-agent: /'
 busybox ip -o -4 addr | busybox sed 's/^/addr: /'
 echo ready
 while :; do busybox sleep 3600 & wait $!; done
@@ -289,6 +298,11 @@ export interface ContainerInspection {
   readonly HostConfig: {
     readonly NetworkMode: string;
     readonly RestartPolicy: { readonly Name: string };
+    readonly ReadonlyRootfs: boolean;
+    readonly SecurityOpt: readonly string[] | null;
+    readonly Memory: number;
+    readonly NanoCpus: number;
+    readonly PidsLimit: number;
   };
   readonly Mounts: ReadonlyArray<{ readonly Source: string; readonly Destination: string; readonly RW: boolean }>;
   readonly NetworkSettings: {
@@ -304,6 +318,12 @@ export interface SensorReport {
   readonly capabilities: bigint;
   /** Mount point at or under /sys -> its options, the last mount on it (the one seen). */
   readonly mounts: Record<string, string>;
+  /** Each escape attempt ('remount-sys-rw', 'umount-cgroup', ...) -> 'ok' or 'refused'. */
+  readonly escapes: Record<string, string>;
+  /** Root (within its hierarchy) of every cgroup mount the sensor sees. */
+  readonly cgroupRoots: string[];
+  /** release_agent files the sensor can see (the cgroup v1 host escape). */
+  readonly releaseAgents: string[];
   /** Interface name (without @peer) -> MAC address. */
   readonly links: Record<string, string>;
   /** Interface name -> IPv4 addresses without prefix length. */
@@ -315,6 +335,9 @@ export function parseSensorLog(log: string): SensorReport {
   const links: Record<string, string> = {};
   const addresses: Record<string, string[]> = {};
   const mounts: Record<string, string> = {};
+  const escapes: Record<string, string> = {};
+  const cgroupRoots: string[] = [];
+  const releaseAgents: string[] = [];
   let keySha256 = '';
   let netns = '';
   let capabilities = -1n;
@@ -327,6 +350,9 @@ export function parseSensorLog(log: string): SensorReport {
     } else if (kind === 'key-sha256') keySha256 = value;
     else if (kind === 'netns') netns = value;
     else if (kind === 'capabilities') capabilities = BigInt(`0x${value}`);
+    else if (kind.startsWith('escape ')) escapes[kind.slice('escape '.length)] = value;
+    else if (kind === 'cgroup-root') cgroupRoots.push(value);
+    else if (kind === 'release-agent') releaseAgents.push(value);
     else if (kind === 'mount') {
       // "sysfs /sys/kernel sysfs ro,nosuid,nodev,noexec,relatime 0 0"
       const [, mountPoint, , options] = value.split(' ');
@@ -341,5 +367,5 @@ export function parseSensorLog(log: string): SensorReport {
       if (match) (addresses[match[1]] ??= []).push(match[2]);
     }
   }
-  return { env, keySha256, netns, capabilities, mounts, links, addresses };
+  return { env, keySha256, netns, capabilities, mounts, escapes, cgroupRoots, releaseAgents, links, addresses };
 }

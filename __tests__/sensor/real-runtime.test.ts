@@ -11,8 +11,10 @@ import { parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SEN
 
 const LAUNCHER_VERSION = '1.0.0';
 const STOP_GRACE_SECONDS = 30;
-/** Capability bits (linux/capability.h) the launcher adds. */
-const ADDED_CAPABILITIES = { NET_ADMIN: 12, NET_RAW: 13, SYS_PTRACE: 19, SYS_ADMIN: 21, SYS_RESOURCE: 24 };
+/** Capability bits (linux/capability.h) the launcher grants on kernels >= 5.8 (all others dropped). */
+const GRANTED_CAPABILITIES = { NET_ADMIN: 12, NET_RAW: 13, PERFMON: 38, BPF: 39 };
+/** The filesystems the launcher may mount, read-only, when they exist under the trace path. */
+const TRACE_MOUNT_CANDIDATES = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing', '/sys/kernel/btf', '/sys/fs/bpf'];
 
 // Each podman call costs a second or more on a loaded 2-core machine.
 jest.setTimeout(120_000);
@@ -79,8 +81,36 @@ function hostBoundingCapabilities(): bigint {
   return BigInt(`0x${line.split(/\s+/)[1]}`);
 }
 
-function bitCount(set: bigint): number {
-  return set.toString(2).replace(/0/g, '').length;
+function capabilitySet(bits: readonly number[]): bigint {
+  return bits.reduce((set, bit) => set | (1n << BigInt(bit)), 0n);
+}
+
+/** The candidates this host has at or under a trace path: what the launcher must mount. */
+function expectedTraceMounts(tracePath: string): string[] {
+  return TRACE_MOUNT_CANDIDATES.filter((candidate) => candidate.startsWith(`${tracePath}/`) && fs.existsSync(candidate));
+}
+
+/** What the stand-in found it could not do: no way back to the host from inside the sensor. */
+function expectConfined(report: ReturnType<typeof parseSensorLog>): void {
+  expect(report.escapes).toEqual({
+    'remount-sys-rw': 'refused',
+    'umount-cgroup': 'refused',
+    'write-root-fs': 'refused',
+    'write-tmp': 'ok',
+    'write-trace-mount': 'refused',
+  });
+  // Every cgroup mount is the container's own subtree, never a hierarchy's root.
+  expect(report.cgroupRoots.length).toBeGreaterThan(0);
+  for (const root of report.cgroupRoots) expect(root).not.toBe('/');
+  expect(report.releaseAgents).toEqual([]);
+  // The mounts at or under /sys are the container's own read-only sysfs and what the launcher
+  // mounted, all read-only; /sys/fs/cgroup itself is podman's private tmpfs that holds the
+  // (read-only) cgroup mounts.
+  expect(Object.keys(report.mounts)).toContain('/sys/fs/cgroup/memory');
+  for (const [mountPoint, options] of Object.entries(report.mounts)) {
+    if (mountPoint === '/sys/fs/cgroup') continue;
+    expect({ mountPoint, readOnly: options.split(',').includes('ro') }).toEqual({ mountPoint, readOnly: true });
+  }
 }
 
 async function runningSensor(name: string) {
@@ -104,8 +134,18 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(report.netns).toBe(appNetns);
     expect(inspection.HostConfig.RestartPolicy.Name).toBe('unless-stopped');
     expect(inspection.Config.Labels).toEqual(expect.objectContaining({ 'svc.sensor.launcher-version': LAUNCHER_VERSION }));
-    expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: '/sys', Destination: '/sys', RW: false }));
-    expect(report.mounts['/sys']?.split(',')).toContain('ro');
+    // The tracing and BPF filesystems, read-only at the same place; never all of sysfs.
+    const traceMounts = expectedTraceMounts('/sys');
+    expect(traceMounts.length).toBeGreaterThan(0);
+    const binds = inspection.Mounts.filter((mount) => mount.Destination.startsWith('/sys'));
+    expect(binds.map((mount) => [mount.Source, mount.Destination, mount.RW]).sort()).toEqual(traceMounts.map((mount) => [mount, mount, false]).sort());
+    for (const mount of traceMounts) expect(report.mounts[mount]?.split(',')).toContain('ro');
+    expect(inspection.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(inspection.HostConfig.SecurityOpt).toContain('no-new-privileges');
+    expect(inspection.HostConfig.Memory).toBe(512 * 1024 * 1024);
+    expect(inspection.HostConfig.NanoCpus).toBe(1_000_000_000);
+    expect(inspection.HostConfig.PidsLimit).toBe(256);
+    expectConfined(report);
     expect(inspection.ImageName).toBe(sandbox.image);
     expect(report.env).toEqual({
       SVC_ANALYZER_ADDRESS: 'analyzer.prodeu.corp.example.com:50051',
@@ -117,14 +157,11 @@ describe('run-svc-sensor.sh with podman and runc', () => {
       SVC_TRACE_PATH: '/sys',
     });
     expect(report.keySha256).toBe(sha256(TEST_KEY));
-    // podman grants what its own bounding set holds and drops the rest without a word (these
-    // machines lack SYS_RESOURCE): each added capability is effective exactly when the host has it.
-    const hostBounding = hostBoundingCapabilities();
-    for (const [name, bit] of Object.entries(ADDED_CAPABILITIES)) {
-      const bitOf = (set: bigint): bigint => (set >> BigInt(bit)) & 1n;
-      expect({ capability: name, effective: bitOf(report.capabilities) }).toEqual({ capability: name, effective: bitOf(hostBounding) });
-    }
-    expect(bitCount(report.capabilities & ~hostBounding)).toBe(0);
+    // Exactly BPF, PERFMON, NET_ADMIN and NET_RAW are effective (this kernel is >= 5.8), and
+    // nothing of the runtime's default set.
+    const granted = capabilitySet(Object.values(GRANTED_CAPABILITIES));
+    if ((hostBoundingCapabilities() & granted) !== granted) throw new Error('this host\'s capability bounding set lacks one of BPF, PERFMON, NET_ADMIN, NET_RAW');
+    expect(report.capabilities.toString(16)).toBe(granted.toString(16));
     // The interface it was told to watch carries the app's address on its network.
     const appAddress = (await sandbox.inspect(app)).NetworkSettings.Networks?.[frontNetwork]?.IPAddress;
     expect(appAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -180,8 +217,15 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(Object.keys(report.links)).toContain(expectedInterface);
     // The resolved trace path, mounted read-only at the same place.
     expect(report.env.SVC_TRACE_PATH).toBe('/sys/kernel');
-    expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: '/sys/kernel', Destination: '/sys/kernel', RW: false }));
-    expect(report.mounts['/sys/kernel']?.split(',')).toContain('ro');
+    const traceMounts = expectedTraceMounts('/sys/kernel');
+    expect(traceMounts.length).toBeGreaterThan(0);
+    for (const mount of traceMounts) {
+      expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: mount, Destination: mount, RW: false }));
+      expect(report.mounts[mount]?.split(',')).toContain('ro');
+    }
+    expect(inspection.Mounts.map((mount) => mount.Source)).not.toContain('/sys/fs/bpf');
+    // On the host network too (where podman bind-mounts the host's sysfs), no way out.
+    expectConfined(report);
 
     // --restart unless-stopped: a sensor that exits on its own comes back.
     // The exec session may die with the container (137) before it reports.

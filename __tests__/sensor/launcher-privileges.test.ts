@@ -1,0 +1,92 @@
+/** What bin/run-svc-sensor.sh grants the sensor container: capabilities by kernel version, the
+ *  hardening flags, limits and log rotation and their options, driven against the stub runtime.
+ *  real-runtime.test.ts checks on podman that the sensor really gets only this. */
+import { expectedTraceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
+
+afterAll(removeSandboxes);
+
+describe('capabilities: all dropped, then only what an eBPF network sensor needs', () => {
+  test.each([
+    ['6.1.0-18-cloud-amd64', ['BPF', 'PERFMON', 'NET_ADMIN', 'NET_RAW']],
+    ['5.8.0', ['BPF', 'PERFMON', 'NET_ADMIN', 'NET_RAW']],
+    ['10.0.1', ['BPF', 'PERFMON', 'NET_ADMIN', 'NET_RAW']],
+  ])('kernel %s: %j, no SYS_ADMIN, no warning', (kernelRelease, expected) => {
+    const run = runLauncher(REQUIRED, { stub: { kernelRelease } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const call = runCall(run);
+    expect(flagValues(call, '--cap-drop')).toEqual(['ALL']);
+    expect(flagValues(call, '--cap-add')).toEqual(expected);
+    // The drop comes first: an add after it is what remains.
+    expect(call.indexOf('--cap-drop')).toBeLessThan(call.indexOf('--cap-add'));
+    expect(run.stdout).toMatch(new RegExp(`capabilities: +${expected.join(' ')} \\(all others dropped\\)`));
+  });
+
+  test.each([
+    ['5.4.0-150-generic', '5.4.0-150-generic'],
+    ['4.19.0', '4.19.0'],
+    ['custom-build', 'custom-build'],
+  ])('kernel %s (no CAP_BPF, or no version to tell): SYS_ADMIN, and a warning that says why', (kernelRelease, shown) => {
+    const run = runLauncher(REQUIRED, { stub: { kernelRelease } });
+    expect(run.status).toBe(0);
+    expect(flagValues(runCall(run), '--cap-add')).toEqual(['SYS_ADMIN', 'NET_ADMIN', 'NET_RAW']);
+    expect(run.stderr).toBe(
+      `run-svc-sensor.sh: warning: kernel ${shown} is older than 5.8 (or unreadable), which has no CAP_BPF and CAP_PERFMON; the sensor gets CAP_SYS_ADMIN instead, which is close to host root: upgrade the kernel to drop it\n`,
+    );
+  });
+});
+
+describe('hardening, limits and log rotation', () => {
+  test('defaults: no new privileges, read-only root with a small tmpfs, 512m, 1 CPU, 256 pids, 10m x 3 logs', () => {
+    const run = runLauncher(REQUIRED);
+    expect(run.status).toBe(0);
+    const call = runCall(run);
+    expect(flagValues(call, '--security-opt')).toEqual(['no-new-privileges']);
+    expect(call).toContain('--read-only');
+    expect(flagValues(call, '--tmpfs')).toEqual(['/tmp:rw,nosuid,nodev,noexec,size=16m']);
+    expect(flagValues(call, '--memory')).toEqual(['512m']);
+    expect(flagValues(call, '--cpus')).toEqual(['1']);
+    expect(flagValues(call, '--pids-limit')).toEqual(['256']);
+    expect(flagValues(call, '--log-opt')).toEqual(['max-size=10m', 'max-file=3']);
+    // Only the tracing and BPF filesystems, never /sys itself.
+    expect(flagValues(call, '--volume')).toEqual(expectedTraceVolumes('/sys'));
+    expect(flagValues(call, '--volume')).not.toContain('/sys:/sys:ro');
+    expect(call).not.toContain('--privileged');
+    expect(run.stdout).toMatch(/limits: +memory 512m, cpus 1, pids 256, log rotation 10m x 3 files/);
+  });
+
+  test('--memory-limit, --cpu-limit and --log-max-size set them; --log-max-size 0 passes no log option', () => {
+    const run = runLauncher([...REQUIRED, '--memory-limit', '1g', '--cpu-limit=0.5', '--log-max-size', '0']);
+    expect(run.status).toBe(0);
+    const call = runCall(run);
+    expect(flagValues(call, '--memory')).toEqual(['1g']);
+    expect(flagValues(call, '--cpus')).toEqual(['0.5']);
+    expect(flagValues(call, '--log-opt')).toEqual([]);
+    expect(run.stdout).toMatch(/log rotation by the runtime's log driver/);
+  });
+
+  test.each([
+    ['--memory-limit', '0', /invalid value '0' for --memory-limit: give a size such as 512m or 1g/],
+    ['--memory-limit', '512 m', /invalid value '512 m' for --memory-limit/],
+    ['--memory-limit', '1t', /invalid value '1t' for --memory-limit/],
+    ['--cpu-limit', '0', /invalid value '0' for --cpu-limit: give a number of CPUs greater than 0/],
+    ['--cpu-limit', '0.00', /invalid value '0.00' for --cpu-limit/],
+    ['--cpu-limit', '1.234', /invalid value '1.234' for --cpu-limit/],
+    ['--log-max-size', '-1', /invalid value '-1' for --log-max-size: give a size such as 10m, or 0/],
+    ['--log-max-size', '10mb', /invalid value '10mb' for --log-max-size/],
+  ])('%s %s: exit 2 before any runtime call', (option, value, message) => {
+    const run = runLauncher([...REQUIRED, `${option}=${value}`]);
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(2);
+    expect(run.calls).toEqual([]);
+  });
+});
+
+describe('log level: one word of the list, not a substring of it', () => {
+  test.each(['info warn', 'inf', 'o w', 'INFO', ''])('%j is refused with exit 2', (level) => {
+    const run = runLauncher([...REQUIRED, `--sensor-log-level=${level}`]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`invalid value '${level}' for -l/--sensor-log-level: use one of trace, debug, info, warn, error`);
+    expect(subcommands(run)).toEqual([]);
+  });
+});
