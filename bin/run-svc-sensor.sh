@@ -3,6 +3,45 @@
 # network (-H), after checking everything it needs; run with --help, or read help/sensor.md.
 set -euo pipefail
 
+# The sensor API key never reaches a trace (bash -x, which support asks for): tracing is off
+# wherever the key is expanded, and back on afterwards when it was on.
+tracing_was_on=false
+pause_tracing() {
+  { [[ $- != *x* ]] || tracing_was_on=true; set +x; } 2>/dev/null
+}
+resume_tracing() {
+  { if $tracing_was_on; then tracing_was_on=false; set -x; fi; } 2>/dev/null
+}
+
+# unset cannot take the key out of /proc/<pid>/environ, which the kernel keeps as the process
+# started: a key that came in the environment moves to a pipe on file descriptor 3, and the
+# script starts again, without it in its environment.
+pause_tracing
+if [[ -n ${SVC_SENSOR_API_KEY+set} && -z ${SVC_SENSOR_INTERNAL_KEY_FD+set} && -f $0 && -r $0 ]]; then
+  key_from_environment=$SVC_SENSOR_API_KEY
+  unset SVC_SENSOR_API_KEY
+  export SVC_SENSOR_INTERNAL_KEY_FD=3
+  exec 3<<<"$key_from_environment"
+  unset key_from_environment
+  if $tracing_was_on; then
+    exec "$BASH" -x "$0" "$@"
+  fi
+  exec "$BASH" "$0" "$@"
+fi
+sensor_api_key_from_environment=""
+if [[ ${SVC_SENSOR_INTERNAL_KEY_FD:-} == 3 ]]; then
+  # Up to the end (a key with a line break is refused later), less the here-string's newline.
+  IFS= read -r -d '' sensor_api_key_from_environment <&3 || true
+  sensor_api_key_from_environment=${sensor_api_key_from_environment%$'\n'}
+  exec 3<&-
+elif [[ -n ${SVC_SENSOR_API_KEY+set} ]]; then
+  # Run from standard input ($0 is no file to start again): the key stays in this process's
+  # environ, but still reaches no process it starts.
+  sensor_api_key_from_environment=$SVC_SENSOR_API_KEY
+fi
+unset SVC_SENSOR_API_KEY SVC_SENSOR_INTERNAL_KEY_FD
+resume_tracing
+
 readonly SCRIPT_NAME="run-svc-sensor.sh"
 readonly SCRIPT_VERSION="1.0.0"
 
@@ -30,6 +69,8 @@ readonly DEFAULT_CPU_LIMIT="1"
 readonly PIDS_LIMIT=256
 readonly TMPFS_SIZE="16m"
 readonly DEFAULT_LOG_MAX_SIZE="10m"
+# Where the sensor finds its key: a read-only bind of a file on a tmpfs of the host.
+readonly KEY_FILE_IN_CONTAINER="/run/secrets/svc-sensor-api-key"
 readonly LOG_MAX_FILES=3
 
 # Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
@@ -64,6 +105,7 @@ readonly EXIT_REPLACE_FAILED=16
 readonly EXIT_START_FAILED=17
 readonly EXIT_TRACE_PATH_OUTSIDE_SYS=18
 readonly EXIT_NO_TRACE_FILESYSTEM=19
+readonly EXIT_KEY_STORE_UNSAFE=20
 
 tenant_id=""
 domain=""
@@ -92,13 +134,17 @@ image=""
 analyzer_address=""
 sensor_api_key=""
 secret_env_file=""
+# The key file for --key-delivery file: <secret directory>/<sensor name>/<random>/key.
+secret_directory=""
+key_directory=""
+key_file=""
+# Set once a sensor runs with key_directory, which then stays for its restarts.
+key_directory_in_use=false
 kernel_release=""
 capabilities=()
 trace_mounts=()
-
-# Taken out of the environment at once, so no command this script starts inherits the key.
-sensor_api_key_from_environment=${SVC_SENSOR_API_KEY:-}
-unset SVC_SENSOR_API_KEY
+key_file_option=""
+key_delivery="file"
 
 print_help() {
   cat <<EOF
@@ -137,12 +183,20 @@ Launcher options (not in the spec):
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
   --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
                                 0 leaves rotation to the runtime's log driver (e.g. journald)
+  --key-file FILE               Read the sensor API key from FILE (default: none, the environment
+                                or the terminal)
+  --key-delivery HOW            How the sensor gets the key (default: file): file, a read-only
+                                file on a tmpfs; env, the container environment (opt-in, for
+                                images that need it: inspect then shows the key)
 
 Environment:
-  SVC_SENSOR_API_KEY     Sensor API key. When unset and stdin is a terminal, it is asked for
-                         without echo. It never appears on a command line or in the output.
+  SVC_SENSOR_API_KEY     Sensor API key, when --key-file is not given. When unset and stdin is a
+                         terminal, it is asked for without echo. It never appears on a command
+                         line or in the output, and the launcher drops it from its own environment.
+  SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
+                         is a tmpfs, else /dev/shm/svc-sensor).
   SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
-  TMPDIR                 Where the private key file is created (default: /tmp).
+  TMPDIR                 Where the env file of --key-delivery env is created (default: /tmp).
   SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
                          interfaces from (default: /proc).
 
@@ -167,14 +221,15 @@ Exit codes:
   $EXIT_START_FAILED  the sensor container did not start
   $EXIT_TRACE_PATH_OUTSIDE_SYS  trace path resolves outside $TRACE_PATH_ROOT ('..' and symlinks followed)
   $EXIT_NO_TRACE_FILESYSTEM  no tracing or BPF filesystem at or under the trace path
+  $EXIT_KEY_STORE_UNSAFE  the key directory is not on a tmpfs, not private, or cannot be created
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
-SVC_INTERFACE, SVC_TRACE_PATH, SVC_SENSOR_MODE and, through a private env file,
-SVC_SENSOR_API_KEY; help/sensor.md describes them.
+SVC_INTERFACE, SVC_TRACE_PATH, SVC_SENSOR_MODE and SVC_SENSOR_API_KEY_FILE (the key, read-only at
+$KEY_FILE_IN_CONTAINER); help/sensor.md describes them.
 
 Examples:
-  SVC_SENSOR_API_KEY=... $SCRIPT_NAME -n acme -d corp.example.com -a shop-web
+  $SCRIPT_NAME -n acme -d corp.example.com -a shop-web --key-file ~/sensor-key
   $SCRIPT_NAME --tenant-id=acme --domain=corp.example.com --app-name=web-01 -H -l debug
 EOF
 }
@@ -227,7 +282,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -250,6 +305,8 @@ parse_arguments() {
           --memory-limit) memory_limit=$value ;;
           --cpu-limit) cpu_limit=$value ;;
           --log-max-size) log_max_size=$value ;;
+          --key-file) key_file_option=$value ;;
+          --key-delivery) key_delivery=$value ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -326,6 +383,13 @@ validate_options() {
   fi
   if ! [[ $log_max_size =~ ^(0|[1-9][0-9]*[kKmMgG]?)$ ]]; then
     usage_error "invalid value '$log_max_size' for --log-max-size: give a size such as 10m, or 0 to leave log rotation to the runtime's log driver"
+  fi
+
+  if [[ $key_delivery != file && $key_delivery != env ]]; then
+    usage_error "invalid value '$key_delivery' for --key-delivery: use file (the default: a read-only file on a tmpfs) or env (only for images that read the key from the environment)"
+  fi
+  if [[ -n $key_file_option && ! -f $key_file_option ]]; then
+    usage_error "invalid value '$key_file_option' for --key-file: no such file; give the file that holds the sensor API key"
   fi
 
   if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
@@ -621,14 +685,23 @@ choose_host_interface() {
 
 # ---------------------------------------------------------------------------- sensor API key
 
+# Tracing stays off from here to the end: every line expands the key.
 read_sensor_api_key() {
-  if [[ -n $sensor_api_key_from_environment ]]; then
+  pause_tracing
+  if [[ -n $key_file_option ]]; then
+    if ! [[ -r $key_file_option ]]; then
+      die "$EXIT_API_KEY_MISSING" "cannot read the key file '$key_file_option' (--key-file); run as a user who may read it"
+    fi
+    # The whole file, less one final line break (the way editors save it).
+    IFS= read -r -d '' sensor_api_key <"$key_file_option" || true
+    sensor_api_key=${sensor_api_key%$'\n'}
+  elif [[ -n $sensor_api_key_from_environment ]]; then
     sensor_api_key=$sensor_api_key_from_environment
   elif [[ -t 0 ]]; then
     read -r -s -p "Sensor API key (input hidden): " sensor_api_key || sensor_api_key=""
     printf '\n' >&2
   else
-    die "$EXIT_API_KEY_MISSING" "no sensor API key: set SVC_SENSOR_API_KEY, or run from a terminal to be asked for it"
+    die "$EXIT_API_KEY_MISSING" "no sensor API key: give --key-file, set SVC_SENSOR_API_KEY, or run from a terminal to be asked for it"
   fi
   if [[ -z $sensor_api_key ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key is empty; create a sensor API key in the web user interface and give it"
@@ -636,6 +709,71 @@ read_sensor_api_key() {
   if [[ $sensor_api_key == *[[:cntrl:]]* ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key contains a line break or another control character; give the key exactly as the web user interface shows it"
   fi
+  resume_tracing
+}
+
+# The directory for key files: on a tmpfs, so a key never reaches a disk; owned by this user and
+# closed to everyone else. /run is a tmpfs on systemd hosts; /dev/shm is one everywhere.
+choose_secret_directory() {
+  local directory=${SVC_SENSOR_SECRET_DIR:-} filesystem owner mode
+  if [[ -z $directory ]]; then
+    directory=/dev/shm/svc-sensor
+    if [[ $(stat -f -c %T /run 2>/dev/null || true) == tmpfs ]]; then
+      directory=/run/svc-sensor
+    fi
+  fi
+  if [[ $directory != /* || $directory == *[[:cntrl:]:,]* ]]; then
+    die "$EXIT_KEY_STORE_UNSAFE" "SVC_SENSOR_SECRET_DIR='$directory' is not an absolute path without ':' and ','; unset it to use /run/svc-sensor or /dev/shm/svc-sensor"
+  fi
+  if [[ ! -e $directory ]] && ! mkdir -m 0700 -- "$directory" 2>/dev/null; then
+    die "$EXIT_KEY_STORE_UNSAFE" "cannot create the key directory '$directory' (SVC_SENSOR_SECRET_DIR); create it (mode 0700, on a tmpfs) or run as root"
+  fi
+  filesystem=$(stat -f -c %T -- "$directory" 2>/dev/null || true)
+  owner=$(stat -c %u -- "$directory" 2>/dev/null || true)
+  mode=$(stat -c %a -- "$directory" 2>/dev/null || true)
+  if [[ -L $directory || ! -d $directory || $owner != "$EUID" || $mode != 700 ]]; then
+    die "$EXIT_KEY_STORE_UNSAFE" "the key directory '$directory' must be a directory (not a symlink) owned by this user (uid $EUID) with mode 700; it is owner '$owner', mode '$mode'; remove it and run again"
+  fi
+  if [[ $filesystem != tmpfs && $filesystem != ramfs ]]; then
+    die "$EXIT_KEY_STORE_UNSAFE" "the key directory '$directory' is on '$filesystem', not a tmpfs, so the key would reach a disk; set SVC_SENSOR_SECRET_DIR to a directory on a tmpfs"
+  fi
+  secret_directory=$directory
+}
+
+remove_key_directory() {
+  if [[ -n $key_directory ]] && ! $key_directory_in_use; then
+    rm -rf -- "$key_directory"
+    key_directory=""
+  fi
+}
+
+# The key file the sensor reads, mode 0600 (the sensor runs as root in its user namespace and
+# owns it; without CAP_DAC_OVERRIDE nobody else in the container may read it). One directory
+# per run, so the previous sensor keeps its own file until it is gone.
+write_key_file() {
+  local previous_umask sensor_directory="$secret_directory/$sensor_name"
+  previous_umask=$(umask)
+  umask 077
+  if ! { [[ -d $sensor_directory ]] || mkdir -- "$sensor_directory"; } || ! key_directory=$(mktemp -d "$sensor_directory/XXXXXXXXXX"); then
+    key_directory=""
+    die "$EXIT_UNEXPECTED" "cannot create the key directory under '$sensor_directory'; check that '$secret_directory' is writable for this user"
+  fi
+  key_file="$key_directory/key"
+  pause_tracing
+  printf '%s' "$sensor_api_key" >"$key_file"
+  resume_tracing
+  umask "$previous_umask"
+}
+
+# Key directories of this sensor name other than the running one: those of sensors replaced,
+# or of a run killed before it could clean up.
+remove_stale_key_directories() {
+  local directory
+  for directory in "$secret_directory/$sensor_name"/*/; do
+    directory=${directory%/}
+    [[ -d $directory && $directory != "$key_directory" ]] || continue
+    rm -rf -- "$directory"
+  done
 }
 
 remove_secret_env_file() {
@@ -656,7 +794,9 @@ write_secret_env_file() {
     die "$EXIT_UNEXPECTED" "cannot create the private key file in '$directory' (TMPDIR); set TMPDIR to a writable directory on this host, or unset it to use /tmp"
   fi
   umask "$previous_umask"
+  pause_tracing
   printf 'SVC_SENSOR_API_KEY=%s\n' "$sensor_api_key" >"$secret_env_file"
+  resume_tracing
 }
 
 # ---------------------------------------------------------------------------- support info
@@ -761,8 +901,15 @@ start_sensor() {
   if [[ $log_max_size != 0 ]]; then
     run_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
   fi
+  if [[ $key_delivery == file ]]; then
+    run_arguments+=(
+      --volume "$key_file:$KEY_FILE_IN_CONTAINER:ro"
+      --env "SVC_SENSOR_API_KEY_FILE=$KEY_FILE_IN_CONTAINER"
+    )
+  else
+    run_arguments+=(--env-file "$secret_env_file")
+  fi
   run_arguments+=(
-    --env-file "$secret_env_file"
     --env "SVC_TENANT_ID=$tenant_id"
     --env "SVC_ANALYZER_ADDRESS=$analyzer_address"
     --env "SVC_ANALYZER_TLS=true"
@@ -777,6 +924,10 @@ start_sensor() {
     die "$EXIT_START_FAILED" "the sensor container '$sensor_name' did not start ('$runtime run' failed, see above); the previous sensor, if any, was already removed"
   fi
   remove_secret_env_file
+  if [[ $key_delivery == file ]]; then
+    key_directory_in_use=true
+    remove_stale_key_directories
+  fi
   note "  container id:      $container_id"
   note "Sensor $sensor_name started; follow it with: $runtime logs -f $sensor_name"
 }
@@ -820,15 +971,27 @@ main() {
   print_support_information
 
   # Pull and write the key file before touching the running sensor, so a wrong repository or
-  # tag, or an unwritable TMPDIR, leaves it alone.
+  # tag, or a key store that is not safe, leaves it alone.
   ensure_image
-  write_secret_env_file
+  if [[ $key_delivery == file ]]; then
+    choose_secret_directory
+    write_key_file
+  else
+    printf '%s: warning: --key-delivery env: the key becomes part of the container configuration, which every user allowed to run %s inspect can read\n' "$SCRIPT_NAME" "$runtime" >&2
+    write_secret_env_file
+  fi
   replace_existing_sensor
   start_sensor
 }
 
-trap remove_secret_env_file EXIT
-# Turn signals into an ordinary exit so the EXIT trap removes the key file.
+remove_temporary_files() {
+  remove_secret_env_file
+  remove_key_directory
+}
+
+trap remove_temporary_files EXIT
+# Turn signals into an ordinary exit so the EXIT trap removes the key files.
+trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 

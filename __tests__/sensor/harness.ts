@@ -10,7 +10,7 @@ import { track } from '../support/child-processes';
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
-const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'rm', 'timeout', 'stat', 'base64'];
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64'];
 
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
@@ -67,6 +67,10 @@ export interface LauncherRun {
   readonly runtimeNamesCalled: string[];
   /** What the stub saw of each --env-file while `run` executed. */
   readonly envFiles: Array<{ path: string; mode: string; contents: string }>;
+  /** What the stub saw of each key file mounted at /run/secrets/svc-sensor-api-key. */
+  readonly keyFiles: Array<{ path: string; mode: string; contents: string }>;
+  /** Files and directories under the sandbox's key directory (SVC_SENSOR_SECRET_DIR) after the run. */
+  readonly keyStoreEntries: string[];
   /** True when SVC_SENSOR_API_KEY was in the environment of any runtime call. */
   readonly runtimeSawKeyInEnvironment: boolean;
   /** Every helper tool started (mktemp, rm, timeout, cat...): its name, then its arguments. */
@@ -84,6 +88,8 @@ export interface Sandbox {
   readonly procDir: string;
   readonly tmpDir: string;
   readonly recordDir: string;
+  /** SVC_SENSOR_SECRET_DIR: a directory on /dev/shm (a tmpfs), as the launcher demands. */
+  readonly secretDir: string;
   readonly path: string;
 }
 
@@ -95,6 +101,15 @@ export const DEFAULT_ROUTE_TABLE = [
 ].join('\n');
 
 const STUBS_DIR = path.join(__dirname, 'stubs');
+/** A tmpfs on every Linux host. */
+const SHARED_MEMORY = '/dev/shm';
+const secretDirs: string[] = [];
+
+/** Every file and directory under a directory, relative, sorted. */
+function listTree(directory: string): string[] {
+  if (!fs.existsSync(directory)) return [];
+  return (fs.readdirSync(directory, { recursive: true }) as string[]).sort();
+}
 
 let realToolPaths: Map<string, string> | undefined;
 
@@ -128,6 +143,8 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
   const procDir = path.join(root, 'proc');
   const tmpDir = path.join(root, 'tmp');
   const recordDir = path.join(root, 'record');
+  const secretDir = fs.mkdtempSync(path.join(SHARED_MEMORY, 'svc-sensor-test-'));
+  secretDirs.push(secretDir);
   for (const dir of [binDir, toolsDir, path.join(procDir, 'net'), tmpDir, recordDir]) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -166,7 +183,7 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
   }
   fs.writeFileSync(path.join(procDir, 'net', 'dev'), deviceTable(config.hostInterfaces ?? ['eth0', 'eth1']));
 
-  return { root, binDir, procDir, tmpDir, recordDir, path: `${binDir}:${toolsDir}` };
+  return { root, binDir, procDir, tmpDir, recordDir, secretDir, path: `${binDir}:${toolsDir}` };
 }
 
 export interface RunOptions {
@@ -213,6 +230,7 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
     TMPDIR: sandbox.tmpDir,
     LANG: 'C',
     SVC_SENSOR_PROC_DIR: sandbox.procDir,
+    SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     SVC_SENSOR_API_KEY: TEST_KEY,
     ...stubEnvironment(sandbox, options.stub ?? {}),
   };
@@ -225,10 +243,12 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
 
 export function collectRun(sandbox: Sandbox, status: number | null, stdout: string, stderr: string): LauncherRun {
   const calls = readLines(path.join(sandbox.recordDir, 'calls.log')).map((line) => line.split('\t'));
-  const envFiles = readLines(path.join(sandbox.recordDir, 'env-files.log')).map((line) => {
-    const [file, mode, encoded] = line.split('\t');
-    return { path: file, mode, contents: Buffer.from(encoded ?? '', 'base64').toString('utf8') };
-  });
+  const recordedFiles = (log: string): Array<{ path: string; mode: string; contents: string }> =>
+    readLines(path.join(sandbox.recordDir, log)).map((line) => {
+      const [file, mode, encoded] = line.split('\t');
+      return { path: file, mode, contents: Buffer.from(encoded ?? '', 'base64').toString('utf8') };
+    });
+  const envFiles = recordedFiles('env-files.log');
   return {
     status,
     stdout,
@@ -236,6 +256,8 @@ export function collectRun(sandbox: Sandbox, status: number | null, stdout: stri
     calls,
     runtimeNamesCalled: readLines(path.join(sandbox.recordDir, 'runtime-names.log')),
     envFiles,
+    keyFiles: recordedFiles('key-files.log'),
+    keyStoreEntries: listTree(sandbox.secretDir),
     runtimeSawKeyInEnvironment: fs.existsSync(path.join(sandbox.recordDir, 'runtime-saw-key')),
     toolCalls: readLines(path.join(sandbox.recordDir, 'tools.log')).map((line) => line.split('\t')),
     toolsThatSawKey: readLines(path.join(sandbox.recordDir, 'tools-saw-key.log')),
@@ -338,6 +360,7 @@ export function removeSandboxes(): void {
     }
   }
   for (const root of sandboxes.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+  for (const directory of secretDirs.splice(0)) fs.rmSync(directory, { recursive: true, force: true });
 }
 
 /** The runtime subcommands called, in order (`container inspect` counts as one). */
@@ -370,6 +393,13 @@ export function expectedTraceVolumes(tracePath: string): string[] {
   const mounts = inside ? [tracePath] : TRACE_MOUNT_CANDIDATES.filter((candidate) => candidate.startsWith(`${tracePath}/`) && fs.existsSync(candidate));
   if (mounts.length === 0) throw new Error(`this host has none of ${TRACE_MOUNT_CANDIDATES.join(', ')} under ${tracePath}`);
   return mounts.map((mount) => `${mount}:${mount}:ro`);
+}
+
+export const KEY_FILE_IN_CONTAINER = '/run/secrets/svc-sensor-api-key';
+
+/** The --volume values of a run call other than the key file's. */
+export function traceVolumes(call: readonly string[]): string[] {
+  return flagValues(call, '--volume').filter((volume) => !volume.endsWith(`:${KEY_FILE_IN_CONTAINER}:ro`));
 }
 
 export const REQUIRED = ['-n', 'acme', '-d', 'corp.example.com', '-a', 'shop-web'];

@@ -1,6 +1,6 @@
 /** Container and host mode, interface choice and the replace path of bin/run-svc-sensor.sh,
  *  driven against the stub container runtime. */
-import { expectedTraceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
+import { expectedTraceVolumes, traceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
 
 afterAll(removeSandboxes);
 
@@ -26,6 +26,7 @@ describe('container mode (default)', () => {
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-shop-web']);
     expect(flagValues(call, '--network')).toEqual(['container:shop-web']);
     expect(flagValues(call, '--env')).toEqual([
+      'SVC_SENSOR_API_KEY_FILE=/run/secrets/svc-sensor-api-key',
       'SVC_TENANT_ID=acme',
       'SVC_ANALYZER_ADDRESS=analyzer.svcprevent.corp.example.com:50051',
       'SVC_ANALYZER_TLS=true',
@@ -34,7 +35,7 @@ describe('container mode (default)', () => {
       'SVC_TRACE_PATH=/sys',
       'SVC_SENSOR_MODE=container',
     ]);
-    expect(flagValues(call, '--volume')).toEqual(expectedTraceVolumes('/sys'));
+    expect(traceVolumes(call)).toEqual(expectedTraceVolumes('/sys'));
     expect(call[call.length - 1]).toBe('registry.svc.example/svc/runtime-sensor:1.2.0');
   });
 

@@ -1,7 +1,7 @@
 /** What bin/run-svc-sensor.sh grants the sensor container: capabilities by kernel version, the
  *  hardening flags, limits and log rotation and their options, driven against the stub runtime.
  *  real-runtime.test.ts checks on podman that the sensor really gets only this. */
-import { expectedTraceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
+import { expectedTraceVolumes, traceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
 
 afterAll(removeSandboxes);
 
@@ -49,8 +49,8 @@ describe('hardening, limits and log rotation', () => {
     expect(flagValues(call, '--pids-limit')).toEqual(['256']);
     expect(flagValues(call, '--log-opt')).toEqual(['max-size=10m', 'max-file=3']);
     // Only the tracing and BPF filesystems, never /sys itself.
-    expect(flagValues(call, '--volume')).toEqual(expectedTraceVolumes('/sys'));
-    expect(flagValues(call, '--volume')).not.toContain('/sys:/sys:ro');
+    expect(traceVolumes(call)).toEqual(expectedTraceVolumes('/sys'));
+    expect(traceVolumes(call)).not.toContain('/sys:/sys:ro');
     expect(call).not.toContain('--privileged');
     expect(run.stdout).toMatch(/limits: +memory 512m, cpus 1, pids 256, log rotation 10m x 3 files/);
   });

@@ -1,5 +1,5 @@
 /** bin/run-svc-sensor.sh interrupted: Ctrl-C (SIGINT to the process group), SIGTERM and
- *  SIGHUP (to the launcher alone) while the runtime is busy. The private key file must be gone
+ *  SIGHUP (to the launcher alone) while the runtime is busy. The key file of the run must be gone
  *  afterwards, and nothing further may be stopped, removed or started. */
 import { removeSandboxes, REQUIRED, startBlockedLauncher, stubSignals, subcommands } from './harness';
 
@@ -27,10 +27,12 @@ describe('interrupted launcher', () => {
     const calls = subcommands(run);
     expect(calls[calls.length - 1]).toBe(blockIn);
     if (blockIn === 'run') {
-      // The file existed, private, while the runtime read it.
-      expect(run.envFiles).toHaveLength(1);
-      expect(run.envFiles[0].mode).toBe('600');
+      // The key file existed, private, while the runtime read it.
+      expect(run.keyFiles).toHaveLength(1);
+      expect(run.keyFiles[0].mode).toBe('600');
     }
+    // Its directory is gone; only the (empty) directory of the sensor name stays.
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
     expect(run.leftoverTempFiles).toEqual([]);
   });
 });

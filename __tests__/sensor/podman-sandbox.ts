@@ -62,7 +62,9 @@ const SENSOR_ENTRYPOINT = `#!/bin/sh
 trap 'echo "stand-in sensor: SIGTERM, stopping"; exit 0' TERM
 echo "args: $*"
 busybox env | busybox grep '^SVC_' | busybox grep -v '^SVC_SENSOR_API_KEY=' | busybox sort | busybox sed 's/^/env: /'
-echo "key-sha256: $(printf '%s' "$SVC_SENSOR_API_KEY" | busybox sha256sum | busybox cut -d ' ' -f 1)"
+if [ -n "$SVC_SENSOR_API_KEY_FILE" ]; then key=$(busybox cat "$SVC_SENSOR_API_KEY_FILE"); else key=$SVC_SENSOR_API_KEY; fi
+echo "key-sha256: $(printf '%s' "$key" | busybox sha256sum | busybox cut -d ' ' -f 1)"
+echo "key-in-environment: $(if busybox env | busybox grep -q '^SVC_SENSOR_API_KEY='; then echo yes; else echo no; fi)"
 echo "netns: $(busybox readlink /proc/self/ns/net)"
 echo "capabilities: $(busybox grep '^CapEff:' /proc/self/status | busybox cut -f 2)"
 busybox grep -E '^[^ ]+ /sys(/[^ ]*)? ' /proc/self/mounts | busybox sed 's/^/mount: /'
@@ -107,6 +109,8 @@ export class PodmanSandbox {
   readonly root: string;
   /** TMPDIR of the launcher: its private key file must be gone after each run. */
   readonly launcherTmpDir: string;
+  /** SVC_SENSOR_SECRET_DIR of the launcher: on /dev/shm (a tmpfs), mode 0700. */
+  readonly secretDir: string;
   readonly suffix = crypto.randomBytes(3).toString('hex');
   readonly image = `${SENSOR_IMAGE_REPOSITORY}:${SENSOR_IMAGE_TAG}`;
   private readonly networks: string[] = [];
@@ -119,6 +123,7 @@ export class PodmanSandbox {
     this.root = root;
     this.runRoot = runRootFor(root);
     this.launcherTmpDir = path.join(root, 'launcher-tmp');
+    this.secretDir = fs.mkdtempSync('/dev/shm/svc-sensor-keys-');
     const home = path.join(root, 'home');
     const podmanTmpDir = path.join(root, 'tmp');
     for (const dir of [this.launcherTmpDir, home, podmanTmpDir]) fs.mkdirSync(dir);
@@ -280,6 +285,7 @@ export class PodmanSandbox {
       if (removed.status !== 0) problems.push(`network ${network} not removed: ${removed.stderr}`);
     }
     if (problems.length === 0) {
+      fs.rmSync(this.secretDir, { recursive: true, force: true });
       fs.rmSync(this.runRoot, { recursive: true, force: true });
       fs.rmSync(this.root, { recursive: true, force: true });
     }
@@ -314,6 +320,8 @@ export interface ContainerInspection {
 export interface SensorReport {
   readonly env: Record<string, string>;
   readonly keySha256: string;
+  /** Whether SVC_SENSOR_API_KEY was in the sensor's environment. */
+  readonly keyInEnvironment: boolean;
   readonly netns: string;
   readonly capabilities: bigint;
   /** Mount point at or under /sys -> its options, the last mount on it (the one seen). */
@@ -339,6 +347,7 @@ export function parseSensorLog(log: string): SensorReport {
   const cgroupRoots: string[] = [];
   const releaseAgents: string[] = [];
   let keySha256 = '';
+  let keyInEnvironment = true;
   let netns = '';
   let capabilities = -1n;
   for (const line of log.split('\n')) {
@@ -348,6 +357,7 @@ export function parseSensorLog(log: string): SensorReport {
       const equals = value.indexOf('=');
       env[value.slice(0, equals)] = value.slice(equals + 1);
     } else if (kind === 'key-sha256') keySha256 = value;
+    else if (kind === 'key-in-environment') keyInEnvironment = value !== 'no';
     else if (kind === 'netns') netns = value;
     else if (kind === 'capabilities') capabilities = BigInt(`0x${value}`);
     else if (kind.startsWith('escape ')) escapes[kind.slice('escape '.length)] = value;
@@ -367,5 +377,5 @@ export function parseSensorLog(log: string): SensorReport {
       if (match) (addresses[match[1]] ??= []).push(match[2]);
     }
   }
-  return { env, keySha256, netns, capabilities, mounts, escapes, cgroupRoots, releaseAgents, links, addresses };
+  return { env, keySha256, keyInEnvironment, netns, capabilities, mounts, escapes, cgroupRoots, releaseAgents, links, addresses };
 }

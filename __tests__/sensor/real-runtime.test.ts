@@ -38,6 +38,7 @@ function launch(args: readonly string[]): Promise<CommandResult> {
   const env = {
     ...sandbox.environment(),
     TMPDIR: sandbox.launcherTmpDir,
+    SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     SVC_CONTAINER_RUNTIME: 'podman',
     SVC_SENSOR_API_KEY: TEST_KEY,
   };
@@ -138,6 +139,7 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     const traceMounts = expectedTraceMounts('/sys');
     expect(traceMounts.length).toBeGreaterThan(0);
     const binds = inspection.Mounts.filter((mount) => mount.Destination.startsWith('/sys'));
+    expect(inspection.Mounts.map((mount) => mount.Destination).sort()).toEqual([...traceMounts, '/run/secrets/svc-sensor-api-key'].sort());
     expect(binds.map((mount) => [mount.Source, mount.Destination, mount.RW]).sort()).toEqual(traceMounts.map((mount) => [mount, mount, false]).sort());
     for (const mount of traceMounts) expect(report.mounts[mount]?.split(',')).toContain('ro');
     expect(inspection.HostConfig.ReadonlyRootfs).toBe(true);
@@ -152,11 +154,20 @@ describe('run-svc-sensor.sh with podman and runc', () => {
       SVC_ANALYZER_TLS: 'true',
       SVC_INTERFACE: 'eth0',
       SVC_LOG_LEVEL: 'debug',
+      SVC_SENSOR_API_KEY_FILE: '/run/secrets/svc-sensor-api-key',
       SVC_SENSOR_MODE: 'container',
       SVC_TENANT_ID: 'acme',
       SVC_TRACE_PATH: '/sys',
     });
+    // The key reached the sensor as a file, and nowhere podman shows a container's settings.
     expect(report.keySha256).toBe(sha256(TEST_KEY));
+    expect(report.keyInEnvironment).toBe(false);
+    const inspectOutput = await sandbox.podmanOk(['container', 'inspect', `svc-sensor-${app}`]);
+    expect(inspectOutput).toContain('/run/secrets/svc-sensor-api-key');
+    expect(inspectOutput).not.toContain(TEST_KEY);
+    const keyMount = inspection.Mounts.find((mount) => mount.Destination === '/run/secrets/svc-sensor-api-key');
+    expect(keyMount).toEqual(expect.objectContaining({ RW: false }));
+    expect(keyMount!.Source.startsWith(`${sandbox.secretDir}/svc-sensor-${app}/`)).toBe(true);
     // Exactly BPF, PERFMON, NET_ADMIN and NET_RAW are effective (this kernel is >= 5.8), and
     // nothing of the runtime's default set.
     const granted = capabilitySet(Object.values(GRANTED_CAPABILITIES));
