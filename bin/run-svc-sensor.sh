@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2310 # runtime_call and the is_ predicates are single commands used in conditions: set -e inside them would change nothing
 # Starts the svc runtime sensor next to an application container (default) or on the host
 # network (-H), after checking everything it needs; run with --help, or read help/sensor.md.
 set -euo pipefail
@@ -79,6 +80,15 @@ readonly MAX_STACK_NAME_LENGTH=14
 readonly SENSOR_NAME_PREFIX="svc-sensor-"
 readonly STOP_GRACE_SECONDS=30
 readonly RUNTIME_ANSWER_TIMEOUT_SECONDS=20
+# Every other runtime call: a hung daemon must not hang a fleet run. A pull may take long; a stop
+# gets its grace period on top.
+readonly RUNTIME_CALL_TIMEOUT_SECONDS=60
+readonly PULL_TIMEOUT_SECONDS=600
+readonly DEFAULT_HEALTH_WAIT_SECONDS=10
+readonly MAX_HEALTH_WAIT_SECONDS=600
+readonly LOG_LINES_ON_FAILURE=20
+# Capability numbers (linux/capability.h), to compare with CapEff in /proc/<pid>/status.
+readonly -A CAPABILITY_BITS=([NET_ADMIN]=12 [NET_RAW]=13 [SYS_ADMIN]=21 [PERFMON]=38 [BPF]=39)
 readonly MIN_CORES=2
 readonly MIN_MEMORY_MB=300
 readonly MIN_MEMORY_KB=$((MIN_MEMORY_MB * 1024))
@@ -106,6 +116,8 @@ readonly EXIT_START_FAILED=17
 readonly EXIT_TRACE_PATH_OUTSIDE_SYS=18
 readonly EXIT_NO_TRACE_FILESYSTEM=19
 readonly EXIT_KEY_STORE_UNSAFE=20
+readonly EXIT_SENSOR_UNHEALTHY=21
+readonly EXIT_CAPABILITY_MISSING=22
 
 tenant_id=""
 domain=""
@@ -121,6 +133,7 @@ internal=false
 memory_limit="$DEFAULT_MEMORY_LIMIT"
 cpu_limit="$DEFAULT_CPU_LIMIT"
 log_max_size="$DEFAULT_LOG_MAX_SIZE"
+health_wait_seconds="${SVC_SENSOR_HEALTH_WAIT:-$DEFAULT_HEALTH_WAIT_SECONDS}"
 
 # Decided by main.
 runtime=""
@@ -140,6 +153,12 @@ key_directory=""
 key_file=""
 # Set once a sensor runs with key_directory, which then stays for its restarts.
 key_directory_in_use=false
+# The sensor being replaced, renamed aside and kept until the new one is healthy.
+previous_name=""
+previous_was_running=false
+previous_set_aside=false
+new_sensor_created=false
+container_id=""
 kernel_release=""
 capabilities=()
 trace_mounts=()
@@ -155,7 +174,9 @@ Starts the svc runtime sensor (launcher version $SCRIPT_VERSION).
     container APP_NAME and is named ${SENSOR_NAME_PREFIX}APP_NAME.
   Host mode (-H): the sensor listens on the host network, is named ${SENSOR_NAME_PREFIX}APP_NAME
     (APP_NAME identifies the instance) and uses the default-route interface.
-A sensor of that name that is running is stopped (grace period ${STOP_GRACE_SECONDS} s) and removed first.
+A sensor of that name that is running is stopped first (grace period ${STOP_GRACE_SECONDS} s), kept until the new
+one has stayed up for --health-wait seconds, then removed; if the new one fails, the old one is
+started again.
 The sensor reports to analyzer.<stack name in lower case>.<domain>:$ANALYZER_PORT over TLS.
 
 Options (long options also take --option=value):
@@ -183,6 +204,8 @@ Launcher options (not in the spec):
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
   --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
                                 0 leaves rotation to the runtime's log driver (e.g. journald)
+  --health-wait SECONDS         Seconds the new sensor must stay up (default: $DEFAULT_HEALTH_WAIT_SECONDS), without a
+                                restart, before the previous one is removed
   --key-file FILE               Read the sensor API key from FILE (default: none, the environment
                                 or the terminal)
   --key-delivery HOW            How the sensor gets the key (default: file): file, a read-only
@@ -193,6 +216,7 @@ Environment:
   SVC_SENSOR_API_KEY     Sensor API key, when --key-file is not given. When unset and stdin is a
                          terminal, it is asked for without echo. It never appears on a command
                          line or in the output, and the launcher drops it from its own environment.
+  SVC_SENSOR_HEALTH_WAIT Default of --health-wait.
   SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
                          is a tmpfs, else /dev/shm/svc-sensor).
   SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
@@ -201,7 +225,7 @@ Environment:
                          interfaces from (default: /proc).
 
 Exit codes:
-  0   sensor started (or help printed)
+  0   sensor started and healthy (or help printed)
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -217,11 +241,13 @@ Exit codes:
   $EXIT_NO_INTERFACE  no usable interface found
   $EXIT_API_KEY_MISSING  no usable sensor API key
   $EXIT_IMAGE_UNAVAILABLE  the sensor image is neither local nor pullable
-  $EXIT_REPLACE_FAILED  the existing sensor could not be stopped or removed
+  $EXIT_REPLACE_FAILED  the existing sensor could not be set aside or stopped
   $EXIT_START_FAILED  the sensor container did not start
   $EXIT_TRACE_PATH_OUTSIDE_SYS  trace path resolves outside $TRACE_PATH_ROOT ('..' and symlinks followed)
   $EXIT_NO_TRACE_FILESYSTEM  no tracing or BPF filesystem at or under the trace path
   $EXIT_KEY_STORE_UNSAFE  the key directory is not on a tmpfs, not private, or cannot be created
+  $EXIT_SENSOR_UNHEALTHY  the new sensor did not stay up (its last log lines are printed); the previous one is restored
+  $EXIT_CAPABILITY_MISSING  the new sensor was not granted a capability; the previous one is restored
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
@@ -282,7 +308,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -307,6 +333,7 @@ parse_arguments() {
           --log-max-size) log_max_size=$value ;;
           --key-file) key_file_option=$value ;;
           --key-delivery) key_delivery=$value ;;
+          --health-wait) health_wait_seconds=$value ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -385,6 +412,11 @@ validate_options() {
     usage_error "invalid value '$log_max_size' for --log-max-size: give a size such as 10m, or 0 to leave log rotation to the runtime's log driver"
   fi
 
+  if ! [[ $health_wait_seconds =~ ^[0-9]{1,3}$ ]] || ((10#$health_wait_seconds > MAX_HEALTH_WAIT_SECONDS)); then
+    usage_error "invalid value '$health_wait_seconds' for --health-wait (or SVC_SENSOR_HEALTH_WAIT): give the seconds the new sensor must stay up, 0 to $MAX_HEALTH_WAIT_SECONDS, e.g. $DEFAULT_HEALTH_WAIT_SECONDS"
+  fi
+  health_wait_seconds=$((10#$health_wait_seconds))
+
   if [[ $key_delivery != file && $key_delivery != env ]]; then
     usage_error "invalid value '$key_delivery' for --key-delivery: use file (the default: a read-only file on a tmpfs) or env (only for images that read the key from the environment)"
   fi
@@ -435,6 +467,18 @@ check_runtime_answers() {
   elif ((status != 0)); then
     die "$EXIT_RUNTIME_NOT_ANSWERING" "'$runtime info' failed (exit $status): ${errors:-no message}; start the $runtime service, or run as a user allowed to use it"
   fi
+}
+
+# Every runtime call after `info` goes through here: bounded, and in our process group
+# (--foreground) so that Ctrl-C reaches it at once.
+runtime_call() {
+  local limit=$RUNTIME_CALL_TIMEOUT_SECONDS
+  case $1 in
+    pull) limit=$PULL_TIMEOUT_SECONDS ;;
+    stop) limit=$((RUNTIME_CALL_TIMEOUT_SECONDS + STOP_GRACE_SECONDS)) ;;
+    *) ;;
+  esac
+  timeout --foreground "$limit" "$runtime" "$@"
 }
 
 check_cores() {
@@ -624,7 +668,7 @@ match_named_interface() {
 
 check_app_container() {
   local status
-  if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
+  if ! status=$(runtime_call container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
     die "$EXIT_APP_CONTAINER_MISSING" "no container named '$app_name' (-a/--app-name) exists ('$runtime container inspect' found none); give the name of the application container, or use -H for host mode"
   fi
   if [[ $status != running ]]; then
@@ -634,7 +678,7 @@ check_app_container() {
 
 choose_container_interface() {
   local device_table interfaces
-  if ! device_table=$("$runtime" exec "$app_name" cat /proc/net/dev 2>/dev/null); then
+  if ! device_table=$(runtime_call exec "$app_name" cat /proc/net/dev 2>/dev/null); then
     if [[ -n $network_interface ]]; then
       printf '%s: warning: cannot list the interfaces of container %s (%s exec failed); using -N %s unchecked\n' \
         "$SCRIPT_NAME" "$app_name" "$runtime" "$network_interface" >&2
@@ -763,6 +807,15 @@ write_key_file() {
   printf '%s' "$sensor_api_key" >"$key_file"
   resume_tracing
   umask "$previous_umask"
+  # An image that runs as a numeric non-root user reads the file as its owner; a user name
+  # cannot be resolved from here (it lives in the image's /etc/passwd).
+  if [[ $image_user =~ ^([1-9][0-9]*)(:([0-9]+))?$ ]]; then
+    if ! chown -- "${BASH_REMATCH[1]}${BASH_REMATCH[3]:+:${BASH_REMATCH[3]}}" "$key_file"; then
+      die "$EXIT_UNEXPECTED" "cannot hand the key file to the image's user $image_user (chown failed, see above); run the launcher as root"
+    fi
+  elif [[ -n $image_user && $image_user != 0 && $image_user != root && $image_user != 0:* && $image_user != root:* ]]; then
+    printf '%s: warning: the image runs as user %s, which the launcher cannot map to a uid: the sensor may not read its key file (owned by uid %s, mode 0600); use an image with a numeric USER\n' "$SCRIPT_NAME" "$image_user" "$EUID" >&2
+  fi
 }
 
 # Key directories of this sensor name other than the running one: those of sensors replaced,
@@ -818,7 +871,7 @@ operating_system_name() {
 print_support_information() {
   local runtime_version operating_system kernel log_rotation="$log_max_size x $LOG_MAX_FILES files"
   [[ $log_max_size != 0 ]] || log_rotation="by the runtime's log driver"
-  runtime_version=$("$runtime" --version 2>/dev/null) || runtime_version="unknown"
+  runtime_version=$(runtime_call --version 2>/dev/null) || runtime_version="unknown"
   operating_system=$(operating_system_name)
   kernel=${kernel_release:-unknown}
   kernel+=" $(uname -m || echo unknown)"
@@ -844,39 +897,183 @@ print_support_information() {
 # ---------------------------------------------------------------------------- start
 
 ensure_image() {
-  if "$runtime" image inspect "$image" >/dev/null 2>&1; then
+  if runtime_call image inspect "$image" >/dev/null 2>&1; then
+    read_image_user
     return
   fi
   note "Pulling $image ..."
-  if ! "$runtime" pull "$image" >&2; then
+  if ! runtime_call pull "$image" >&2; then
     die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and cannot be pulled; check -i/--image-repo and -t/--image-tag, the registry access of this host and, for -I/--internal, '$runtime login' to the internal registry"
+  fi
+  read_image_user
+}
+
+# The user the image runs as (USER), which must be able to read the key file.
+image_user=""
+read_image_user() {
+  image_user=$(runtime_call image inspect --format '{{.Config.User}}' "$image" 2>/dev/null) || image_user=""
+}
+
+# Whether a container of that name exists and is a sensor of this sensor name (label), so that
+# a container of another application's sensor (svc-sensor-<app>.previous) is never taken.
+is_previous_sensor() {
+  local owner
+  owner=$(runtime_call container inspect --format '{{index .Config.Labels "svc.sensor.name"}}' "$previous_name" 2>/dev/null) || return 1
+  [[ $owner == "$sensor_name" ]]
+}
+
+# A run killed while the previous sensor was set aside leaves it under previous_name: it is the
+# last good sensor when no sensor of the name runs, else it is superseded.
+recover_interrupted_replacement() {
+  if ! is_previous_sensor; then
+    return 0
+  fi
+  if runtime_call container inspect --format '{{.State.Status}}' "$sensor_name" >/dev/null 2>&1; then
+    note "Removing $previous_name, left by an interrupted run ..."
+    runtime_call rm --force "$previous_name" >/dev/null || true
+  else
+    note "Renaming $previous_name, left by an interrupted run, back to $sensor_name ..."
+    runtime_call rename "$previous_name" "$sensor_name" >/dev/null ||
+      die "$EXIT_REPLACE_FAILED" "could not rename '$previous_name' back to '$sensor_name'; do it by hand ($runtime rename $previous_name $sensor_name) and run again"
   fi
 }
 
-replace_existing_sensor() {
+# The running sensor is stopped gracefully (as the spec says) but kept, renamed, until the new
+# one is healthy: rollback_replacement brings it back.
+set_previous_sensor_aside() {
   local status
-  if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$sensor_name" 2>/dev/null); then
+  previous_name="$sensor_name.previous"
+  recover_interrupted_replacement
+  if ! status=$(runtime_call container inspect --format '{{.State.Status}}' "$sensor_name" 2>/dev/null); then
     return
   fi
+  if ! runtime_call rename "$sensor_name" "$previous_name" >/dev/null; then
+    die "$EXIT_REPLACE_FAILED" "could not rename the previous sensor '$sensor_name' to '$previous_name' to keep it until the new one is healthy; check '$runtime ps -a' and run again"
+  fi
+  previous_set_aside=true
   # Docker and podman name their states differently; only states known to be stopped skip the
-  # graceful stop (stopping a stopped container is harmless, removing a running one fails).
+  # graceful stop.
   case $status in
     created | exited | dead | stopped | configured) ;;
     *)
-      note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s) ..."
-      if ! "$runtime" stop -t "$STOP_GRACE_SECONDS" "$sensor_name" >/dev/null; then
-        die "$EXIT_REPLACE_FAILED" "could not stop the running sensor '$sensor_name'; stop it by hand ($runtime stop $sensor_name) and run again"
+      previous_was_running=true
+      note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s; kept as $previous_name until the new one is healthy) ..."
+      if ! runtime_call stop -t "$STOP_GRACE_SECONDS" "$previous_name" >/dev/null; then
+        die "$EXIT_REPLACE_FAILED" "could not stop the running sensor (now '$previous_name'); it is left running under its old name; stop it by hand ($runtime stop $sensor_name) and run again"
       fi
       ;;
   esac
-  note "Removing the previous sensor container $sensor_name ..."
-  if ! "$runtime" rm "$sensor_name" >/dev/null; then
-    die "$EXIT_REPLACE_FAILED" "could not remove the previous sensor container '$sensor_name'; remove it by hand ($runtime rm $sensor_name) and run again"
+}
+
+# The new sensor failed, or the run was interrupted: remove the new container and bring the
+# previous one back under its name, running if it was. Called from the EXIT trap too.
+rollback_replacement() {
+  if $new_sensor_created; then
+    runtime_call rm --force "$sensor_name" >/dev/null 2>&1 || true
+    new_sensor_created=false
+  fi
+  if ! $previous_set_aside; then
+    return 0
+  fi
+  previous_set_aside=false
+  if ! runtime_call rename "$previous_name" "$sensor_name" >/dev/null; then
+    printf '%s: error: could not rename the previous sensor %s back to %s; do it by hand (%s rename %s %s; %s start %s)\n' \
+      "$SCRIPT_NAME" "$previous_name" "$sensor_name" "$runtime" "$previous_name" "$sensor_name" "$runtime" "$sensor_name" >&2
+    return 0
+  fi
+  if $previous_was_running; then
+    if runtime_call start "$sensor_name" >/dev/null; then
+      printf '%s: the previous sensor %s was started again\n' "$SCRIPT_NAME" "$sensor_name" >&2
+    else
+      printf '%s: error: could not start the previous sensor %s again; start it by hand (%s start %s)\n' "$SCRIPT_NAME" "$sensor_name" "$runtime" "$sensor_name" >&2
+    fi
+  else
+    printf '%s: the previous sensor %s is back (stopped, as it was)\n' "$SCRIPT_NAME" "$sensor_name" >&2
+  fi
+}
+
+remove_previous_sensor() {
+  if ! $previous_set_aside; then
+    return 0
+  fi
+  note "Removing the previous sensor container (as $previous_name) ..."
+  if runtime_call rm --force "$previous_name" >/dev/null; then
+    previous_set_aside=false
+  else
+    printf '%s: warning: could not remove the previous sensor container %s; remove it by hand (%s rm %s)\n' "$SCRIPT_NAME" "$previous_name" "$runtime" "$previous_name" >&2
+    previous_set_aside=false
+  fi
+}
+
+# A failed new sensor: its last log lines, then the previous sensor back, then the exit code.
+fail_new_sensor() {
+  local exit_code=$1 message=$2
+  printf '%s: error: %s\n' "$SCRIPT_NAME" "$message" >&2
+  printf 'Last %s log lines of %s:\n' "$LOG_LINES_ON_FAILURE" "$sensor_name" >&2
+  runtime_call logs --tail "$LOG_LINES_ON_FAILURE" "$sensor_name" 2>&1 | sed 's/^/  | /' >&2 || true
+  rollback_replacement
+  exit "$exit_code"
+}
+
+# Sets effective_capabilities to the CapEff mask of a process, or "" when it cannot be read
+# (another PID namespace, a remote daemon).
+effective_capabilities=""
+read_effective_capabilities() {
+  local pid=$1 name value
+  effective_capabilities=""
+  [[ $pid =~ ^[1-9][0-9]*$ && -r $PROC_DIR/$pid/status ]] || return 0
+  while read -r name value; do
+    if [[ $name == CapEff: && $value =~ ^[0-9a-fA-F]{1,16}$ ]]; then
+      effective_capabilities=$((16#$value))
+    fi
+  done <"$PROC_DIR/$pid/status"
+}
+
+# Healthy: running through the whole wait without a restart, its health check (if the image has
+# one) passed, and every capability asked for is effective.
+wait_until_healthy() {
+  local state status restarts pid health="" waited=0 capability bit missing=()
+  note "Waiting $health_wait_seconds s for $sensor_name to stay up ..."
+  while :; do
+    if ! state=$(runtime_call container inspect --format '{{.State.Status}} {{.RestartCount}} {{.State.Pid}} {{if .State.Health}}{{.State.Health.Status}}{{end}}' "$sensor_name" 2>/dev/null); then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the new sensor '$sensor_name' is gone after ${waited} s"
+    fi
+    read -r status restarts pid health <<<"$state"
+    if [[ $status != running || $restarts != 0 ]]; then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the new sensor '$sensor_name' did not stay up: after ${waited} s it is '$status' with $restarts restart(s); its log is below, the previous sensor (if any) is restored"
+    fi
+    if [[ $health == unhealthy ]]; then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the new sensor '$sensor_name' reports its health check as unhealthy after ${waited} s; the previous sensor (if any) is restored"
+    fi
+    if ((waited >= health_wait_seconds)) && [[ $health != starting ]]; then
+      break
+    fi
+    if ((waited >= health_wait_seconds + MAX_HEALTH_WAIT_SECONDS)); then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the health check of the new sensor '$sensor_name' is still 'starting' after ${waited} s"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+
+  read_effective_capabilities "$pid"
+  if [[ -z $effective_capabilities ]]; then
+    printf '%s: warning: cannot read the capabilities of the sensor process (pid %s) from %s/%s/status; check them with: %s inspect %s\n' \
+      "$SCRIPT_NAME" "${pid:-unknown}" "$PROC_DIR" "${pid:-?}" "$runtime" "$sensor_name" >&2
+    return 0
+  fi
+  for capability in "${capabilities[@]}"; do
+    bit=${CAPABILITY_BITS[$capability]}
+    if (((effective_capabilities >> bit & 1) == 0)); then
+      missing+=("$capability")
+    fi
+  done
+  if ((${#missing[@]} > 0)); then
+    fail_new_sensor "$EXIT_CAPABILITY_MISSING" "the sensor was not granted ${missing[*]} (the runtime dropped what this host or the image's user does not allow, e.g. a non-root image user); the previous sensor (if any) is restored"
   fi
 }
 
 start_sensor() {
-  local run_arguments container_id capability mount
+  local run_arguments capability mount
   run_arguments=(
     run --detach
     --name "$sensor_name"
@@ -918,14 +1115,28 @@ start_sensor() {
     --env "SVC_TRACE_PATH=$trace_path"
     --env "SVC_SENSOR_MODE=$mode"
     --label "svc.sensor.launcher-version=$SCRIPT_VERSION"
+    --label "svc.sensor.name=$sensor_name"
     "$image"
   )
-  if ! container_id=$("$runtime" "${run_arguments[@]}"); then
-    die "$EXIT_START_FAILED" "the sensor container '$sensor_name' did not start ('$runtime run' failed, see above); the previous sensor, if any, was already removed"
+  # A run that fails may still have created the container: the rollback removes it.
+  new_sensor_created=true
+  if ! container_id=$(runtime_call "${run_arguments[@]}"); then
+    remove_secret_env_file
+    printf '%s: error: the sensor container %s did not start (%s run failed, see above)\n' "$SCRIPT_NAME" "$sensor_name" "$runtime" >&2
+    rollback_replacement
+    exit "$EXIT_START_FAILED"
   fi
   remove_secret_env_file
+}
+
+# The new sensor is healthy: from here on it is the sensor, and its key file stays.
+commit_replacement() {
+  new_sensor_created=false
   if [[ $key_delivery == file ]]; then
     key_directory_in_use=true
+  fi
+  remove_previous_sensor
+  if [[ $key_delivery == file ]]; then
     remove_stale_key_directories
   fi
   note "  container id:      $container_id"
@@ -980,16 +1191,21 @@ main() {
     printf '%s: warning: --key-delivery env: the key becomes part of the container configuration, which every user allowed to run %s inspect can read\n' "$SCRIPT_NAME" "$runtime" >&2
     write_secret_env_file
   fi
-  replace_existing_sensor
+  set_previous_sensor_aside
   start_sensor
+  wait_until_healthy
+  commit_replacement
 }
 
-remove_temporary_files() {
+# On every exit: an unfinished replacement is rolled back (the old sensor back, the new one
+# gone) before the key files of this run are removed.
+on_exit() {
+  rollback_replacement
   remove_secret_env_file
   remove_key_directory
 }
 
-trap remove_temporary_files EXIT
+trap on_exit EXIT
 # Turn signals into an ordinary exit so the EXIT trap removes the key files.
 trap 'exit 129' HUP
 trap 'exit 130' INT

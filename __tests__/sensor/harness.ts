@@ -10,7 +10,7 @@ import { track } from '../support/child-processes';
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
-const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64'];
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown'];
 
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
@@ -43,6 +43,19 @@ export interface StubConfig {
   readonly stopFails?: boolean;
   readonly rmFails?: boolean;
   readonly runFails?: boolean;
+  /** `start` (of the previous sensor, on rollback) fails. */
+  readonly startFails?: boolean;
+  /** The container `run` created: its state, restart count and health status as inspected. */
+  readonly newSensorState?: string;
+  readonly newSensorRestarts?: number;
+  readonly newSensorHealth?: string;
+  /** A svc-sensor-<app>.previous left by an interrupted run (default missing), and its svc.sensor.name label. */
+  readonly previousState?: ContainerState;
+  readonly previousLabel?: string;
+  /** USER of the image, as `image inspect --format {{.Config.User}}` says (default none). */
+  readonly imageUser?: string;
+  /** CapEff of the new sensor's process (pid 4242) as hex; default every capability. */
+  readonly sensorCapEff?: string;
   readonly cores?: string;
   readonly operatingSystem?: string;
   /** What `uname -r` says (default 6.1.0-stub). */
@@ -182,6 +195,9 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
     fs.writeFileSync(path.join(procDir, 'net', 'ipv6_route'), config.ipv6RouteTable + '\n');
   }
   fs.writeFileSync(path.join(procDir, 'net', 'dev'), deviceTable(config.hostInterfaces ?? ['eth0', 'eth1']));
+  // The new sensor's process, as the stub's inspect names it (pid 4242).
+  fs.mkdirSync(path.join(procDir, '4242'));
+  fs.writeFileSync(path.join(procDir, '4242', 'status'), `Name:\tsensor\nCapInh:\t0000000000000000\nCapEff:\t${config.sensorCapEff ?? '000001ffffffffff'}\n`);
 
   return { root, binDir, procDir, tmpDir, recordDir, secretDir, path: `${binDir}:${toolsDir}` };
 }
@@ -214,6 +230,13 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_STOP_FAILS: yes(stub.stopFails),
     STUB_RM_FAILS: yes(stub.rmFails),
     STUB_RUN_FAILS: yes(stub.runFails),
+    STUB_START_FAILS: yes(stub.startFails),
+    STUB_NEW_SENSOR_STATE: stub.newSensorState ?? 'running',
+    STUB_NEW_SENSOR_RESTARTS: String(stub.newSensorRestarts ?? 0),
+    STUB_NEW_SENSOR_HEALTH: stub.newSensorHealth ?? '',
+    STUB_PREVIOUS_STATE: stub.previousState ?? 'missing',
+    STUB_IMAGE_USER: stub.imageUser ?? '',
+    ...(stub.previousLabel === undefined ? {} : { STUB_PREVIOUS_LABEL: stub.previousLabel }),
     STUB_CORES: stub.cores ?? '4',
     STUB_OS: stub.operatingSystem ?? 'Linux',
     STUB_KERNEL: stub.kernelRelease ?? '6.1.0-stub',
@@ -231,6 +254,8 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
     LANG: 'C',
     SVC_SENSOR_PROC_DIR: sandbox.procDir,
     SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
+    // The stub's sensor is there at once; tests of the wait set their own.
+    SVC_SENSOR_HEALTH_WAIT: '0',
     SVC_SENSOR_API_KEY: TEST_KEY,
     ...stubEnvironment(sandbox, options.stub ?? {}),
   };

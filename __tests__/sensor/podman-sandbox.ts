@@ -14,6 +14,10 @@ import { track } from '../support/child-processes';
 export const BUSYBOX = '/bin/busybox';
 export const SENSOR_IMAGE_REPOSITORY = 'localhost/svc-test/sensor-stand-in';
 export const SENSOR_IMAGE_TAG = 'busybox';
+/** The same stand-in, run as user 1000: it gets no effective capabilities. */
+export const NON_ROOT_SENSOR_IMAGE_TAG = 'busybox-non-root';
+/** The key the stand-in sensor treats as refused by the platform. */
+export const BAD_KEY = 'sk-refused-by-the-platform';
 const INSTALL_HINT = 'install them: apt-get install -y podman runc busybox-static';
 
 /** The tools podman starts (netavark calls iptables) live in the sbin directories too. */
@@ -59,13 +63,21 @@ function isDynamicallyLinked(file: string): boolean {
  *  the grace period, so an exit status of 0 proves the graceful stop. The key is reported as a
  *  hash only, so the test key never reaches a log. */
 const SENSOR_ENTRYPOINT = `#!/bin/sh
+BAD_KEY='${BAD_KEY}'
 trap 'echo "stand-in sensor: SIGTERM, stopping"; exit 0' TERM
 echo "args: $*"
 busybox env | busybox grep '^SVC_' | busybox grep -v '^SVC_SENSOR_API_KEY=' | busybox sort | busybox sed 's/^/env: /'
-if [ -n "$SVC_SENSOR_API_KEY_FILE" ]; then key=$(busybox cat "$SVC_SENSOR_API_KEY_FILE"); else key=$SVC_SENSOR_API_KEY; fi
+if [ -n "$SVC_SENSOR_API_KEY_FILE" ]; then
+  key=$(busybox cat "$SVC_SENSOR_API_KEY_FILE") || { echo "stand-in sensor: cannot read the key file"; exit 1; }
+else
+  key=$SVC_SENSOR_API_KEY
+fi
+# As a real sensor does on a key the platform refuses: say so and exit (and be restarted).
+if [ "$key" = "${BAD_KEY}" ]; then echo "stand-in sensor: authentication failed: invalid sensor key"; exit 1; fi
 echo "key-sha256: $(printf '%s' "$key" | busybox sha256sum | busybox cut -d ' ' -f 1)"
 echo "key-in-environment: $(if busybox env | busybox grep -q '^SVC_SENSOR_API_KEY='; then echo yes; else echo no; fi)"
 echo "netns: $(busybox readlink /proc/self/ns/net)"
+echo "uid: $(busybox id -u)"
 echo "capabilities: $(busybox grep '^CapEff:' /proc/self/status | busybox cut -f 2)"
 busybox grep -E '^[^ ]+ /sys(/[^ ]*)? ' /proc/self/mounts | busybox sed 's/^/mount: /'
 busybox ip -o link | busybox sed 's/^/link: /'
@@ -215,6 +227,7 @@ export class PodmanSandbox {
     const tar = await runCommand('tar', ['-C', rootfs, '--owner=0', '--group=0', '--numeric-owner', '-cf', tarball, '.'], this.env);
     if (tar.status !== 0) throw new Error(`tar of the stand-in rootfs failed: ${tar.stderr}`);
     await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', tarball, this.image]);
+    await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', '--change', 'USER 1000', tarball, `${SENSOR_IMAGE_REPOSITORY}:${NON_ROOT_SENSOR_IMAGE_TAG}`]);
   }
 
   /** Creates a bridge network with a name unique to this run; removed by cleanup. */
@@ -323,6 +336,7 @@ export interface SensorReport {
   /** Whether SVC_SENSOR_API_KEY was in the sensor's environment. */
   readonly keyInEnvironment: boolean;
   readonly netns: string;
+  readonly uid: string;
   readonly capabilities: bigint;
   /** Mount point at or under /sys -> its options, the last mount on it (the one seen). */
   readonly mounts: Record<string, string>;
@@ -349,6 +363,7 @@ export function parseSensorLog(log: string): SensorReport {
   let keySha256 = '';
   let keyInEnvironment = true;
   let netns = '';
+  let uid = '';
   let capabilities = -1n;
   for (const line of log.split('\n')) {
     const [kind, ...rest] = line.split(': ');
@@ -359,6 +374,7 @@ export function parseSensorLog(log: string): SensorReport {
     } else if (kind === 'key-sha256') keySha256 = value;
     else if (kind === 'key-in-environment') keyInEnvironment = value !== 'no';
     else if (kind === 'netns') netns = value;
+    else if (kind === 'uid') uid = value;
     else if (kind === 'capabilities') capabilities = BigInt(`0x${value}`);
     else if (kind.startsWith('escape ')) escapes[kind.slice('escape '.length)] = value;
     else if (kind === 'cgroup-root') cgroupRoots.push(value);
@@ -377,5 +393,5 @@ export function parseSensorLog(log: string): SensorReport {
       if (match) (addresses[match[1]] ??= []).push(match[2]);
     }
   }
-  return { env, keySha256, keyInEnvironment, netns, capabilities, mounts, escapes, cgroupRoots, releaseAgents, links, addresses };
+  return { env, keySha256, keyInEnvironment, netns, uid, capabilities, mounts, escapes, cgroupRoots, releaseAgents, links, addresses };
 }

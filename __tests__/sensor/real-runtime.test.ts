@@ -7,7 +7,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import { LAUNCHER, realBash, TEST_KEY } from './harness';
-import { parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
 
 const LAUNCHER_VERSION = '1.0.0';
 const STOP_GRACE_SECONDS = 30;
@@ -33,16 +33,18 @@ afterAll(async () => {
   await sandbox?.cleanup();
 }, 60_000);
 
-/** Runs the real launcher with podman as the runtime and the stand-in image. */
-function launch(args: readonly string[]): Promise<CommandResult> {
+/** Runs the real launcher with podman as the runtime and the stand-in image. The new sensor
+ *  must stay up for 3 s (the stand-in exits within a second on a bad key). */
+function launch(args: readonly string[], options: { key?: string; tag?: string } = {}): Promise<CommandResult> {
   const env = {
     ...sandbox.environment(),
     TMPDIR: sandbox.launcherTmpDir,
     SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     SVC_CONTAINER_RUNTIME: 'podman',
-    SVC_SENSOR_API_KEY: TEST_KEY,
+    SVC_SENSOR_API_KEY: options.key ?? TEST_KEY,
+    SVC_SENSOR_HEALTH_WAIT: '3',
   };
-  return runCommand(realBash(), [LAUNCHER, ...args, '-i', SENSOR_IMAGE_REPOSITORY, '-t', SENSOR_IMAGE_TAG], env);
+  return runCommand(realBash(), [LAUNCHER, ...args, '-i', SENSOR_IMAGE_REPOSITORY, '-t', options.tag ?? SENSOR_IMAGE_TAG], env);
 }
 
 /** Fails with the launcher's messages when it did not exit with the expected status. */
@@ -192,7 +194,7 @@ describe('run-svc-sensor.sh with podman and runc', () => {
 
     const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'warn']);
     expectStatus(replacing, 0);
-    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${STOP_GRACE_SECONDS} s)`);
+    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${STOP_GRACE_SECONDS} s; kept as ${sensor}.previous`);
     expect(await sandbox.containerExists(first.Id)).toBe(false);
     // Without its handler the stand-in (PID 1) would ignore SIGTERM and die of SIGKILL (137)
     // after the grace period; exit 0 is the graceful stop.
@@ -209,7 +211,7 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     const afterStop = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
     expectStatus(afterStop, 0);
     expect(afterStop.stdout).not.toContain('Stopping the running sensor');
-    expect(afterStop.stdout).toContain(`Removing the previous sensor container ${sensor}`);
+    expect(afterStop.stdout).toContain(`Removing the previous sensor container (as ${sensor}.previous)`);
     expect(await sandbox.containerExists(second.Id)).toBe(false);
     expect((await runningSensor(sensor)).inspection.Id).not.toBe(second.Id);
   });
@@ -274,6 +276,47 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     const attachment = attachments.find(([, settings]) => settings.MacAddress === report.links.eth1);
     expect(attachment).toBeDefined();
     expect(report.addresses.eth1).toEqual([attachment![1].IPAddress]);
+  });
+
+  test('a new sensor that fails on its key: exit 21 with its log; the previous sensor runs again, unchanged', async () => {
+    const app = `pay-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${app}`;
+    await sandbox.startApp(app, [frontNetwork]);
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]), 0);
+    const { inspection: good } = await runningSensor(sensor);
+
+    const failed = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug'], { key: BAD_KEY });
+    expect(failed.stdout + failed.stderr).not.toContain(BAD_KEY);
+    expect(failed.stderr).toMatch(new RegExp(`the new sensor '${sensor}' did not stay up: after \\d+ s it is '\\w+' with \\d+ restart`));
+    expect(failed.stderr).toContain('  | stand-in sensor: authentication failed: invalid sensor key');
+    expect(failed.stderr).toContain(`the previous sensor ${sensor} was started again`);
+    expect(failed.status).toBe(21);
+    // The same container as before, under its name, running with its settings; nothing else left.
+    const restored = await sandbox.inspect(sensor);
+    expect(restored.Id).toBe(good.Id);
+    expect(restored.State.Status).toBe('running');
+    expect(await sandbox.containerExists(`${sensor}.previous`)).toBe(false);
+    expect(await sandbox.podmanOk(['ps', '--all', '--filter', `name=^${sensor}`, '--format', '{{.Names}}'])).toBe(sensor);
+    // Its key file is still there for it (a restart re-mounts it); the failed run's is gone.
+    expect(fs.readdirSync(`${sandbox.secretDir}/${sensor}`)).toHaveLength(1);
+  });
+
+  test('a non-root sensor image (USER 1000): the key file is handed to that user, and the capabilities are checked', async () => {
+    const instance = `nonroot-${sandbox.suffix}`;
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H'], { tag: NON_ROOT_SENSOR_IMAGE_TAG });
+    const granted = capabilitySet(Object.values(GRANTED_CAPABILITIES));
+    const log = await sandbox.waitForLog(`svc-sensor-${instance}`, 'ready').catch(() => '');
+    const report = parseSensorLog(log);
+    // podman puts the added capabilities in the ambient set of a non-root user: the sensor has
+    // them, reads its key, and the launcher's check passes. (Docker gives a non-root user none:
+    // exit 22, covered with the stub runtime.)
+    expectStatus(result, 0);
+    expect(report.uid).toBe('1000');
+    expect(report.keySha256).toBe(sha256(TEST_KEY));
+    expect(report.capabilities.toString(16)).toBe(granted.toString(16));
+    const keyMount = (await sandbox.inspect(`svc-sensor-${instance}`)).Mounts.find((mount) => mount.Destination === '/run/secrets/svc-sensor-api-key');
+    const stat = fs.statSync(keyMount!.Source);
+    expect({ uid: stat.uid, mode: (stat.mode & 0o777).toString(8) }).toEqual({ uid: 1000, mode: '600' });
   });
 
   test.each([
