@@ -125,6 +125,10 @@ app_name=""
 stack_name="$DEFAULT_STACK_NAME"
 image_repository=""
 image_tag="$DEFAULT_IMAGE_TAG"
+image_tag_given=false
+# A digest (sha256:<64 hex>) from -t sha256:... or -i repository@sha256:...; it pins the image.
+image_digest=""
+pull_policy="missing"
 network_interface=""
 log_level="$DEFAULT_LOG_LEVEL"
 trace_path="$DEFAULT_TRACE_PATH"
@@ -189,7 +193,8 @@ Options (long options also take --option=value):
   -i, --image-repo REPOSITORY   Container image repository
                                 (default: $DEFAULT_IMAGE_REPOSITORY,
                                 with -I: $INTERNAL_IMAGE_REPOSITORY)
-  -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG)
+  -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG), or a digest sha256:<64 hex>;
+                                -i also takes REPOSITORY@sha256:<64 hex>
   -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
   -l, --sensor-log-level LEVEL  Sensor log level: ${LOG_LEVELS// /, } (default: $DEFAULT_LOG_LEVEL)
   -p, --trace-path PATH         Trace path, a directory at or under $TRACE_PATH_ROOT (default: $DEFAULT_TRACE_PATH);
@@ -204,6 +209,7 @@ Launcher options (not in the spec):
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
   --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
                                 0 leaves rotation to the runtime's log driver (e.g. journald)
+  --pull POLICY                 always, missing or never: when to pull the image (default: missing)
   --health-wait SECONDS         Seconds the new sensor must stay up (default: $DEFAULT_HEALTH_WAIT_SECONDS), without a
                                 restart, before the previous one is removed
   --key-file FILE               Read the sensor API key from FILE (default: none, the environment
@@ -308,7 +314,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -324,7 +330,10 @@ parse_arguments() {
           -a | --app-name) app_name=$value ;;
           -s | --stack-name) stack_name=$value ;;
           -i | --image-repo) image_repository=$value ;;
-          -t | --image-tag) image_tag=$value ;;
+          -t | --image-tag)
+            image_tag=$value
+            image_tag_given=true
+            ;;
           -N | --network-interface) network_interface=$value ;;
           -l | --sensor-log-level) log_level=$value ;;
           -p | --trace-path) trace_path=$value ;;
@@ -334,6 +343,7 @@ parse_arguments() {
           --key-file) key_file_option=$value ;;
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
+          --pull) pull_policy=$value ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -376,6 +386,27 @@ validate_options() {
     usage_error "invalid value '$stack_name' for -s/--stack-name: a non-default stack name has at most $MAX_STACK_NAME_LENGTH characters (this one has ${#stack_name}); give the name the control plane was deployed with"
   fi
 
+  local digest_pattern='^sha256:[0-9a-f]{64}$'
+  if [[ $image_repository == *@* ]]; then
+    image_digest=${image_repository#*@}
+    image_repository=${image_repository%%@*}
+    if ! [[ $image_digest =~ $digest_pattern ]]; then
+      usage_error "invalid digest '$image_digest' in -i/--image-repo: give repository@sha256:<64 lower-case hex digits>"
+    fi
+    if $image_tag_given; then
+      usage_error "-i/--image-repo names a digest (@$image_digest) and -t/--image-tag a tag ('$image_tag'): give one of them"
+    fi
+  fi
+  if [[ $image_tag == sha256:* ]]; then
+    if ! [[ $image_tag =~ $digest_pattern ]]; then
+      usage_error "invalid value '$image_tag' for -t/--image-tag: a digest is sha256: and 64 lower-case hex digits"
+    fi
+    image_digest=$image_tag
+  fi
+  if [[ $pull_policy != always && $pull_policy != missing && $pull_policy != never ]]; then
+    usage_error "invalid value '$pull_policy' for --pull: use always (pull every time, so a re-pushed tag is refreshed), missing (pull only when not local) or never"
+  fi
+
   if [[ -n $image_repository ]]; then
     if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
       usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
@@ -385,7 +416,7 @@ validate_options() {
       usage_error "invalid value '$image_repository' for -i/--image-repo: give the repository without a tag and the tag with -t/--image-tag"
     fi
   fi
-  if ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
+  if [[ -z $image_digest ]] && ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
     usage_error "invalid value '$image_tag' for -t/--image-tag: a tag has up to 128 letters, digits, '_', '.' and '-', e.g. $DEFAULT_IMAGE_TAG"
   fi
 
@@ -897,9 +928,12 @@ print_support_information() {
 # ---------------------------------------------------------------------------- start
 
 ensure_image() {
-  if runtime_call image inspect "$image" >/dev/null 2>&1; then
+  if [[ $pull_policy != always ]] && runtime_call image inspect "$image" >/dev/null 2>&1; then
     read_image_user
     return
+  fi
+  if [[ $pull_policy == never ]]; then
+    die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and --pull never forbids pulling it; load it first ($runtime pull $image), or use --pull missing"
   fi
   note "Pulling $image ..."
   if ! runtime_call pull "$image" >&2; then
@@ -1139,7 +1173,10 @@ commit_replacement() {
   if [[ $key_delivery == file ]]; then
     remove_stale_key_directories
   fi
+  local image_id
+  image_id=$(runtime_call container inspect --format '{{.Image}}' "$sensor_name" 2>/dev/null) || image_id="unknown"
   note "  container id:      $container_id"
+  note "  image id:          $image_id"
   note "Sensor $sensor_name started; follow it with: $runtime logs -f $sensor_name"
 }
 
@@ -1175,7 +1212,11 @@ main() {
       image_repository=$DEFAULT_IMAGE_REPOSITORY
     fi
   fi
-  image="$image_repository:$image_tag"
+  if [[ -n $image_digest ]]; then
+    image="$image_repository@$image_digest"
+  else
+    image="$image_repository:$image_tag"
+  fi
   analyzer_address="analyzer.${stack_name,,}.$domain:$ANALYZER_PORT"
 
   read_sensor_api_key

@@ -100,6 +100,7 @@ describe('options beyond the spec: the same in both help texts, with the default
     ['--memory-limit', '`512m`', '(default: 512m)'],
     ['--cpu-limit', '`1`', '(default: 1)'],
     ['--log-max-size', '`10m`', '(default: 10m)'],
+    ['--pull', '`missing`', '(default: missing)'],
     ['--health-wait', '`10`', '(default: 10)'],
     ['--key-file', 'none', '(default: none, the environment'],
     ['--key-delivery', '`file`', '(default: file)'],

@@ -20,6 +20,7 @@ describe('container mode (default)', () => {
       'container inspect',
       'run',
       'container inspect',
+      'container inspect',
     ]);
     expect(run.calls[1]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'shop-web']);
     expect(run.calls[2]).toEqual(['exec', 'shop-web', 'cat', '/proc/net/dev']);
@@ -163,7 +164,7 @@ describe('host mode (-H)', () => {
     expect(run.status).toBe(0);
     // No app container is looked at in host mode.
     expect(run.calls.some((call) => call.includes('i-0abc123'))).toBe(false);
-    expect(subcommands(run)).toEqual(['info', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect']);
+    expect(subcommands(run)).toEqual(['info', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
     const call = runCall(run);
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-i-0abc123']);
     expect(flagValues(call, '--network')).toEqual(['host']);
@@ -238,8 +239,8 @@ describe('replacing an existing sensor: stopped gracefully, kept until the new o
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'running' } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    // The .previous label check, the state, then rename, stop, run, the health check, rm.
-    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'rename', 'stop', 'run', 'container inspect', 'rm']);
+    // The .previous label check, the state, then rename, stop, run, the health check, rm, the image ID.
+    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'rename', 'stop', 'run', 'container inspect', 'rm', 'container inspect']);
     expect(run.calls.find((call) => call[0] === 'rename')).toEqual(['rename', 'svc-sensor-shop-web', PREVIOUS]);
     expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '30', PREVIOUS]);
     expect(run.calls.find((call) => call[0] === 'rm')).toEqual(['rm', '--force', PREVIOUS]);
@@ -257,7 +258,7 @@ describe('replacing an existing sensor: stopped gracefully, kept until the new o
   ] as const)('%s: stopped with the grace period', (_name, sensorState) => {
     const run = runLauncher(REQUIRED, { stub: { sensorState } });
     expect(run.status).toBe(0);
-    expect(replacementCalls(run).slice(2)).toEqual(['rename', 'stop', 'run', 'container inspect', 'rm']);
+    expect(replacementCalls(run).slice(2)).toEqual(['rename', 'stop', 'run', 'container inspect', 'rm', 'container inspect']);
   });
 
   test.each([
@@ -269,14 +270,14 @@ describe('replacing an existing sensor: stopped gracefully, kept until the new o
   ] as const)('%s: set aside and removed without a stop', (_name, sensorState) => {
     const run = runLauncher(REQUIRED, { stub: { sensorState } });
     expect(run.status).toBe(0);
-    expect(replacementCalls(run).slice(2)).toEqual(['rename', 'run', 'container inspect', 'rm']);
+    expect(replacementCalls(run).slice(2)).toEqual(['rename', 'run', 'container inspect', 'rm', 'container inspect']);
     expect(run.stdout).not.toMatch(/Stopping/);
   });
 
   test('no sensor yet: nothing is renamed, stopped or removed', () => {
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'missing' } });
     expect(run.status).toBe(0);
-    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'run', 'container inspect']);
+    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
   test('the image is pulled before the running sensor is touched', () => {
@@ -359,7 +360,8 @@ describe('healthy or failed: the new sensor must stay up', () => {
     const run = runLauncher([...REQUIRED, '--health-wait', '2']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/Waiting 2 s for svc-sensor-shop-web to stay up/);
-    expect(replacementCalls(run).filter((call) => call === 'container inspect')).toHaveLength(2 + 3);
+    // The .previous label and the state, 3 health checks, the image ID.
+    expect(replacementCalls(run).filter((call) => call === 'container inspect')).toHaveLength(2 + 3 + 1);
     expect(run.toolCalls.filter((call) => call[0] === 'sleep')).toEqual([['sleep', '1'], ['sleep', '1']]);
   });
 

@@ -90,3 +90,50 @@ describe('log level: one word of the list, not a substring of it', () => {
     expect(subcommands(run)).toEqual([]);
   });
 });
+
+describe('image integrity: digests, the pull policy, the image that runs', () => {
+  test.each([
+    ['-t sha256:<digest>', ['-t', `sha256:${'a'.repeat(64)}`], `registry.svc.example/svc/runtime-sensor@sha256:${'a'.repeat(64)}`],
+    ['-i repository@sha256:<digest>', ['-i', `mirror.corp.example:5000/sec/sensor@sha256:${'b'.repeat(64)}`], `mirror.corp.example:5000/sec/sensor@sha256:${'b'.repeat(64)}`],
+  ])('%s runs the image by digest', (_name, args, image) => {
+    const run = runLauncher([...REQUIRED, ...args]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const call = runCall(run);
+    expect(call[call.length - 1]).toBe(image);
+    expect(run.stdout).toContain(`image:             ${image}`);
+    expect(run.stdout).toMatch(/image id: +sha256:5ab7bf7b2dd0/);
+  });
+
+  test.each([
+    ['a short digest', ['-t', 'sha256:abc'], /invalid value 'sha256:abc' for -t\/--image-tag: a digest is sha256: and 64 lower-case hex digits/],
+    ['an upper-case digest', ['-i', `repo.example/s@sha256:${'A'.repeat(64)}`], /invalid digest 'sha256:A+' in -i\/--image-repo/],
+    ['a digest and a tag', ['-i', `repo.example/s@sha256:${'c'.repeat(64)}`, '-t', '1.2.0'], /names a digest \(@sha256:c+\) and -t\/--image-tag a tag \('1\.2\.0'\): give one of them/],
+    ['--pull sometimes', ['--pull', 'sometimes'], /invalid value 'sometimes' for --pull: use always/],
+  ])('%s: exit 2 before any runtime call', (_name, args, message) => {
+    const run = runLauncher([...REQUIRED, ...args]);
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(2);
+    expect(run.calls).toEqual([]);
+  });
+
+  test('--pull always pulls although the image is local (a re-pushed tag is refreshed)', () => {
+    const run = runLauncher([...REQUIRED, '--pull', 'always'], { stub: { imageIsLocal: true } });
+    expect(run.status).toBe(0);
+    expect(run.calls.filter((call) => call[0] === 'pull')).toEqual([['pull', 'registry.svc.example/svc/runtime-sensor:1.2.0']]);
+  });
+
+  test('--pull missing (default) uses the local image', () => {
+    const run = runLauncher(REQUIRED, { stub: { imageIsLocal: true } });
+    expect(run.status).toBe(0);
+    expect(subcommands(run)).not.toContain('pull');
+  });
+
+  test('--pull never with no local image: exit 15, nothing pulled, the running sensor untouched', () => {
+    const run = runLauncher([...REQUIRED, '--pull=never'], { stub: { imageIsLocal: false, sensorState: 'running' } });
+    expect(run.status).toBe(15);
+    expect(run.stderr).toMatch(/is not available locally and --pull never forbids pulling it/);
+    expect(subcommands(run)).not.toContain('pull');
+    expect(subcommands(run)).not.toContain('rename');
+  });
+});

@@ -309,6 +309,7 @@ export class PodmanSandbox {
 /** The parts of `podman container inspect` the tests read. */
 export interface ContainerInspection {
   readonly Id: string;
+  readonly Image: string;
   readonly Name: string;
   readonly RestartCount: number;
   readonly State: { readonly Status: string; readonly Running: boolean };

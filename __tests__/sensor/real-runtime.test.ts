@@ -35,7 +35,7 @@ afterAll(async () => {
 
 /** Runs the real launcher with podman as the runtime and the stand-in image. The new sensor
  *  must stay up for 3 s (the stand-in exits within a second on a bad key). */
-function launch(args: readonly string[], options: { key?: string; tag?: string } = {}): Promise<CommandResult> {
+function launch(args: readonly string[], options: { key?: string; tag?: string; image?: readonly string[] } = {}): Promise<CommandResult> {
   const env = {
     ...sandbox.environment(),
     TMPDIR: sandbox.launcherTmpDir,
@@ -44,7 +44,8 @@ function launch(args: readonly string[], options: { key?: string; tag?: string }
     SVC_SENSOR_API_KEY: options.key ?? TEST_KEY,
     SVC_SENSOR_HEALTH_WAIT: '3',
   };
-  return runCommand(realBash(), [LAUNCHER, ...args, '-i', SENSOR_IMAGE_REPOSITORY, '-t', options.tag ?? SENSOR_IMAGE_TAG], env);
+  const image = options.image ?? ['-i', SENSOR_IMAGE_REPOSITORY, '-t', options.tag ?? SENSOR_IMAGE_TAG];
+  return runCommand(realBash(), [LAUNCHER, ...args, ...image], env);
 }
 
 /** Fails with the launcher's messages when it did not exit with the expected status. */
@@ -317,6 +318,22 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     const keyMount = (await sandbox.inspect(`svc-sensor-${instance}`)).Mounts.find((mount) => mount.Destination === '/run/secrets/svc-sensor-api-key');
     const stat = fs.statSync(keyMount!.Source);
     expect({ uid: stat.uid, mode: (stat.mode & 0o777).toString(8) }).toEqual({ uid: 1000, mode: '600' });
+  });
+
+  test('by digest, with --pull never: podman runs exactly that image, and the launcher prints its ID', async () => {
+    const instance = `digest-${sandbox.suffix}`;
+    const digest = await sandbox.podmanOk(['image', 'inspect', '--format', '{{.Digest}}', sandbox.image]);
+    const imageId = await sandbox.podmanOk(['image', 'inspect', '--format', '{{.Id}}', sandbox.image]);
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H', '--pull', 'never'], { image: ['-t', digest, '-i', SENSOR_IMAGE_REPOSITORY] });
+    expectStatus(result, 0);
+    const inspection = await sandbox.inspect(`svc-sensor-${instance}`);
+    expect(inspection.ImageName).toBe(`${SENSOR_IMAGE_REPOSITORY}@${digest}`);
+    expect(inspection.Image).toBe(imageId);
+    expect(result.stdout).toContain(`image id:          ${imageId}`);
+    // A digest nobody has: never pulled, exit 15.
+    const unknown = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', `${instance}-x`, '-H', '--pull', 'never'], { image: ['-i', `${SENSOR_IMAGE_REPOSITORY}@sha256:${'0'.repeat(64)}`] });
+    expectStatus(unknown, 15);
   });
 
   test.each([
