@@ -118,6 +118,7 @@ readonly EXIT_NO_TRACE_FILESYSTEM=19
 readonly EXIT_KEY_STORE_UNSAFE=20
 readonly EXIT_SENSOR_UNHEALTHY=21
 readonly EXIT_CAPABILITY_MISSING=22
+readonly EXIT_LOCKED=23
 
 tenant_id=""
 domain=""
@@ -134,6 +135,7 @@ log_level="$DEFAULT_LOG_LEVEL"
 trace_path="$DEFAULT_TRACE_PATH"
 host_mode=false
 internal=false
+dry_run=false
 memory_limit="$DEFAULT_MEMORY_LIMIT"
 cpu_limit="$DEFAULT_CPU_LIMIT"
 log_max_size="$DEFAULT_LOG_MAX_SIZE"
@@ -205,6 +207,8 @@ Options (long options also take --option=value):
   -h, --help                    Print this help and exit
 
 Launcher options (not in the spec):
+  --dry-run                     Check everything, print the run command, change nothing (default: off)
+  --version                     Print the launcher version and exit (default: no)
   --memory-limit SIZE           Memory limit of the sensor container (default: $DEFAULT_MEMORY_LIMIT)
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
   --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
@@ -231,7 +235,7 @@ Environment:
                          interfaces from (default: /proc).
 
 Exit codes:
-  0   sensor started and healthy (or help printed)
+  0   sensor started and healthy (or help, version or a dry run printed)
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -254,6 +258,7 @@ Exit codes:
   $EXIT_KEY_STORE_UNSAFE  the key directory is not on a tmpfs, not private, or cannot be created
   $EXIT_SENSOR_UNHEALTHY  the new sensor did not stay up (its last log lines are printed); the previous one is restored
   $EXIT_CAPABILITY_MISSING  the new sensor was not granted a capability; the previous one is restored
+  $EXIT_LOCKED  another run of the launcher for the same sensor is in progress
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
@@ -298,16 +303,21 @@ parse_arguments() {
       has_inline_value=true
     fi
     case $option in
-      -h | --help | -H | --host-mode | -I | --internal)
+      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run)
         if $has_inline_value; then
           usage_error "option $option takes no value (got '$argument')"
         fi
-        # shellcheck disable=SC2249 # the outer case admits only these three flags
+        # shellcheck disable=SC2249 # the outer case admits only these flags
         case $option in
           -h | --help)
             print_help
             exit 0
             ;;
+          --version)
+            printf '%s %s\n' "$SCRIPT_NAME" "$SCRIPT_VERSION"
+            exit 0
+            ;;
+          --dry-run) dry_run=true ;;
           -H | --host-mode) host_mode=true ;;
           -I | --internal) internal=true ;;
         esac
@@ -509,7 +519,21 @@ runtime_call() {
     stop) limit=$((RUNTIME_CALL_TIMEOUT_SECONDS + STOP_GRACE_SECONDS)) ;;
     *) ;;
   esac
-  timeout --foreground "$limit" "$runtime" "$@"
+  # The lock's descriptor stays with this process: a runtime (conmon) that inherited it
+  # would hold the lock as long as the sensor runs.
+  timeout --foreground "$limit" "$runtime" "$@" 9<&-
+}
+
+# One run per sensor name at a time: a lock on its directory in the key store, released when
+# this process exits (also on SIGKILL).
+acquire_lock() {
+  local directory="$secret_directory/$sensor_name"
+  if ! { [[ -d $directory ]] || mkdir -m 0700 -- "$directory"; } || ! exec 9<"$directory"; then
+    die "$EXIT_UNEXPECTED" "cannot open '$directory' to lock it; check that '$secret_directory' is writable for this user"
+  fi
+  if ! flock --nonblock 9; then
+    die "$EXIT_LOCKED" "another run of the launcher for $sensor_name is in progress (it holds the lock on $directory); wait for it to finish"
+  fi
 }
 
 check_cores() {
@@ -647,6 +671,12 @@ read_device_interfaces() {
     name=${line%%:*}
     name=${name//[[:space:]]/}
     [[ -n $name && $name != lo ]] || continue
+    # Devices the ipip, sit, ip6_tunnel and gre modules add to every network namespace (Calico
+    # hosts): no traffic of the application passes them unless configured.
+    case $name in
+      tunl0 | sit0 | ip6tnl0 | ip6_vti0 | ip_vti0 | gre0 | gretap0 | erspan0 | ip6gre0 | ip6gretap0) continue ;;
+      *) ;;
+    esac
     device_interfaces+=("$name")
   done
 }
@@ -1039,6 +1069,22 @@ remove_previous_sensor() {
   fi
 }
 
+# What a run would do, with nothing changed: the run command with placeholders for the key's
+# file (which holds no key here) and env file.
+print_dry_run() {
+  local argument line=""
+  key_file="<key file, written at run time>"
+  secret_env_file="<env file with SVC_SENSOR_API_KEY=<redacted>>"
+  build_run_arguments
+  secret_env_file=""
+  for argument in "${run_arguments[@]}"; do
+    line+=" $(printf '%q' "$argument")"
+  done
+  note "Dry run: nothing was pulled, stopped, removed or started. Image: $image (pull policy $pull_policy)."
+  note "An existing $sensor_name would be stopped (grace period $STOP_GRACE_SECONDS s) and kept until the new one is healthy; then:"
+  note "  $runtime$line"
+}
+
 # A failed new sensor: its last log lines, then the previous sensor back, then the exit code.
 fail_new_sensor() {
   local exit_code=$1 message=$2
@@ -1106,8 +1152,9 @@ wait_until_healthy() {
   fi
 }
 
-start_sensor() {
-  local run_arguments capability mount
+run_arguments=()
+build_run_arguments() {
+  local capability mount
   run_arguments=(
     run --detach
     --name "$sensor_name"
@@ -1152,6 +1199,10 @@ start_sensor() {
     --label "svc.sensor.name=$sensor_name"
     "$image"
   )
+}
+
+start_sensor() {
+  build_run_arguments
   # A run that fails may still have created the container: the rollback removes it.
   new_sensor_created=true
   if ! container_id=$(runtime_call "${run_arguments[@]}"); then
@@ -1219,14 +1270,20 @@ main() {
   fi
   analyzer_address="analyzer.${stack_name,,}.$domain:$ANALYZER_PORT"
 
+  choose_secret_directory
+  acquire_lock
   read_sensor_api_key
   print_support_information
+
+  if $dry_run; then
+    print_dry_run
+    exit 0
+  fi
 
   # Pull and write the key file before touching the running sensor, so a wrong repository or
   # tag, or a key store that is not safe, leaves it alone.
   ensure_image
   if [[ $key_delivery == file ]]; then
-    choose_secret_directory
     write_key_file
   else
     printf '%s: warning: --key-delivery env: the key becomes part of the container configuration, which every user allowed to run %s inspect can read\n' "$SCRIPT_NAME" "$runtime" >&2

@@ -1,7 +1,7 @@
 /** What bin/run-svc-sensor.sh grants the sensor container: capabilities by kernel version, the
  *  hardening flags, limits and log rotation and their options, driven against the stub runtime.
  *  real-runtime.test.ts checks on podman that the sensor really gets only this. */
-import { expectedTraceVolumes, traceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
+import { expectedTraceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, startBlockedLauncher, subcommands, traceVolumes } from './harness';
 
 afterAll(removeSandboxes);
 
@@ -135,5 +135,50 @@ describe('image integrity: digests, the pull policy, the image that runs', () =>
     expect(run.stderr).toMatch(/is not available locally and --pull never forbids pulling it/);
     expect(subcommands(run)).not.toContain('pull');
     expect(subcommands(run)).not.toContain('rename');
+  });
+});
+
+describe('fleet affordances', () => {
+  test('--version prints the launcher version and exits 0 without a runtime call', () => {
+    const run = runLauncher(['--version']);
+    expect(run.stdout).toBe('run-svc-sensor.sh 1.0.0\n');
+    expect(run.status).toBe(0);
+    expect(run.calls).toEqual([]);
+  });
+
+  test('--dry-run checks, prints the run command without the key, and changes nothing', () => {
+    const run = runLauncher([...REQUIRED, '--dry-run', '--key-delivery', 'env'], { stub: { sensorState: 'running', imageIsLocal: false } });
+    expect(run.status).toBe(0);
+    for (const mutating of ['pull', 'rename', 'stop', 'rm', 'run', 'start']) expect(subcommands(run)).not.toContain(mutating);
+    expect(run.stdout).toMatch(/Dry run: nothing was pulled, stopped, removed or started\. Image: registry\.svc\.example\/svc\/runtime-sensor:1\.2\.0 \(pull policy missing\)\./);
+    expect(run.stdout).toContain("docker run --detach --name svc-sensor-shop-web --restart unless-stopped --network container:shop-web --cap-drop ALL --cap-add BPF");
+    expect(run.stdout).toContain('--env-file \\<env\\ file\\ with\\ SVC_SENSOR_API_KEY=\\<redacted\\>\\>');
+    expect(run.stdout + run.stderr).not.toContain('sk-test');
+    expect(run.envFiles).toEqual([]);
+    expect(run.leftoverTempFiles).toEqual([]);
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
+  });
+
+  test('a second run for the same sensor while one holds the lock: exit 23, nothing touched', async () => {
+    const first = startBlockedLauncher(REQUIRED, { stub: { sensorState: 'running', blockIn: 'stop' } });
+    await first.blocked();
+    // The same key store, another sandbox for the second run's stub.
+    const second = runLauncher(REQUIRED, { stub: { sensorState: 'running' }, env: { SVC_SENSOR_SECRET_DIR: first.sandbox.secretDir } });
+    first.release();
+    const firstRun = await first.finished;
+    expect(second.stderr).toMatch(/another run of the launcher for svc-sensor-shop-web is in progress/);
+    expect(second.status).toBe(23);
+    expect(subcommands(second)).not.toContain('rename');
+    expect(firstRun.status).toBe(0);
+    // Released with the first run: a third run goes ahead.
+    const third = runLauncher(REQUIRED, { env: { SVC_SENSOR_SECRET_DIR: first.sandbox.secretDir } });
+    expect(third.status).toBe(0);
+  });
+
+  test('tunnel devices of the ipip/sit modules are no candidates: eth0 is the only interface', () => {
+    const run = runLauncher(REQUIRED, { stub: { containerInterfaces: ['tunl0', 'sit0', 'ip6tnl0', 'eth0'] } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(flagValues(runCall(run), '--env')).toContain('SVC_INTERFACE=eth0');
   });
 });

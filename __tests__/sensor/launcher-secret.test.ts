@@ -146,7 +146,7 @@ describe('key delivery env (opt-in): a 0600 env file, removed at once, and a war
     expect(envFilePaths[0].startsWith(run.sandbox.tmpDir + '/')).toBe(true);
     expect(run.envFiles).toEqual([{ path: envFilePaths[0], mode: '600', contents: `SVC_SENSOR_API_KEY=${TEST_KEY}\n` }]);
     expect(run.keyFiles).toEqual([]);
-    expect(run.keyStoreEntries).toEqual([]);
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
     expect(run.leftoverTempFiles).toEqual([]);
   });
 
@@ -256,7 +256,8 @@ describe('key missing or unusable: exit 14 before anything is touched', () => {
     expect(subcommands(run)).not.toContain('stop');
     expect(subcommands(run)).not.toContain('run');
     expect(run.leftoverTempFiles).toEqual([]);
-    expect(run.keyStoreEntries).toEqual([]);
+    // Only the (empty) directory of the sensor name, which the run locked.
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
     if (key) {
       expect(run.stderr).not.toContain('first-line');
       expect(run.stdout).not.toContain('first-line');
