@@ -11,6 +11,7 @@ import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
 import { ListCache } from './list-cache';
+import type { BoundSettings } from './service-binding';
 
 export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
 
@@ -107,6 +108,11 @@ export class SvcContext {
   /** True when base_url or api_key is not known yet (plan with a provider block fed by other resources). */
   get connectionUnknown(): boolean {
     return this.settings.baseUrl.state === 'unknown' || this.settings.apiKey.state === 'unknown';
+  }
+
+  /** base_url and the provider's tenant: what a plan binds to (see service-binding.ts). */
+  get boundSettings(): BoundSettings {
+    return { baseUrl: this.settings.baseUrl, tenant: this.settings.tenant };
   }
 
   get allowBroadRanges(): boolean {
