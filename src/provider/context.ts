@@ -11,7 +11,6 @@ import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
 import { ListCache } from './list-cache';
-import type { BoundSettings } from './service-binding';
 
 export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
 
@@ -111,7 +110,7 @@ export class SvcContext {
   }
 
   /** base_url and the provider's tenant: what a plan binds to (see service-binding.ts). */
-  get boundSettings(): BoundSettings {
+  get boundSettings(): Pick<SvcSettings, 'baseUrl' | 'tenant'> {
     return { baseUrl: this.settings.baseUrl, tenant: this.settings.tenant };
   }
 
