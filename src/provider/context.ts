@@ -10,6 +10,7 @@ import { ClientClosedError, ManagementApiError, ManagementClient, registerSecret
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
+import { ApplyRegistry } from './apply-registry';
 import { ListCache } from './list-cache';
 
 export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
@@ -75,6 +76,8 @@ export class SvcContext {
   readonly lists: ListCache;
   /** Tenant and channel names for plan-time checks; a list read that works proves its tenant. */
   readonly names: KnownNames;
+  /** What the changes of this process know of each other (replacements, swaps, duplicate addresses). */
+  readonly registry = new ApplyRegistry();
   private readonly clients = new Map<string, ManagementClient>();
   /** accountClient()'s client when no tenant is set or known; it never makes tenant-scoped calls. */
   private accountOnly: ManagementClient | undefined;

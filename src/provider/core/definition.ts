@@ -74,6 +74,11 @@ export interface UpdateRequest<Context> {
 export interface DeleteRequest<Context> {
   readonly context: Context;
   readonly prior: ObjectValue;
+  /**
+   * The notes of the plan that planned this destroy: for a replacement, what its create plan
+   * returned as `privateData` (so a destroy can know what the object replacing it declares).
+   */
+  readonly privateData?: PrivateData | null;
   readonly warn: ApplyWarning;
 }
 

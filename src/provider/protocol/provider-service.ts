@@ -358,7 +358,7 @@ export function createProviderService<Context>(
       const warn = (diagnostic: Diagnostic) => warnings.push({ ...diagnostic, severity: 'warning' });
       if (planned === null) {
         if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
-        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn }));
+        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn, privateData: decodePrivate(request.plannedPrivate) }));
         if (!outcome.ok) return stateOnFailure([...warnings, ...outcome.diagnostics]);
         return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol(warnings) };
       }

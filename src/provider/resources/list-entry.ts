@@ -10,6 +10,7 @@ import {
   DiagnosticsError,
   UNKNOWN,
   errorDiagnostic,
+  warningDiagnostic,
   type Diagnostic,
   type ObjectValue,
   type ResourceDefinition,
@@ -156,6 +157,43 @@ function alreadyOnListDiagnostic(list: ListName, tenant: string, canonical: stri
 }
 
 /**
+ * A replacement of an entry by one with the same address (terraform apply -replace, or a taint):
+ * it would delete the entry and add it again, and under create_before_destroy the new entry
+ * would find the old one still on the list, leaving a deposed object no plan can get rid of.
+ */
+function sameAddressReplacementDiagnostic(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return errorDiagnostic(
+    `Cannot replace the ${list} entry ${canonical} with itself`,
+    `This plan replaces svc_${list}_entry ${entryId(tenant, canonical)} by an entry with the same address (terraform apply -replace, or a tainted resource). ` +
+      'That would only delete the entry and add it again (a window without it), and with create_before_destroy the new entry would collide ' +
+      'with the old one. Nothing was sent. To rewrite the entry, change its description; to check it, run terraform plan, which refreshes ' +
+      'it from the service. Drop -replace (or run terraform untaint <address>) and plan again.',
+    ['ip'],
+  );
+}
+
+function keptForWholeListWarning(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}_entry: ${canonical} kept for svc_${list}`,
+    `svc_${list} of tenant ${JSON.stringify(tenant)}, written earlier in this apply, declares ${canonical}, so destroying this per-entry ` +
+      `resource left the entry on the list: it belongs to svc_${list} now. (To move between per-entry and whole-list resources without ` +
+      'a destroy at all, use removed { lifecycle { destroy = false } } and import: see help/provider.md.)',
+  );
+}
+
+/** Two per-entry resources of one configuration for the same address (in any spelling). */
+function duplicateAddressDiagnostic(list: ListName, tenant: string, canonical: string, earlier: string, written: string): Diagnostic {
+  const spellings = earlier === written ? JSON.stringify(written) : `${JSON.stringify(earlier)} and ${JSON.stringify(written)}`;
+  return errorDiagnostic(
+    `Two svc_${list}_entry resources for ${canonical}`,
+    `Two svc_${list}_entry resources of this configuration declare ${canonical} (${spellings}) in the ${list} of tenant ${JSON.stringify(tenant)}. ` +
+      'They are one entry on the service: both would write it, each overwriting the other\'s description, and destroying one would delete the ' +
+      "other's entry. Keep one resource for the address.",
+    ['ip'],
+  );
+}
+
+/**
  * Parses `<tenant>/<ip or CIDR>`: the tenant is everything before the first slash, with a "/" in
  * its name written %2F (and "%" as %25), as the resource's id shows it.
  */
@@ -207,7 +245,16 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       // replacement (-replace) plans its create right after the update plan of the object it
       // replaces, whose entry is in the list until apply deletes it: that one is ours.
       const replacing = typeof priorPrivate?.[REPLACES_NOTE] === 'string' ? priorPrivate[REPLACES_NOTE] : undefined;
-      if (prior === null && canonical !== undefined && typeof tenant === 'string' && !context.connectionUnknown && replacing !== entryId(tenant, canonical)) {
+      if (prior === null && canonical !== undefined && typeof tenant === 'string' && replacing === entryId(tenant, canonical)) {
+        throw new DiagnosticsError([sameAddressReplacementDiagnostic(list, tenant, canonical)]);
+      }
+      // Two resources creating one address would race at apply, each overwriting the other's
+      // description (a create next to an existing resource is refused above as already on the list).
+      if (prior === null && replacing === undefined && canonical !== undefined && typeof tenant === 'string') {
+        const earlier = context.registry.claimEntry(tenant, list, canonical, configuredIp as string);
+        if (earlier !== undefined) throw new DiagnosticsError([duplicateAddressDiagnostic(list, tenant, canonical, earlier, configuredIp as string)]);
+      }
+      if (prior === null && canonical !== undefined && typeof tenant === 'string' && !context.connectionUnknown) {
         const existing = await context.lists.find(tenant, list, canonical);
         if (existing !== undefined) throw new DiagnosticsError([alreadyOnListDiagnostic(list, tenant, canonical, existing)]);
       }
@@ -280,16 +327,23 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       return entryState(list, ip, desired.tenant, entry);
     },
 
-    async delete({ context, prior }) {
+    async delete({ context, prior, warn }) {
       const ip = canonicalIpOf(requiredString(prior, 'ip'), ['ip']);
       const tenant = requiredString(prior, 'tenant');
-      await context.writeList(tenant, list, async (client) => {
-        try {
-          await client.deleteEntry(list, ip);
-        } catch (error) {
-          // Deliberate: an entry already gone (removed elsewhere, or an ended block) is deleted.
-          if ((error as { code?: unknown }).code !== 'not_found') throw error;
+      await context.registry.deleteEntry(tenant, list, ip, async (declaredByWholeList) => {
+        if (declaredByWholeList) {
+          // The whole list created in this apply owns the entry now (moving from per-entry resources to svc_<list>).
+          warn(keptForWholeListWarning(list, tenant, ip));
+          return;
         }
+        await context.writeList(tenant, list, async (client) => {
+          try {
+            await client.deleteEntry(list, ip);
+          } catch (error) {
+            // Deliberate: an entry already gone (removed elsewhere, or an ended block) is deleted.
+            if ((error as { code?: unknown }).code !== 'not_found') throw error;
+          }
+        });
       });
     },
 
@@ -306,7 +360,8 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
           ),
         ]);
       }
-      return entryState(list, ip, tenant, entry);
+      // The canonical spelling, as a create would have written it (2001:DB8:0::7 is 2001:db8::7).
+      return entryState(list, canonicalIpOf(ip, ['ip']), tenant, entry);
     },
   };
 }
