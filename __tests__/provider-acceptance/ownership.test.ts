@@ -4,8 +4,8 @@
  *
  * - An additive whole list declaring an entry someone else made with another description is an
  *   error at plan, unless adopt_existing = true, when the plan names the description it replaces.
- * - create_before_destroy replacement (-replace) of a whole list and of tenant SSO keeps what the
- *   state says on the service; -replace of a per-entry resource is refused at plan.
+ * - create_before_destroy replacement (-replace) of a whole list, of tenant SSO and of an entry
+ *   keeps what the state says on the service; -replace of a whole list never empties it.
  * - Two per-entry resources for one address are an error at plan; import writes the canonical ip.
  * - Swapping per-entry resources for a whole list in one apply loses nothing, and the documented
  *   move with removed { lifecycle { destroy = false } } + import works both ways.
@@ -111,7 +111,7 @@ describe('replacements keep what the state says', () => {
     await expectNoChanges(workspace);
   });
 
-  test('-replace of a per-entry resource under create_before_destroy is refused at plan; nothing is stuck', async () => {
+  test('create_before_destroy -replace of a per-entry resource keeps the entry; nothing is stuck', async () => {
     const tenant = TENANTS.entry;
     const workspace = harness().createWorkspace('entry-replace');
     workspace.write(
@@ -120,9 +120,9 @@ describe('replacements keep what the state says', () => {
     );
     await workspace.init();
     await workspace.apply();
-    const refused = await workspace.planDetailed(['-replace=svc_blacklist_entry.cbd']);
-    expect(refused.code).toBe(1);
-    expect(flat(refused.text)).toContain('Cannot replace the blacklist entry 198.51.100.61 with itself');
+    const replaced = await workspace.apply(['-replace=svc_blacklist_entry.cbd']);
+    expect(replaced.stdout).toContain('1 added, 0 changed, 1 destroyed');
+    expect(flat(replaced.stdout + replaced.stderr)).toContain('svc_blacklist_entry: 198.51.100.61 kept for the resource that replaces this one');
     expect(await entries(tenant, 'blacklist')).toEqual({ '198.51.100.61': 'kept' });
     await expectNoChanges(workspace);
   });

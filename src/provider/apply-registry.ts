@@ -59,6 +59,8 @@ export class ApplyRegistry {
   private readonly appliedSso = new Set<string>();
   /** Per-entry addresses planned in this process: canonical -> the ip as the first resource wrote it. */
   private readonly plannedEntries = new Map<string, string>();
+  /** Per-entry addresses a create of this process wrote. */
+  private readonly writtenEntries = new Set<string>();
   private readonly gates = new Map<string, SharedOrExclusive>();
 
   private gate(tenant: string, list: ListName): SharedOrExclusive {
@@ -89,6 +91,15 @@ export class ApplyRegistry {
   /** A per-entry delete; `run` sees whether a whole list written in this process declares the address. */
   deleteEntry<Result>(tenant: string, list: ListName, canonical: string, run: (declaredByWholeList: boolean) => Promise<Result>): Promise<Result> {
     return this.gate(tenant, list).shared(() => run(this.appliedLists.get(listKey(tenant, list))?.has(canonical) === true));
+  }
+
+  /** A per-entry create of this process wrote (or found exactly as configured) this address. */
+  entryWritten(tenant: string, list: ListName, canonical: string): void {
+    this.writtenEntries.add(JSON.stringify([tenant, list, canonical]));
+  }
+
+  entryWrittenInThisProcess(tenant: string, list: ListName, canonical: string): boolean {
+    return this.writtenEntries.has(JSON.stringify([tenant, list, canonical]));
   }
 
   ssoApplied(kind: 'tenant' | 'channel', name: string): void {

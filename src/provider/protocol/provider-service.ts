@@ -267,8 +267,10 @@ export function createProviderService<Context>(
       if (!outcome.ok) return { ...unchanged, diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
       if (problem !== undefined) return { ...unchanged, diagnostics: [toDiagnostic(problem)] };
-      // What this refresh read: a plan made from it is applied only against the same service.
-      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: bound(decodePrivate(request.private)), diagnostics: [] };
+      // What this refresh read: a plan made from it is applied only against the same service. The
+      // notes of an earlier plan are not carried on: they belong to that plan's calls alone.
+      if (outcome.value === null) return { newState: { msgpack: encodeValue(resource.type, null) }, private: EMPTY, diagnostics: [] };
+      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: bound(null), diagnostics: [] };
     },
 
     async planResourceChange(request) {
@@ -339,8 +341,9 @@ export function createProviderService<Context>(
       const config = decodeObjectOrNull(type, request.config, 'ApplyResourceChange config');
       const action = planned === null ? 'delete' : prior === null ? 'create' : 'update';
       const operation = `${action} ${request.typeName}`;
-      // The state keeps the plan's notes but not its binding: only a refresh says which service an object is on.
-      const statePrivate = withoutBinding(request.plannedPrivate);
+      // The state keeps neither the plan's notes (they belong to that plan's calls: a note read by a
+      // later plan would mislead it) nor its binding (only a refresh says which service an object is on).
+      const statePrivate = EMPTY;
       // On failure terraform keeps what we return: the prior object still exists after a failed
       // update or delete, and nothing exists after a failed create.
       const stateOnFailure = (diagnostics: readonly Diagnostic[]): messages.ApplyResourceChangeResponse => ({
@@ -600,13 +603,6 @@ function recordedBinding(bytes: Buffer | undefined): ServiceBinding | undefined 
   if (!isPlainObject(recorded)) return undefined;
   const values = Object.values(recorded);
   return values.every((value) => value === null || typeof value === 'string') ? (recorded as ServiceBinding) : undefined;
-}
-
-function withoutBinding(bytes: Buffer | undefined): Buffer {
-  const notes = decodePrivate(bytes);
-  if (notes === null) return bytes ?? EMPTY;
-  const { [BINDING_KEY]: _binding, ...rest } = notes;
-  return Object.keys(rest).length === 0 ? EMPTY : Buffer.from(JSON.stringify(rest));
 }
 
 function decodePrivate(bytes: Buffer | undefined): PrivateData | null {

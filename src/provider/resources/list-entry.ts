@@ -156,19 +156,21 @@ function alreadyOnListDiagnostic(list: ListName, tenant: string, canonical: stri
   );
 }
 
-/**
- * A replacement of an entry by one with the same address (terraform apply -replace, or a taint):
- * it would delete the entry and add it again, and under create_before_destroy the new entry
- * would find the old one still on the list, leaving a deposed object no plan can get rid of.
- */
-function sameAddressReplacementDiagnostic(list: ListName, tenant: string, canonical: string): Diagnostic {
-  return errorDiagnostic(
-    `Cannot replace the ${list} entry ${canonical} with itself`,
-    `This plan replaces svc_${list}_entry ${entryId(tenant, canonical)} by an entry with the same address (terraform apply -replace, or a tainted resource). ` +
-      'That would only delete the entry and add it again (a window without it), and with create_before_destroy the new entry would collide ' +
-      'with the old one. Nothing was sent. To rewrite the entry, change its description; to check it, run terraform plan, which refreshes ' +
-      'it from the service. Drop -replace (or run terraform untaint <address>) and plan again.',
+/** A create of an address the list already holds with exactly the configured description. */
+function adoptsSameEntryWarning(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}_entry: adopts existing entry ${canonical}`,
+    `Tenant ${JSON.stringify(tenant)}'s ${list} already holds ${canonical} with the configured description; this resource takes it over, ` +
+      'and destroying the resource will remove it. (During a create_before_destroy replacement this is the entry of the object being replaced.)',
     ['ip'],
+  );
+}
+
+function keptForReplacementWarning(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}_entry: ${canonical} kept for the resource that replaces this one`,
+    `A create earlier in this apply wrote ${canonical} to the ${list} of tenant ${JSON.stringify(tenant)} (a create_before_destroy replacement, ` +
+      'or another resource for the same address), so destroying this object left the entry on the list.',
   );
 }
 
@@ -245,18 +247,20 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       // replacement (-replace) plans its create right after the update plan of the object it
       // replaces, whose entry is in the list until apply deletes it: that one is ours.
       const replacing = typeof priorPrivate?.[REPLACES_NOTE] === 'string' ? priorPrivate[REPLACES_NOTE] : undefined;
-      if (prior === null && canonical !== undefined && typeof tenant === 'string' && replacing === entryId(tenant, canonical)) {
-        throw new DiagnosticsError([sameAddressReplacementDiagnostic(list, tenant, canonical)]);
-      }
+      const adoption: Diagnostic[] = [];
       // Two resources creating one address would race at apply, each overwriting the other's
-      // description (a create next to an existing resource is refused above as already on the list).
+      // description (a create next to an existing resource is refused below as already on the list).
       if (prior === null && replacing === undefined && canonical !== undefined && typeof tenant === 'string') {
         const earlier = context.registry.claimEntry(tenant, list, canonical, configuredIp as string);
         if (earlier !== undefined) throw new DiagnosticsError([duplicateAddressDiagnostic(list, tenant, canonical, earlier, configuredIp as string)]);
       }
-      if (prior === null && canonical !== undefined && typeof tenant === 'string' && !context.connectionUnknown) {
+      if (prior === null && canonical !== undefined && typeof tenant === 'string' && !context.connectionUnknown && replacing !== entryId(tenant, canonical)) {
         const existing = await context.lists.find(tenant, list, canonical);
-        if (existing !== undefined) throw new DiagnosticsError([alreadyOnListDiagnostic(list, tenant, canonical, existing)]);
+        const wanted = configuredDescription === null ? '' : configuredDescription;
+        // The same entry as configured (also the old object of a create_before_destroy replacement,
+        // planned again at apply) is adopted with a warning; another description is a takeover.
+        if (existing !== undefined && (existing.description ?? '') === wanted) adoption.push(adoptsSameEntryWarning(list, tenant, canonical));
+        else if (existing !== undefined) throw new DiagnosticsError([alreadyOnListDiagnostic(list, tenant, canonical, existing)]);
       }
       // Same tenant and address: an update in place (the upsert keeps created and the block's end).
       const sameEntry = prior !== null && canonical !== undefined && ip === prior.ip && tenant === prior.tenant;
@@ -285,6 +289,7 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
             })
           : [];
       const priorId = prior === null ? null : stringAttribute(prior, 'id');
+      diagnostics.push(...adoption);
       return { planned, diagnostics, ...(typeof priorId === 'string' ? { privateData: { [REPLACES_NOTE]: priorId } } : {}) };
     },
 
@@ -293,7 +298,14 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       await context.writeList(desired.tenant, list, async (client) => {
         // Again right before writing: new_<list> is an upsert, and the entry may have appeared since the plan.
         const existing = await client.getEntry(list, desired.canonical);
+        // The entry exactly as configured (the old object of a create_before_destroy replacement): nothing to write.
+        if (existing !== null && (existing.description ?? '') === desired.description) {
+          context.registry.entryWritten(desired.tenant, list, desired.canonical);
+          return;
+        }
         if (existing !== null) throw new DiagnosticsError([alreadyOnListDiagnostic(list, desired.tenant, desired.canonical, existing)]);
+        // Before the write: a destroy later in this apply (of the object this one replaces) must not undo it.
+        context.registry.entryWritten(desired.tenant, list, desired.canonical);
         await client.addEntry(list, { ip: desired.canonical, description: desired.description });
       });
       const entry = await readBack(context, list, desired.tenant, desired.canonical);
@@ -334,6 +346,11 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
         if (declaredByWholeList) {
           // The whole list created in this apply owns the entry now (moving from per-entry resources to svc_<list>).
           warn(keptForWholeListWarning(list, tenant, ip));
+          return;
+        }
+        if (context.registry.entryWrittenInThisProcess(tenant, list, ip)) {
+          // A create earlier in this apply wrote the same address: the create_before_destroy replacement of this object.
+          warn(keptForReplacementWarning(list, tenant, ip));
           return;
         }
         await context.writeList(tenant, list, async (client) => {
