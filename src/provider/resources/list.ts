@@ -418,7 +418,13 @@ async function takeoverDiagnostics(
         ),
       );
     } else if (adopt) {
-      diagnostics.push(warningDiagnostic(`svc_${list}: adopts existing entry ${canonical}, was: ${JSON.stringify(was)}`, `adopt_existing = true: the entry's description ${JSON.stringify(was)} is replaced, and destroy will remove the entry.`, path));
+      diagnostics.push(
+        warningDiagnostic(
+          `svc_${list}: adopts existing entry ${canonical}, was: ${JSON.stringify(was)}`,
+          `adopt_existing = true: the entry's description ${JSON.stringify(was)} is replaced, and destroy will remove the entry.`,
+          path,
+        ),
+      );
     } else {
       diagnostics.push(
         errorDiagnostic(
