@@ -234,7 +234,7 @@ describe('schemas and metadata', () => {
   test('GetProviderSchema: every schema, the capabilities, converted once', async () => {
     const { service } = makeFake();
     const first = await service.getProviderSchema({});
-    expect(first.serverCapabilities).toEqual({ getProviderSchemaOptional: true, planDestroy: false, moveResourceState: false });
+    expect(first.serverCapabilities).toEqual({ getProviderSchemaOptional: true, planDestroy: true, moveResourceState: false });
     expect(Object.keys(first.resourceSchemas).sort()).toEqual(['svc_plain', 'svc_thing']);
     expect(Object.keys(first.dataSourceSchemas)).toEqual(['svc_info']);
     expect(first.resourceSchemas.svc_thing.version).toBe(1);

@@ -20,6 +20,7 @@ import {
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, reportWarning, warningDiagnostic, type Diagnostic, type Unknown } from './core';
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
+import { ApplyRegistry } from './apply-registry';
 import { ListCache } from './list-cache';
 
 export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
@@ -85,6 +86,8 @@ export class SvcContext {
   readonly lists: ListCache;
   /** Tenant and channel names for plan-time checks; a list read that works proves its tenant. */
   readonly names: KnownNames;
+  /** What the changes of this process know of each other (replacements, swaps, duplicate addresses). */
+  readonly registry = new ApplyRegistry();
   private readonly clients = new Map<string, ManagementClient>();
   /** accountClient()'s client when no tenant is set or known; it never makes tenant-scoped calls. */
   private accountOnly: ManagementClient | undefined;
@@ -117,6 +120,11 @@ export class SvcContext {
   /** True when base_url or api_key is not known yet (plan with a provider block fed by other resources). */
   get connectionUnknown(): boolean {
     return this.settings.baseUrl.state === 'unknown' || this.settings.apiKey.state === 'unknown';
+  }
+
+  /** base_url and the provider's tenant: what a plan binds to (see service-binding.ts). */
+  get boundSettings(): Pick<SvcSettings, 'baseUrl' | 'tenant'> {
+    return { baseUrl: this.settings.baseUrl, tenant: this.settings.tenant };
   }
 
   get allowBroadRanges(): boolean {

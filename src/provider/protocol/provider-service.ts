@@ -6,7 +6,7 @@
  * throw, which the gRPC layer turns into an INTERNAL status.
  */
 import { inspect } from 'node:util';
-import type { PrivateData, ProviderDefinition } from '../core/definition';
+import type { PrivateData, ProviderDefinition, ServiceBinding } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { FunctionCallError, type FunctionDefinition } from '../core/functions';
 import { collectWarnings } from '../core/hook-warnings';
@@ -32,7 +32,8 @@ export interface ProviderServiceOptions {
 }
 
 const SERVER_CAPABILITIES: messages.ServerCapabilities = {
-  planDestroy: false,
+  // A destroy is planned through us too, so its private data records the service the plan read.
+  planDestroy: true,
   getProviderSchemaOptional: true,
   moveResourceState: false,
 };
@@ -66,6 +67,35 @@ export function createProviderService<Context>(
   const redact = options.redact ?? NO_REDACTION;
   const toProtocol = (diagnostics: readonly Diagnostic[]) => toProtocolDiagnostics(diagnostics, redact);
   const toDiagnostic = (diagnostic: Diagnostic) => toProtocolDiagnostic(diagnostic, redact);
+  /** The first refusal of a plan made against another service: every later change of this process gets it too. */
+  let bindingRefused: Diagnostic | undefined;
+
+  /** The current service binding, or undefined (not configured, not known, or nothing bound). */
+  function currentBinding(): ServiceBinding | undefined {
+    if (configured === undefined) return undefined;
+    return definition.serviceBinding?.(configured.context);
+  }
+
+  /**
+   * The refusal when private data (what a refresh or plan recorded) names another service than
+   * this process points at; also once any change of this process was refused so.
+   */
+  function bindingRefusal(privateBytes: Buffer | undefined): Diagnostic | undefined {
+    if (bindingRefused !== undefined) return bindingRefused;
+    const mismatch = definition.bindingMismatch;
+    const recorded = recordedBinding(privateBytes);
+    if (configured === undefined || mismatch === undefined || recorded === undefined) return undefined;
+    bindingRefused = mismatch.call(definition, configured.context, recorded);
+    return bindingRefused;
+  }
+
+  /** Private data with the current service binding in it (when there is one). */
+  function bound(notes: PrivateData | null): Buffer {
+    const binding = currentBinding();
+    const { [BINDING_KEY]: _old, ...rest } = notes ?? {};
+    const merged = binding === undefined ? rest : { ...rest, [BINDING_KEY]: binding };
+    return Object.keys(merged).length === 0 ? EMPTY : Buffer.from(JSON.stringify(merged));
+  }
 
   function providerSchemas(): messages.GetProviderSchemaResponse {
     schemaResponse ??= {
@@ -240,7 +270,10 @@ export function createProviderService<Context>(
       if (!outcome.ok) return { ...unchanged, diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
       if (problem !== undefined) return { ...unchanged, diagnostics: toProtocol([...outcome.warnings, problem]) };
-      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: request.private, diagnostics: toProtocol(outcome.warnings) };
+      // What this refresh read: a plan made from it is applied only against the same service. The
+      // notes of an earlier plan are not carried on: they belong to that plan's calls alone.
+      if (outcome.value === null) return { newState: { msgpack: encodeValue(resource.type, null) }, private: EMPTY, diagnostics: toProtocol(outcome.warnings) };
+      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: bound(null), diagnostics: toProtocol(outcome.warnings) };
     },
 
     async planResourceChange(request) {
@@ -252,10 +285,18 @@ export function createProviderService<Context>(
       const resource = resources.get(request.typeName);
       if (resource === undefined) return failed([unknownTypeDiagnostic('resource', request.typeName, resources)]);
       const { type, definition: resourceDefinition } = resource;
+      // The prior object as refreshed by the plan: applying that plan elsewhere stops here, before any call.
+      const refused = bindingRefusal(request.priorPrivate);
+      if (refused !== undefined) return failed([refused]);
       const proposed = decodeObjectOrNull(type, request.proposedNewState, 'PlanResourceChange proposed_new_state');
       if (proposed === null) {
-        // Destroy: terraform plans it without asking the provider anything more.
-        return { plannedState: { msgpack: encodeValue(type, null) }, requiresReplace: [], plannedPrivate: request.priorPrivate, diagnostics: [] };
+        // Destroy: nothing to plan but the service it is planned against.
+        return {
+          plannedState: { msgpack: encodeValue(type, null) },
+          requiresReplace: [],
+          plannedPrivate: bound(decodePrivate(request.priorPrivate)),
+          diagnostics: [],
+        };
       }
       const config = decodeObject(type, request.config, 'PlanResourceChange config');
       const prior = decodeObjectOrNull(type, request.priorState, 'PlanResourceChange prior_state');
@@ -283,7 +324,7 @@ export function createProviderService<Context>(
       return {
         plannedState: { msgpack: encodeValue(type, planned) },
         requiresReplace: requiresReplace.map(toProtocolPath),
-        plannedPrivate: hookPrivate === undefined ? request.priorPrivate : Buffer.from(JSON.stringify(hookPrivate)),
+        plannedPrivate: bound(hookPrivate ?? decodePrivate(request.priorPrivate)),
         diagnostics: toProtocol(hookDiagnostics),
       };
     },
@@ -303,22 +344,27 @@ export function createProviderService<Context>(
       const config = decodeObjectOrNull(type, request.config, 'ApplyResourceChange config');
       const action = planned === null ? 'delete' : prior === null ? 'create' : 'update';
       const operation = `${action} ${request.typeName}`;
+      // The state keeps neither the plan's notes (they belong to that plan's calls: a note read by a
+      // later plan would mislead it) nor its binding (only a refresh says which service an object is on).
+      const statePrivate = EMPTY;
       // On failure terraform keeps what we return: the prior object still exists after a failed
       // update or delete, and nothing exists after a failed create.
       const stateOnFailure = (diagnostics: readonly Diagnostic[]): messages.ApplyResourceChangeResponse => ({
         newState: { msgpack: encodeValue(type, action === 'create' ? null : prior) },
-        private: request.plannedPrivate,
+        private: statePrivate,
         diagnostics: toProtocol(diagnostics),
       });
       if (configured === undefined) return stateOnFailure([notConfigured(operation)]);
       const { context } = configured;
+      const refused = bindingRefusal(request.plannedPrivate);
+      if (refused !== undefined) return stateOnFailure([refused]);
 
       // Warnings a hook reports travel with its result, also when it fails afterwards.
       const warnings: Diagnostic[] = [];
       const warn = (diagnostic: Diagnostic) => warnings.push({ ...diagnostic, severity: 'warning' });
       if (planned === null) {
         if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
-        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn }));
+        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn, privateData: decodePrivate(request.plannedPrivate) }));
         if (!outcome.ok) return stateOnFailure([...warnings, ...outcome.diagnostics]);
         return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol([...warnings, ...outcome.warnings]) };
       }
@@ -337,7 +383,7 @@ export function createProviderService<Context>(
         if (problem !== undefined) return stateOnFailure([...warnings, ...outcome.diagnostics, problem]);
         return {
           newState: { msgpack: encodeValue(type, partial) },
-          private: request.plannedPrivate,
+          private: statePrivate,
           diagnostics: toProtocol([...warnings, ...outcome.diagnostics]),
         };
       }
@@ -352,7 +398,7 @@ export function createProviderService<Context>(
         // The state is still recorded as applied, so terraform tracks the real object.
         return {
           newState,
-          private: request.plannedPrivate,
+          private: statePrivate,
           diagnostics: toProtocol([
             ...warnings,
             errorDiagnostic(
@@ -364,7 +410,7 @@ export function createProviderService<Context>(
           ]),
         };
       }
-      return { newState, private: request.plannedPrivate, diagnostics: toProtocol(warnings) };
+      return { newState, private: statePrivate, diagnostics: toProtocol(warnings) };
     },
 
     async importResourceState(request) {
@@ -552,6 +598,17 @@ function decodeObject(type: ValueType, dynamicValue: messages.DynamicValue | und
 }
 
 /** Private bytes as a hook's notes: only a JSON object counts (other providers' or empty bytes are none). */
+/** Where private data keeps the service binding (ProviderDefinition.serviceBinding). */
+const BINDING_KEY = 'service';
+
+/** The binding private data records, or undefined when it records none (or not ours). */
+function recordedBinding(bytes: Buffer | undefined): ServiceBinding | undefined {
+  const recorded = decodePrivate(bytes)?.[BINDING_KEY];
+  if (!isPlainObject(recorded)) return undefined;
+  const values = Object.values(recorded);
+  return values.every((value) => value === null || typeof value === 'string') ? (recorded as ServiceBinding) : undefined;
+}
+
 function decodePrivate(bytes: Buffer | undefined): PrivateData | null {
   if (bytes === undefined || bytes.length === 0) return null;
   try {
