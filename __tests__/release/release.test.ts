@@ -15,7 +15,7 @@ import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
 import { executableName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
-import { readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
+import { main as releaseSiteMain, readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { hclString } from '../../scripts/terraform-harness/hcl';
 import { readZipEntries } from '../provider-acceptance/support/zip';
@@ -24,6 +24,8 @@ import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type Te
 import { cleanEnvironment, lockFileHashes, terraform, terraformOnlyPath, type CleanMachine } from './support/terraform';
 
 const VERSION = '0.1.0';
+/** The HCL modules of terraform/modules, as the release names their archives. */
+const MODULE_ARCHIVES = [`terraform-aws-control-plane_${'0.1.0'}.tar.gz`, `terraform-svc-security-policy_${'0.1.0'}.tar.gz`];
 const REGISTRY_HOST = 'registry.svc-prevent.test';
 const TENANT = 'release';
 /** Building both executables (postject rewrites ~120 MB twice) takes a minute or two on a busy machine. */
@@ -66,6 +68,20 @@ async function serve(root: string): Promise<StaticSite> {
   const site = await serveStaticSite(root, authority);
   sites.push(site);
   return site;
+}
+
+/** Runs `run` and returns its result with what it wrote to stdout (not passed through). */
+function captureStdout(run: () => number): { code: number; stdout: string } {
+  const chunks: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  try {
+    return { code: run(), stdout: chunks.join('') };
+  } finally {
+    spy.mockRestore();
+  }
 }
 
 /** A copy of the release directory to damage. */
@@ -144,12 +160,13 @@ describe('the release directory', () => {
   test('holds the goreleaser layout for the package version, signed', () => {
     expect(release.version).toBe(VERSION);
     expect(fs.readdirSync(release.outDir).sort()).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), manifestName(VERSION), sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort(),
+      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), ...MODULE_ARCHIVES, manifestName(VERSION), sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort(),
     );
     expect(JSON.parse(fs.readFileSync(release.manifest, 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
     expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), manifestName(VERSION)].sort(),
+      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), ...MODULE_ARCHIVES, manifestName(VERSION)].sort(),
     );
+    expect(release.modules.map((module) => path.basename(module.file))).toEqual(MODULE_ARCHIVES);
   });
 
   test('each zip holds one executable terraform-provider-svc_v<version>, mode 0755, for its architecture', () => {
@@ -270,7 +287,7 @@ describe('terraform installs the released provider without node', () => {
       expect(init.code).toBe(0);
       // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's too), plus the h1: of the package it installed.
       const allSums = [...parseSums(fs.readFileSync(release.sums, 'utf8')).values()].map((hash) => `zh:${hash}`);
-      expect(allSums).toHaveLength(3);
+      expect(allSums).toHaveLength(3 + MODULE_ARCHIVES.length);
       expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...allSums].sort());
       const apply = await run(['apply', '-auto-approve', '-input=false']);
       expect(apply.output).toContain('Apply complete! Resources: 1 added');
@@ -282,6 +299,51 @@ describe('terraform installs the released provider without node', () => {
     TERRAFORM_TIMEOUT_MS,
   );
 });
+
+test(
+  'the registry site serves the HCL module too: <host>/svc-prevent/security-policy/svc installs with terraform alone on PATH and applies with the released provider',
+  async () => {
+    const root = path.join(scratch, 'module-site');
+    const written = captureStdout(() => releaseSiteMain(['registry', '--release-dir', release.outDir, '--out-dir', root]));
+    expect(written.code).toBe(0);
+    expect(written.stdout).toContain('module registry files for svc-prevent/control-plane/aws, svc-prevent/security-policy/svc 0.1.0');
+    expect(JSON.parse(fs.readFileSync(path.join(root, '.well-known', 'terraform.json'), 'utf8'))).toEqual({ 'providers.v1': '/v1/providers/', 'modules.v1': '/v1/modules/' });
+    // The provider comes from the network mirror: the module asks for svc-prevent/svc.
+    writeNetworkMirror({ release: readRelease(release.outDir), outDir: path.join(root, 'mirror') });
+    const site = await serve(root);
+    const source = `${new URL(site.url).host}/svc-prevent/security-policy/svc`;
+    const main = [
+      'terraform {',
+      '  required_providers {',
+      '    svc = { source = "svc-prevent/svc" }',
+      '  }',
+      '}',
+      '',
+      'provider "svc" {',
+      `  base_url = ${hclString(emulator.url)}`,
+      `  tenant   = ${hclString(TENANT)}`,
+      '}',
+      '',
+      'module "security_policy" {',
+      `  source  = ${hclString(source)}`,
+      `  version = ${hclString(VERSION)}`,
+      `  tenant  = ${hclString(TENANT)}`,
+      '  blacklist = { entries = { "192.0.2.16" = "applied through the released module" } }',
+      '}',
+      '',
+    ].join('\n');
+    const { run } = workspace('module', networkMirrorConfig(`${site.url}/mirror`), main);
+    const init = await run(['init', '-input=false']);
+    expect({ code: init.code, output: init.code === 0 ? '' : init.output }).toEqual({ code: 0, output: '' });
+    expect(init.output).toContain(`Downloading ${source} ${VERSION} for security_policy...`);
+    expect(init.output).toContain(`Installed svc-prevent/svc v${VERSION} (verified checksum)`);
+    expect(site.requests).toEqual(expect.arrayContaining(['/.well-known/terraform.json', `/v1/modules/svc-prevent/security-policy/svc/${VERSION}/download`]));
+    const apply = await run(['apply', '-auto-approve', '-input=false']);
+    expect(apply.output).toContain('Apply complete! Resources: 1 added');
+    expect((await emulator.client(TENANT).listEntries('blacklist')).map((entry) => entry.ip)).toContain('192.0.2.16');
+  },
+  TERRAFORM_TIMEOUT_MS,
+);
 
 test(
   'a cdktf stack whose SvcProvider names the registry (source) installs the released provider from it and applies',

@@ -5,7 +5,8 @@
  *   release/terraform-provider-svc_<v>_linux_amd64.zip   one executable terraform-provider-svc_v<v>
  *   release/terraform-provider-svc_<v>_linux_arm64.zip
  *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
- *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips and the manifest
+ *   release/terraform-<system>-<name>_<v>.tar.gz          each HCL module of terraform/modules (module-archives.ts)
+ *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips, the module archives and the manifest
  *   release/terraform-provider-svc_<v>_SHA256SUMS.sig    detached binary GPG signature  } with a
  *   release/terraform-provider-svc_<v>_signing-key.asc   the armored public key          } signing key
  *
@@ -43,6 +44,7 @@ import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
 import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
 import { zipOneExecutable } from './zip';
+import { writeModuleArchives, type ModuleArchive } from './module-archives';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -119,6 +121,8 @@ export interface ReleaseResult {
   readonly version: string;
   readonly outDir: string;
   readonly platforms: readonly ReleasedPlatform[];
+  /** The HCL modules of terraform/modules, one archive each (module-archives.ts), in the SHA256SUMS. */
+  readonly modules: readonly ModuleArchive[];
   readonly manifest: string;
   readonly sums: string;
   /** Present when signed. */
@@ -398,10 +402,13 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
       }
     }
 
+    const modules = writeModuleArchives({ version, outDir, modifiedSeconds: modified });
+    log(`module archives: ${modules.map((module) => path.basename(module.file)).join(', ')}`);
+
     const manifest = path.join(outDir, manifestName(version));
     fs.writeFileSync(manifest, manifestText());
     const sums = path.join(outDir, sumsName(version));
-    const summed = [...platforms.map((platform) => platform.zip), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+    const summed = [...platforms.map((platform) => platform.zip), ...modules.map((module) => module.file), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
     fs.writeFileSync(sums, summed.map((file) => `${sha256(file)}  ${path.basename(file)}\n`).join(''));
     log(`wrote ${path.basename(manifest)} and ${path.basename(sums)}`);
 
@@ -415,7 +422,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     } else {
       log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
     }
-    return { version, outDir, platforms, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
+    return { version, outDir, platforms, modules, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -475,6 +482,7 @@ no node needed where they run) and writes a release in the layout the Terraform 
 
   <dir>/terraform-provider-svc_<version>_linux_amd64.zip, _linux_arm64.zip
   <dir>/terraform-provider-svc_<version>_manifest.json
+  <dir>/terraform-<system>-<name>_<version>.tar.gz             each HCL module of terraform/modules
   <dir>/terraform-provider-svc_<version>_SHA256SUMS
   <dir>/terraform-provider-svc_<version>_SHA256SUMS.sig        when signed
   <dir>/terraform-provider-svc_<version>_signing-key.asc       when signed
