@@ -71,7 +71,7 @@ describe('the tarball', () => {
         !(
           (file.startsWith('lib/') && /\.(js|d\.ts|js\.map)$/.test(file)) ||
           /^lib\/provider\/mirror\/registry\.terraform\.io\/svc-prevent\/svc\/[^/]+\/[a-z0-9]+_[a-z0-9]+\/terraform-provider-svc_v[^/]+$/.test(file) ||
-          ['package.json', 'README.md', 'bin/launch.js', 'bin/svc-emulator.js', 'bin/svc-drift.js', 'bin/svc-deployment-policy.js', 'bin/svc-moved-blocks.js'].includes(file)
+          ['package.json', 'README.md', 'bin/launch.js', 'bin/svc.js', 'bin/svc-emulator.js', 'bin/svc-drift.js', 'bin/svc-deployment-policy.js', 'bin/svc-moved-blocks.js'].includes(file)
         ),
     );
     expect(unexpected).toEqual([]);
@@ -175,6 +175,7 @@ describe('a JavaScript cdktf project of another team', () => {
   });
 
   test.each([
+    ['svc', 'Usage: svc <command>'],
     ['svc-drift', 'Usage: svc-drift'],
     ['svc-emulator', 'Usage: svc-emulator'],
     ['svc-deployment-policy', 'Usage: svc-deployment-policy'],

@@ -288,7 +288,7 @@ describe('pieces', () => {
 
   test('escaping: terminal, Markdown and JSON', () => {
     expect(escapeUntrusted('a\u001b[2Jb\u009bc\u202ed\\u{41}')).toBe('a\\u{001B}[2Jb\\u{009B}c\\u{202E}d\\\\u{41}');
-    expect(forMarkdown('x | <details> @team [a](b) `c`')).toBe('x &#124; &lt;details&gt; &#64;team \\[a\\]\\(b\\) \\`c\\`');
+    expect(forMarkdown('x | <details> @team [a](b) `c` https://x.example')).toBe('x &#124; &lt;details&gt; &#64;team \\[a\\](b) \\`c\\` https&#58;//x.example');
     expect(safeJson({ d: '\u202e\u009b\n' }, 0)).toBe('{"d":"\\u202e\\u009b\\n"}');
     expect(JSON.parse(safeJson({ d: '\u202e\u009b\n' }))).toEqual({ d: '\u202e\u009b\n' });
   });

@@ -8,13 +8,15 @@ import { redact } from '../api/redaction';
 import { registerSecret } from '../api/redaction';
 import { AUDIT_COMMAND } from './svc/audit-command';
 import { SvcCommand, SvcCommandError, SvcContext, SvcIo } from './svc/command';
+import { DRIFT_COMMAND } from './svc/drift-command';
 import { ENTRIES_COMMAND } from './svc/entries-command';
+import { PLAN_REPORT_COMMAND } from './svc/plan-report-command';
 import { SSO_COMMAND } from './svc/sso-command';
 
 export type { SvcIo } from './svc/command';
 
 /** The sub-commands in the order `svc --help` lists them; later steps add to it. */
-const COMMANDS: readonly SvcCommand[] = [ENTRIES_COMMAND, AUDIT_COMMAND, SSO_COMMAND];
+const COMMANDS: readonly SvcCommand[] = [PLAN_REPORT_COMMAND, DRIFT_COMMAND, ENTRIES_COMMAND, AUDIT_COMMAND, SSO_COMMAND];
 
 export function usage(commands: readonly SvcCommand[] = COMMANDS): string {
   const width = Math.max(8, ...commands.map((command) => command.name.length));

@@ -33,18 +33,20 @@ export function forTerminal(text: string, max = 200): string {
 /**
  * For Markdown (a table cell, a list item, a heading): escaped like for a terminal, then every
  * character Markdown or HTML gives a meaning to as an entity or a backslash escape, so a
- * description cannot close a table, open `<details>`, link, mention `@someone` or hide text in
- * a comment. GitHub and GitLab render the result as the literal text.
+ * description cannot close a table, open `<details>`, link (nor be autolinked), mention
+ * `@someone` or hide text in a comment. GitHub and GitLab render the result as the literal text.
  */
 export function forMarkdown(text: string, max = 200): string {
   // Backslash escapes first: the entities added after them hold # and ;, which must stay as they are.
   return forTerminal(text, max)
-    .replace(/[\\`*_{}[\]()#+!~$:-]/g, (character) => `\\${character}`)
+    .replace(/[\\`*_[\]#~]/g, (character) => `\\${character}`)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/\|/g, '&#124;')
-    .replace(/@/g, '&#64;');
+    .replace(/@/g, '&#64;')
+    // No autolink of a URL that came from the plan or the service: the reviewer reads it, nobody clicks it by mistake.
+    .replace(/:\/\//g, '&#58;//');
 }
 
 /**

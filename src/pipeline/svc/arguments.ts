@@ -10,11 +10,15 @@ export interface OptionSpec {
   readonly takesValue: boolean;
   /** Shown in "needs a value, e.g. ..." */
   readonly example?: string;
+  /** May be given more than once (read with optionValues). */
+  readonly repeatable?: boolean;
 }
 
 export interface ParsedArguments {
   readonly positionals: readonly string[];
   readonly options: ReadonlyMap<string, string | true>;
+  /** Every value of a repeatable option, in order. */
+  readonly repeated: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Options that would put a credential on the command line, where process lists and shell history keep it. */
@@ -23,6 +27,7 @@ const CREDENTIAL_OPTIONS = /^--(api[-_]?key|key|token|password|secret)$/i;
 export function parseArguments(argv: readonly string[], spec: Readonly<Record<string, OptionSpec>>, command: string): ParsedArguments {
   const positionals: string[] = [];
   const options = new Map<string, string | true>();
+  const repeated = new Map<string, string[]>();
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index]!;
     if (argument === '--') {
@@ -40,7 +45,7 @@ export function parseArguments(argv: readonly string[], spec: Readonly<Record<st
     }
     const option = spec[name];
     if (option === undefined) throw new SvcCommandError(`unknown option ${JSON.stringify(name)}; run svc ${command} --help for its options`);
-    if (options.has(name)) throw new SvcCommandError(`${name} is given twice; give it once`);
+    if (options.has(name) && option.repeatable !== true) throw new SvcCommandError(`${name} is given twice; give it once`);
     if (!option.takesValue) {
       if (equals !== -1) throw new SvcCommandError(`${name} is a flag and takes no value`);
       options.set(name, true);
@@ -56,14 +61,20 @@ export function parseArguments(argv: readonly string[], spec: Readonly<Record<st
       throw new SvcCommandError(`${name} needs a value${option.example === undefined ? '' : `, e.g. ${name} ${option.example}`}`);
     }
     options.set(name, value);
+    repeated.set(name, [...(repeated.get(name) ?? []), value]);
   }
-  return { positionals, options };
+  return { positionals, options, repeated };
 }
 
 /** The option's value, or undefined when not given. */
 export function optionValue(parsed: ParsedArguments, name: string): string | undefined {
   const value = parsed.options.get(name);
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Every value of a repeatable option. */
+export function optionValues(parsed: ParsedArguments, name: string): readonly string[] {
+  return parsed.repeated.get(name) ?? [];
 }
 
 export function hasFlag(parsed: ParsedArguments, name: string): boolean {
