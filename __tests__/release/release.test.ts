@@ -5,7 +5,7 @@
  * separately, from the generated registry, applies an entry against the emulator, and refuses
  * a tampered zip and a wrong signature.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,17 +14,20 @@ import { TerraformStack, Testing } from 'cdktf';
 import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
-import { executableName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
+import { executableName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, svcZipName, zipName, manifestName } from '../../scripts/release/layout';
 import { main as releaseSiteMain, readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { hclString } from '../../scripts/terraform-harness/hcl';
 import { readZipEntries } from '../provider-acceptance/support/zip';
+import { track } from '../support/child-processes';
 import { makeTestKeyring, type TestKeyring } from './support/gpg';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from './support/https-site';
 import { cleanEnvironment, lockFileHashes, terraform, terraformOnlyPath, type CleanMachine } from './support/terraform';
 
 const VERSION = '0.1.0';
 /** The HCL modules of terraform/modules, as the release names their archives. */
+/** The svc command's zips. */
+const SVC_ZIPS = [svcZipName('0.1.0', 'linux', 'amd64'), svcZipName('0.1.0', 'linux', 'arm64')];
 const MODULE_ARCHIVES = [`terraform-aws-control-plane_${'0.1.0'}.tar.gz`, `terraform-svc-security-policy_${'0.1.0'}.tar.gz`];
 const REGISTRY_HOST = 'registry.svc-prevent.test';
 const TENANT = 'release';
@@ -70,6 +73,19 @@ async function serve(root: string): Promise<StaticSite> {
   return site;
 }
 
+/** A command run without blocking this process (the emulator answers from it), its output collected. */
+function runCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** Runs `run` and returns its result with what it wrote to stdout (not passed through). */
 function captureStdout(run: () => number): { code: number; stdout: string } {
   const chunks: string[] = [];
@@ -92,7 +108,8 @@ function copyRelease(name: string): string {
 }
 
 function sumsOfZips(): string[] {
-  return [...parseSums(fs.readFileSync(release.sums, 'utf8'))].filter(([name]) => name.endsWith('.zip')).map(([, hash]) => `zh:${hash}`).sort();
+  // The provider's zips only: svc's zips share the SHA256SUMS but are no provider package.
+  return [...parseSums(fs.readFileSync(release.sums, 'utf8'))].filter(([name]) => name.startsWith(`${PROJECT_NAME}_`) && name.endsWith('.zip')).map(([, hash]) => `zh:${hash}`).sort();
 }
 
 /**
@@ -160,11 +177,11 @@ describe('the release directory', () => {
   test('holds the goreleaser layout for the package version, signed', () => {
     expect(release.version).toBe(VERSION);
     expect(fs.readdirSync(release.outDir).sort()).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), ...MODULE_ARCHIVES, manifestName(VERSION), sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort(),
+      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), ...SVC_ZIPS, ...MODULE_ARCHIVES, manifestName(VERSION), sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort(),
     );
     expect(JSON.parse(fs.readFileSync(release.manifest, 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
     expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual(
-      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), ...MODULE_ARCHIVES, manifestName(VERSION)].sort(),
+      [zipName(VERSION, 'linux', 'amd64'), zipName(VERSION, 'linux', 'arm64'), ...SVC_ZIPS, ...MODULE_ARCHIVES, manifestName(VERSION)].sort(),
     );
     expect(release.modules.map((module) => path.basename(module.file))).toEqual(MODULE_ARCHIVES);
   });
@@ -217,6 +234,53 @@ describe('the release directory', () => {
     expect(byHand.status).toBe(1);
     expect(byHand.stderr).toContain('terraform starts it');
     expect(byHand.stdout).toBe('');
+  });
+
+  test('each svc zip holds one executable svc, mode 0755, for its architecture; sha256sum -c covers them', () => {
+    const elfMachine = { amd64: 62, arm64: 183 } as const;
+    for (const arch of ['amd64', 'arm64'] as const) {
+      const zip = fs.readFileSync(path.join(release.outDir, svcZipName(VERSION, 'linux', arch)));
+      const entries = readZipEntries(zip);
+      expect(entries.map((entry) => entry.name)).toEqual(['svc']);
+      const central = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+      expect((zip.readUInt32LE(central + 38) >>> 16).toString(8)).toBe('100755');
+      expect(entries[0].data.readUInt16LE(18)).toBe(elfMachine[arch]);
+      expect(entries[0].data.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1')).toBe(true);
+    }
+    const check = spawnSync('sha256sum', ['-c', path.basename(release.sums)], { cwd: release.outDir, encoding: 'utf8' });
+    for (const zip of SVC_ZIPS) expect(check.stdout).toContain(`${zip}: OK`);
+    expect(release.commands.map((command) => [command.arch, command.codeCache])).toEqual([
+      ['amd64', true],
+      ['arm64', false],
+    ]);
+  });
+
+  test('the released svc runs with no node on PATH: --help, and entries list against the emulator with the key from the environment only', async () => {
+    const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, svcZipName(VERSION, 'linux', 'amd64'))));
+    const bin = path.join(scratch, 'svc-only');
+    fs.mkdirSync(bin, { recursive: true });
+    const svc = path.join(bin, entry.name);
+    fs.writeFileSync(svc, entry.data, { mode: 0o755 });
+    // PATH holds svc alone: no node (nor anything else) it could find.
+    const environment = { PATH: bin, HOME: machine.home };
+    expect(fs.readdirSync(bin)).toEqual(['svc']);
+
+    const help = await runCommand('svc', ['--help'], environment);
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: svc <command>/);
+    expect(help.stdout).toContain('entries');
+
+    await emulator.client(TENANT).addEntry('blacklist', { ip: '192.0.2.77', description: 'listed by the released svc' });
+    const withService = { ...environment, SVC_BASE_URL: emulator.url, SVC_TENANT: TENANT, SVC_API_KEY: emulator.apiKey };
+    const list = await runCommand('svc', ['entries', 'list', 'blacklist', '--format', 'json'], withService);
+    expect({ status: list.status, stderr: list.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(list.stdout).toContain('192.0.2.77');
+    expect(list.stdout).toContain('listed by the released svc');
+    expect(list.stdout + list.stderr).not.toContain(emulator.apiKey);
+
+    const badKey = await runCommand('svc', ['entries', 'list', 'blacklist'], { ...withService, SVC_API_KEY: 'not-the-key-0123456789' });
+    expect(badKey.status).toBe(1);
+    expect(badKey.stdout + badKey.stderr).not.toContain('not-the-key-0123456789');
   });
 
   test('the build reported its progress', () => {
@@ -287,7 +351,7 @@ describe('terraform installs the released provider without node', () => {
       expect(init.code).toBe(0);
       // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's too), plus the h1: of the package it installed.
       const allSums = [...parseSums(fs.readFileSync(release.sums, 'utf8')).values()].map((hash) => `zh:${hash}`);
-      expect(allSums).toHaveLength(3 + MODULE_ARCHIVES.length);
+      expect(allSums).toHaveLength(3 + SVC_ZIPS.length + MODULE_ARCHIVES.length);
       expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...allSums].sort());
       const apply = await run(['apply', '-auto-approve', '-input=false']);
       expect(apply.output).toContain('Apply complete! Resources: 1 added');

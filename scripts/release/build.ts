@@ -5,6 +5,7 @@
  *   release/terraform-provider-svc_<v>_linux_amd64.zip   one executable terraform-provider-svc_v<v>
  *   release/terraform-provider-svc_<v>_linux_arm64.zip
  *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
+ *   release/svc_<v>_linux_amd64.zip, _linux_arm64.zip    the svc command (src/pipeline/svc-cli.ts): one executable svc
  *   release/terraform-<system>-<name>_<v>.tar.gz          each HCL module of terraform/modules (module-archives.ts)
  *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips, the module archives and the manifest
  *   release/terraform-provider-svc_<v>_SHA256SUMS.sig    detached binary GPG signature  } with a
@@ -28,6 +29,7 @@ import * as path from 'node:path';
 import {
   PROJECT_NAME,
   RELEASE_PLATFORMS,
+  SVC_COMMAND_NAME,
   executableName,
   isSemanticVersion,
   manifestName,
@@ -35,6 +37,7 @@ import {
   publicKeyName,
   signatureName,
   sumsName,
+  svcZipName,
   zipName,
   type ReleasePlatform,
 } from './layout';
@@ -45,6 +48,7 @@ import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '.
 import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
 import { zipOneExecutable } from './zip';
 import { writeModuleArchives, type ModuleArchive } from './module-archives';
+import { SvcBundleError, bundleSvcCommand } from './svc-bundle';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -117,10 +121,20 @@ export interface ReleasedPlatform {
   readonly node: string;
 }
 
+export interface ReleasedCommand {
+  readonly os: string;
+  readonly arch: string;
+  readonly zip: string;
+  readonly executableBytes: number;
+  readonly codeCache: boolean;
+}
+
 export interface ReleaseResult {
   readonly version: string;
   readonly outDir: string;
   readonly platforms: readonly ReleasedPlatform[];
+  /** The svc command's executables, one zip per platform (svc_<v>_<os>_<arch>.zip), in the SHA256SUMS. */
+  readonly commands: readonly ReleasedCommand[];
   /** The HCL modules of terraform/modules, one archive each (module-archives.ts), in the SHA256SUMS. */
   readonly modules: readonly ModuleArchive[];
   readonly manifest: string;
@@ -316,6 +330,52 @@ export function makeSingleExecutable(node: string, script: string, executable: s
   }
 }
 
+/**
+ * The `svc` command (src/pipeline/svc-cli.ts) as a single executable per platform, made as the
+ * provider's are (the pinned Node of the target, the same node options; the code cache only from
+ * the target's own binary, i.e. the build machine's architecture), zipped as
+ * svc_<version>_<os>_<arch>.zip holding `svc`, mode 0755.
+ */
+async function buildSvcCommand(build: {
+  version: string;
+  targets: readonly ReleasePlatform[];
+  nodes: ReadonlyMap<string, string>;
+  hostArch: string | undefined;
+  blobMaker: string;
+  codeCache: boolean;
+  work: string;
+  outDir: string;
+  modified: number;
+  log: (line: string) => void;
+}): Promise<ReleasedCommand[]> {
+  const { version, work, outDir, log } = build;
+  const script = await bundleSvcCommand(version).catch((error: unknown) => {
+    throw error instanceof SvcBundleError ? new ReleaseError('bundle_failed', error.message) : error;
+  });
+  const directory = path.join(work, 'svc-command');
+  fs.mkdirSync(directory);
+  fs.writeFileSync(path.join(directory, 'svc.js'), script);
+  log(`svc command: bundled src/pipeline/svc-cli.ts (${kibibytes(script.length)})`);
+  for (const stale of fs.readdirSync(outDir).filter((name) => name.startsWith(`${SVC_COMMAND_NAME}_`) && name.endsWith('.zip'))) fs.rmSync(path.join(outDir, stale), { force: true });
+  const released: ReleasedCommand[] = [];
+  for (const platform of build.targets) {
+    const name = `${platform.os}_${platform.arch}`;
+    const node = build.nodes.get(platform.nodeArch) as string;
+    const withCache = build.codeCache && platform.nodeArch === build.hostArch;
+    const blobPath = path.join(directory, `${name}.blob`);
+    writeBlob(withCache ? node : build.blobMaker, executableConfig('svc.js', path.basename(blobPath), withCache), blobPath);
+    const executable = path.join(directory, name, SVC_COMMAND_NAME);
+    fs.mkdirSync(path.dirname(executable));
+    injectIntoCopy(node, blobPath, executable);
+    const data = fs.readFileSync(executable);
+    const zip = path.join(outDir, svcZipName(version, platform.os, platform.arch));
+    fs.writeFileSync(zip, zipOneExecutable(SVC_COMMAND_NAME, data, build.modified));
+    log(`${name}: wrote ${path.basename(zip)} (${megabytes(fs.statSync(zip).size)}; svc ${withCache ? 'with' : 'without'} code cache)`);
+    released.push({ os: platform.os, arch: platform.arch, zip, executableBytes: data.length, codeCache: withCache });
+  }
+  return released;
+}
+
 function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
@@ -402,13 +462,14 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
       }
     }
 
+    const commands = await buildSvcCommand({ version, targets, nodes, hostArch, blobMaker, codeCache, work, outDir, modified, log });
     const modules = writeModuleArchives({ version, outDir, modifiedSeconds: modified });
     log(`module archives: ${modules.map((module) => path.basename(module.file)).join(', ')}`);
 
     const manifest = path.join(outDir, manifestName(version));
     fs.writeFileSync(manifest, manifestText());
     const sums = path.join(outDir, sumsName(version));
-    const summed = [...platforms.map((platform) => platform.zip), ...modules.map((module) => module.file), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+    const summed = [...platforms.map((platform) => platform.zip), ...commands.map((command) => command.zip), ...modules.map((module) => module.file), manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
     fs.writeFileSync(sums, summed.map((file) => `${sha256(file)}  ${path.basename(file)}\n`).join(''));
     log(`wrote ${path.basename(manifest)} and ${path.basename(sums)}`);
 
@@ -422,7 +483,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     } else {
       log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
     }
-    return { version, outDir, platforms, modules, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
+    return { version, outDir, platforms, commands, modules, manifest, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -482,6 +543,7 @@ no node needed where they run) and writes a release in the layout the Terraform 
 
   <dir>/terraform-provider-svc_<version>_linux_amd64.zip, _linux_arm64.zip
   <dir>/terraform-provider-svc_<version>_manifest.json
+  <dir>/svc_<version>_linux_amd64.zip, _linux_arm64.zip        the svc command, one executable svc
   <dir>/terraform-<system>-<name>_<version>.tar.gz             each HCL module of terraform/modules
   <dir>/terraform-provider-svc_<version>_SHA256SUMS
   <dir>/terraform-provider-svc_<version>_SHA256SUMS.sig        when signed

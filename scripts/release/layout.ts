@@ -35,6 +35,10 @@ export const zipName = (version: string, os: string, arch: string): string => `$
 export const manifestName = (version: string): string => `${PROJECT_NAME}_${version}_manifest.json`;
 export const sumsName = (version: string): string => `${PROJECT_NAME}_${version}_SHA256SUMS`;
 export const signatureName = (version: string): string => `${sumsName(version)}.sig`;
+/** The `svc` command's executable (src/pipeline/svc-cli.ts), released beside the provider. */
+export const SVC_COMMAND_NAME = 'svc';
+/** Its zip: one executable `svc`, listed in the same SHA256SUMS as the provider's. */
+export const svcZipName = (version: string, os: string, arch: string): string => `${SVC_COMMAND_NAME}_${version}_${os}_${arch}.zip`;
 /** Not part of the goreleaser layout: the armored public key, for the registry generator and for users. */
 export const publicKeyName = (version: string): string => `${PROJECT_NAME}_${version}_signing-key.asc`;
 
