@@ -79,3 +79,36 @@ export function ssoSettingsProblems(settings: SsoSettingsToCheck): SsoSettingsPr
   }
   return problems;
 }
+
+/**
+ * The lockout guard. The spec's procedure is enable SSO, test a sign-in through the identity
+ * provider, then optionally require it. `required` refuses every password sign-in to the
+ * dashboard, so turning it on in the same change that enables SSO or points it at another
+ * metadata URL requires an identity provider nobody has signed in through yet: a wrong URL or
+ * identity-provider setup locks everyone out.
+ */
+export type SsoLockoutRisk =
+  /** required turns on while SSO is off before the change (or the settings are new). */
+  | { readonly reason: 'enables-sso' }
+  /** required turns on while the metadata URL changes (or is not known until apply). */
+  | { readonly reason: 'changes-metadata-url'; readonly from: string | undefined; readonly to: string | undefined | NotKnownYet };
+
+/** The settings before the change, as the service holds them; null when there are none yet (a create). */
+export interface SsoSettingsBefore {
+  readonly enabled: boolean;
+  readonly required: boolean;
+  readonly metadataUrl: string | undefined;
+}
+
+/**
+ * Whether the change from `before` to `after` turns `required` on in the same step that enables
+ * SSO or changes the metadata URL; undefined when it does not. A value not known yet counts as a
+ * change: the guard cannot prove it safe before apply.
+ */
+export function ssoLockoutRisk(before: SsoSettingsBefore | null, after: SsoSettingsToCheck): SsoLockoutRisk | undefined {
+  if (after.required === false) return undefined;
+  if (before !== null && before.required) return undefined;
+  if (before === null || !before.enabled) return { reason: 'enables-sso' };
+  if (after.metadataUrl !== before.metadataUrl) return { reason: 'changes-metadata-url', from: before.metadataUrl, to: after.metadataUrl };
+  return undefined;
+}

@@ -40,6 +40,15 @@ function pageProgram(): string {
   return block.code;
 }
 
+/** The cdktf.json of help/own-cdktf-project.md, as the page shows it: cdktf runs the project with it. */
+function pageCdktfJson(): string {
+  const block = codeBlocks(PAGE).find((candidate) => candidate.language === 'json' && candidate.code.includes('"app": "node main.js"'));
+  if (block === undefined) throw new Error(`help/${PAGE} has no json block with the cdktf.json of a project`);
+  const config = JSON.parse(block.code) as { language?: unknown };
+  if (config.language !== 'javascript') throw new Error(`help/${PAGE}'s cdktf.json has language ${JSON.stringify(config.language)}, not "javascript"`);
+  return block.code;
+}
+
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-library-'));
   library = await packedLibrary();
@@ -107,8 +116,7 @@ describe('a JavaScript cdktf project of another team', () => {
     fs.mkdirSync(path.join(project, 'policy'), { recursive: true });
     fs.writeFileSync(path.join(project, 'policy', 'blacklist.yaml'), 'entries:\n  - ip: 203.0.113.9\n    description: scanner\n  - ip: 2001:db8::1\n');
     fs.writeFileSync(path.join(project, 'main.js'), pageProgram());
-    const cdktfJson = { language: 'javascript', app: 'node main.js', projectId: 'team-project', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} };
-    fs.writeFileSync(path.join(project, 'cdktf.json'), JSON.stringify(cdktfJson, null, 2));
+    fs.writeFileSync(path.join(project, 'cdktf.json'), pageCdktfJson());
     workspace = new Workspace({ dir: stackDir(), cliConfigFile: emptyCliConfig, trackChild: track, env: { SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey } });
   });
   afterAll(() => workspace?.killRunning());

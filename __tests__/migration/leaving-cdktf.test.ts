@@ -104,6 +104,11 @@ test('a cdktf-applied policy moves into the HCL module with moved blocks: the pl
   expect(withoutMoves.text).toContain('The blacklist already holds 203.0.113.10');
 
   workspace.write(generated.blocks, 'moved.tf');
+  // A plan of moves only still exits 2 under -detailed-exitcode until the moves are applied
+  // (help/leaving-cdktf.md says so: a scheduled drift job would flag it).
+  const movesOnly = await workspace.planExpecting(2);
+  expect(movesOnly.text).toContain('has moved to module.security_policy.svc_blacklist_entry.this["203.0.113.10"]');
+  expect(movesOnly.text).toMatch(/Plan: 0 to add, 0 to change, 0 to destroy/);
   const planFile = path.join(workspace.dir, 'moves.tfplan');
   await workspace.terraformExpecting(['plan', '-input=false', '-no-color', `-out=${planFile}`]);
   const plan = await workspace.showJson(planFile);

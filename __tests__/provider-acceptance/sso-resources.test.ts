@@ -12,8 +12,8 @@ import type { Workspace } from '../../scripts/terraform-harness/workspace';
 
 jest.setTimeout(180_000);
 
-const TENANTS = { sso: 'sso-tenant', dataSources: 'sso-data', validation: 'sso-validation' };
-const CHANNELS = { sso: 'sso-channel', dataSources: 'data-channel' };
+const TENANTS = { sso: 'sso-tenant', dataSources: 'sso-data', validation: 'sso-validation', guard: 'sso-guard' };
+const CHANNELS = { sso: 'sso-channel', dataSources: 'data-channel', guard: 'guard-channel' };
 const SSO_BASE = 'https://sso.example.com';
 const METADATA_URL = 'https://idp.example.com/app/svc/metadata';
 const harness = useAcceptanceHarness({ tenants: Object.values(TENANTS), channels: ['main', ...Object.values(CHANNELS)] });
@@ -40,6 +40,7 @@ interface SsoConfig {
   readonly enabled: boolean;
   readonly required?: boolean;
   readonly url?: string;
+  readonly testedElsewhere?: boolean;
 }
 
 function ssoAttributes(name: string, sso: SsoConfig): Record<string, string> {
@@ -48,6 +49,7 @@ function ssoAttributes(name: string, sso: SsoConfig): Record<string, string> {
     enabled: String(sso.enabled),
     ...(sso.required === undefined ? {} : { required: String(sso.required) }),
     ...(sso.url === undefined ? {} : { saml_metadata_url: hclString(sso.url) }),
+    ...(sso.testedElsewhere === undefined ? {} : { sign_in_tested_elsewhere: String(sso.testedElsewhere) }),
   };
 }
 
@@ -75,9 +77,12 @@ describe('svc_tenant_sso and svc_channel_sso: create, import, drift, update, des
     workspace = harness().createWorkspace('sso');
   });
 
-  it('enables SSO with an https metadata URL; the API holds it and the state has uuid and the sp_* URLs', async () => {
-    workspace.write(configuration({ enabled: true, required: true, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
+  it('enables SSO with an https metadata URL, then requires it in a second apply; the API holds it and the state has uuid and the sp_* URLs', async () => {
+    workspace.write(configuration({ enabled: true, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
     await workspace.init();
+    await workspace.apply();
+    expect((await listedTenant(tenantName)).sso).toEqual({ enabled: true, required: false, saml_metadata_url: METADATA_URL });
+    workspace.write(configuration({ enabled: true, required: true, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
     await workspace.apply();
 
     const tenant = await listedTenant(tenantName);
@@ -93,6 +98,7 @@ describe('svc_tenant_sso and svc_channel_sso: create, import, drift, update, des
       enabled: true,
       required: true,
       saml_metadata_url: METADATA_URL,
+      sign_in_tested_elsewhere: null,
     });
     expect(workspace.stateAttributes('svc_channel_sso.this')).toEqual({
       id: channelName,
@@ -101,6 +107,7 @@ describe('svc_tenant_sso and svc_channel_sso: create, import, drift, update, des
       enabled: true,
       required: false,
       saml_metadata_url: METADATA_URL,
+      sign_in_tested_elsewhere: null,
       sp_entity_id: `${SSO_BASE}/sign-in`,
       sp_acs_url: `${SSO_BASE}/auth/v2/channels/${channel.uuid}/acs`,
       sp_metadata_url: `${SSO_BASE}/auth/v2/channels/${channel.uuid}/metadata`,
@@ -121,11 +128,34 @@ describe('svc_tenant_sso and svc_channel_sso: create, import, drift, update, des
 
   it('shows SSO disabled outside terraform as drift (exit 2, an update), and apply turns it back on', async () => {
     const client = harness().emulator.client(tenantName);
-    await client.setTenantSso(tenantName, { enabled: false, required: false, saml_metadata_url: METADATA_URL });
     await client.setChannelSso(channelName, null);
     const plan = await workspace.planExpecting(2);
-    expect(plan.actions).toEqual({ 'svc_tenant_sso.this': 'update', 'svc_channel_sso.this': 'update' });
+    expect(plan.actions).toEqual({ 'svc_channel_sso.this': 'update' });
     expect(plan.text).toMatch(/~ enabled\s+= false -> true/);
+    await workspace.apply();
+    expect((await listedChannel(channelName)).sso).toEqual({ enabled: true, required: false, saml_metadata_url: METADATA_URL });
+    await expectOtherFieldsUntouched();
+    await workspace.planExpecting(0);
+  });
+
+  it('refuses to restore a required SSO turned off outside terraform in one apply (the lockout guard); two applies restore it', async () => {
+    const client = harness().emulator.client(tenantName);
+    await client.setTenantSso(tenantName, { enabled: false, required: false, saml_metadata_url: METADATA_URL });
+    harness().emulator.emulator.resetStats();
+    const refused = await workspace.terraform(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect(refused.code).toBe(1);
+    const output = (refused.stdout + refused.stderr).replace(/\s+/g, ' ');
+    expect(output).toContain(`Error: SSO lockout guard: required would turn on before anyone signed in through the identity provider`);
+    expect(output).toContain(`svc_tenant_sso for tenant "${tenantName}": required = true in the same apply that enables SSO`);
+    expect(output).toContain('Apply in two steps');
+    expect(output).toContain('sign_in_tested_elsewhere = true');
+    expect(output).toContain('with svc_tenant_sso.this');
+    expect(harness().emulator.emulator.stats().byCommand).not.toHaveProperty('update');
+    expect((await listedTenant(tenantName)).sso).toEqual({ enabled: false, required: false, saml_metadata_url: METADATA_URL });
+
+    workspace.write(configuration({ enabled: true, required: false, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
+    await workspace.apply();
+    workspace.write(configuration({ enabled: true, required: true, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
     await workspace.apply();
     expect((await listedTenant(tenantName)).sso).toEqual({ enabled: true, required: true, saml_metadata_url: METADATA_URL });
     expect((await listedChannel(channelName)).sso).toEqual({ enabled: true, required: false, saml_metadata_url: METADATA_URL });
@@ -133,14 +163,14 @@ describe('svc_tenant_sso and svc_channel_sso: create, import, drift, update, des
     await workspace.planExpecting(0);
   });
 
-  it('updates in place (required off, another URL) and leaves the other fields alone', async () => {
+  it('updates in place (tenant: required off, another URL; channel: required on) and leaves the other fields alone', async () => {
     const otherUrl = 'https://idp.example.com/app/svc/metadata-v2';
-    workspace.write(configuration({ enabled: true, required: false, url: otherUrl }, { enabled: true, required: true, url: otherUrl }));
+    workspace.write(configuration({ enabled: true, required: false, url: otherUrl }, { enabled: true, required: true, url: METADATA_URL }));
     const plan = await workspace.planExpecting(2);
     expect(plan.actions).toEqual({ 'svc_tenant_sso.this': 'update', 'svc_channel_sso.this': 'update' });
     await workspace.apply();
     expect((await listedTenant(tenantName)).sso).toEqual({ enabled: true, required: false, saml_metadata_url: otherUrl });
-    expect((await listedChannel(channelName)).sso).toEqual({ enabled: true, required: true, saml_metadata_url: otherUrl });
+    expect((await listedChannel(channelName)).sso).toEqual({ enabled: true, required: true, saml_metadata_url: METADATA_URL });
     await expectOtherFieldsUntouched();
   });
 
@@ -150,6 +180,83 @@ describe('svc_tenant_sso and svc_channel_sso: create, import, drift, update, des
     expect((await listedChannel(channelName)).sso).toBeNull();
     await expectOtherFieldsUntouched();
     expect(workspace.stateJson().resources).toEqual([]);
+  });
+});
+
+describe('the SSO lockout guard: required refused at plan in the apply that enables SSO or changes the metadata URL', () => {
+  const tenantName = TENANTS.guard;
+  const channelName = CHANNELS.guard;
+  const otherUrl = 'https://idp.example.com/app/svc/metadata-v2';
+  let workspace: Workspace;
+
+  const configuration = (tenantSso: SsoConfig, channelSso: SsoConfig) =>
+    harness().providerBlock(tenantName) +
+    resourceBlock('svc_tenant_sso', 'guarded', ssoAttributes(tenantName, tenantSso)) +
+    '\n' +
+    resourceBlock('svc_channel_sso', 'guarded', ssoAttributes(channelName, channelSso));
+
+  /** Runs apply, expects the guard's error for each resource named, and checks nothing was sent. */
+  const expectRefused = async (refusals: ReadonlyArray<{ address: string; says: string }>) => {
+    const tenantBefore = await listedTenant(tenantName);
+    const channelBefore = await listedChannel(channelName);
+    harness().emulator.emulator.resetStats();
+    const result = await workspace.terraform(['apply', '-auto-approve', '-input=false', '-no-color']);
+    expect(result.code).toBe(1);
+    const output = (result.stdout + result.stderr).replace(/\s+/g, ' ');
+    expect(output.match(/Error: SSO lockout guard/g)).toHaveLength(refusals.length);
+    for (const { address, says } of refusals) {
+      expect(output).toContain(says);
+      expect(output).toContain(`with ${address}`);
+    }
+    expect(output).not.toContain('Apply complete');
+    expect(harness().emulator.emulator.stats().byCommand).not.toHaveProperty('update');
+    expect(await listedTenant(tenantName)).toEqual(tenantBefore);
+    expect(await listedChannel(channelName)).toEqual(channelBefore);
+  };
+
+  beforeAll(async () => {
+    workspace = harness().createWorkspace('sso-guard');
+    workspace.write(harness().providerBlock(tenantName));
+    await workspace.init();
+  });
+
+  it('refuses new resources that enable SSO with required = true, naming each resource and the two-step fix', async () => {
+    workspace.write(configuration({ enabled: true, required: true, url: METADATA_URL }, { enabled: true, required: true, url: METADATA_URL }));
+    await expectRefused([
+      { address: 'svc_tenant_sso.guarded', says: `svc_tenant_sso for tenant "${tenantName}": required = true in the same apply that enables SSO` },
+      { address: 'svc_channel_sso.guarded', says: `svc_channel_sso for channel "${channelName}": required = true in the same apply that enables SSO` },
+    ]);
+  });
+
+  it('lets required = false through, then required = true once SSO is on with that URL', async () => {
+    workspace.write(configuration({ enabled: true, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
+    await workspace.apply();
+    workspace.write(configuration({ enabled: true, required: true, url: METADATA_URL }, { enabled: true, url: METADATA_URL }));
+    await workspace.apply();
+    expect((await listedTenant(tenantName)).sso).toEqual({ enabled: true, required: true, saml_metadata_url: METADATA_URL });
+  });
+
+  it('lets a required SSO move to another URL (required is not turning on), but refuses required on with a new URL', async () => {
+    workspace.write(configuration({ enabled: true, required: true, url: otherUrl }, { enabled: true, required: true, url: otherUrl }));
+    await expectRefused([
+      {
+        address: 'svc_channel_sso.guarded',
+        says: `svc_channel_sso for channel "${channelName}": required = true in the same apply that changes saml_metadata_url from "${METADATA_URL}" to "${otherUrl}"`,
+      },
+    ]);
+  });
+
+  it('applies both in one step with sign_in_tested_elsewhere = true, keeps it in state, and plans no change after', async () => {
+    workspace.write(
+      configuration({ enabled: true, required: true, url: otherUrl }, { enabled: true, required: true, url: otherUrl, testedElsewhere: true }),
+    );
+    await workspace.apply();
+    expect((await listedTenant(tenantName)).sso).toEqual({ enabled: true, required: true, saml_metadata_url: otherUrl });
+    expect((await listedChannel(channelName)).sso).toEqual({ enabled: true, required: true, saml_metadata_url: otherUrl });
+    expect(workspace.stateAttributes('svc_channel_sso.guarded')).toMatchObject({ sign_in_tested_elsewhere: true });
+    expect(workspace.stateAttributes('svc_tenant_sso.guarded')).toMatchObject({ sign_in_tested_elsewhere: null });
+    await workspace.planExpecting(0);
+    await workspace.destroy();
   });
 });
 

@@ -24,7 +24,7 @@ describe('svc_tenant_sso', () => {
     const before = (await world.api.listCustomers()).find((tenant) => tenant.name === TENANT)!;
     const context = await world.configure();
     const state = await create(resource, context, { name: TENANT, enabled: true, saml_metadata_url: METADATA });
-    expect(state).toEqual({ name: TENANT, enabled: true, required: false, saml_metadata_url: METADATA, id: TENANT, uuid: before.uuid });
+    expect(state).toEqual({ name: TENANT, enabled: true, required: false, saml_metadata_url: METADATA, sign_in_tested_elsewhere: null, id: TENANT, uuid: before.uuid });
     const after = (await world.api.listCustomers()).find((tenant) => tenant.name === TENANT)!;
     expect(after).toEqual({ ...before, sso: { enabled: true, required: false, saml_metadata_url: METADATA } });
 
@@ -100,6 +100,7 @@ describe('svc_channel_sso', () => {
       enabled: true,
       required: false,
       saml_metadata_url: METADATA,
+      sign_in_tested_elsewhere: null,
       id: 'main',
       uuid: before.uuid,
       sp_entity_id: `${SSO_BASE}/sign-in`,

@@ -5,7 +5,7 @@
  * separately, from the generated registry, applies an entry against the emulator, and refuses
  * a tampered zip and a wrong signature.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,16 +14,22 @@ import { TerraformStack, Testing } from 'cdktf';
 import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
-import { executableName, executableSbomName, packageSbomName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, zipName, manifestName } from '../../scripts/release/layout';
-import { readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
+import { executableName, executableSbomName, packageSbomName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, svcSbomName, svcZipName, zipName, manifestName } from '../../scripts/release/layout';
+import { main as releaseSiteMain, readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { hclString } from '../../scripts/terraform-harness/hcl';
 import { readZipEntries } from '../provider-acceptance/support/zip';
+import { track } from '../support/child-processes';
 import { makeTestKeyring, type TestKeyring } from './support/gpg';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from './support/https-site';
 import { cleanEnvironment, lockFileHashes, terraform, terraformOnlyPath, type CleanMachine } from './support/terraform';
 
 const VERSION = '0.1.0';
+/** The svc command's zips and their SBOMs. */
+const SVC_ZIPS = [svcZipName('0.1.0', 'linux', 'amd64'), svcZipName('0.1.0', 'linux', 'arm64')];
+const SVC_SBOMS = [svcSbomName('0.1.0', 'linux', 'amd64'), svcSbomName('0.1.0', 'linux', 'arm64')];
+/** The HCL modules of terraform/modules, as the release names their archives. */
+const MODULE_ARCHIVES = [`terraform-aws-control-plane_${'0.1.0'}.tar.gz`, `terraform-svc-security-policy_${'0.1.0'}.tar.gz`];
 const REGISTRY_HOST = 'registry.svc-prevent.test';
 const TENANT = 'release';
 /** Building both executables (postject rewrites ~120 MB twice) takes a minute or two on a busy machine. */
@@ -68,6 +74,33 @@ async function serve(root: string): Promise<StaticSite> {
   return site;
 }
 
+/** A command run without blocking this process (the emulator answers from it), its output collected. */
+function runCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(command, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** Runs `run` and returns its result with what it wrote to stdout (not passed through). */
+function captureStdout(run: () => number): { code: number; stdout: string } {
+  const chunks: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    chunks.push(String(chunk));
+    return true;
+  });
+  try {
+    return { code: run(), stdout: chunks.join('') };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 /** A copy of the release directory to damage. */
 function copyRelease(name: string): string {
   const copy = path.join(scratch, name);
@@ -76,7 +109,8 @@ function copyRelease(name: string): string {
 }
 
 function sumsOfZips(): string[] {
-  return [...parseSums(fs.readFileSync(release.sums, 'utf8'))].filter(([name]) => name.endsWith('.zip')).map(([, hash]) => `zh:${hash}`).sort();
+  // The provider's zips only: svc's zips share the SHA256SUMS but are no provider package.
+  return [...parseSums(fs.readFileSync(release.sums, 'utf8'))].filter(([name]) => name.startsWith(`${PROJECT_NAME}_`) && name.endsWith('.zip')).map(([, hash]) => `zh:${hash}`).sort();
 }
 
 /**
@@ -148,12 +182,16 @@ describe('the release directory', () => {
       zipName(VERSION, 'linux', 'arm64'),
       executableSbomName(VERSION, 'linux', 'amd64'),
       executableSbomName(VERSION, 'linux', 'arm64'),
+      ...SVC_ZIPS,
+      ...SVC_SBOMS,
+      ...MODULE_ARCHIVES,
       packageSbomName(VERSION),
       manifestName(VERSION),
     ];
     expect(fs.readdirSync(release.outDir).sort()).toEqual([...summed, sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort());
     expect(JSON.parse(fs.readFileSync(release.manifest, 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
     expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual([...summed].sort());
+    expect(release.modules.map((module) => path.basename(module.file))).toEqual(MODULE_ARCHIVES);
   });
 
   test('each executable\'s SBOM names its sha256, the Node runtime and the packages its THIRD_PARTY_NOTICES lists', () => {
@@ -228,6 +266,59 @@ describe('the release directory', () => {
     expect(byHand.stdout).toBe('');
   });
 
+  test('each svc zip holds the executable svc, mode 0755, for its architecture, with LICENSE and THIRD_PARTY_NOTICES; sha256sum -c covers them', () => {
+    const elfMachine = { amd64: 62, arm64: 183 } as const;
+    for (const arch of ['amd64', 'arm64'] as const) {
+      const zip = fs.readFileSync(path.join(release.outDir, svcZipName(VERSION, 'linux', arch)));
+      const entries = readZipEntries(zip);
+      expect(entries.map((entry) => entry.name)).toEqual(['svc', 'LICENSE', 'THIRD_PARTY_NOTICES']);
+      expect(entries[1].data.toString('utf8')).toContain('Mozilla Public License Version 2.0');
+      expect(entries[2].data.toString('utf8')).toMatch(/undici/);
+      expect(entries[2].data.toString('utf8')).toMatch(/Node\.js/);
+      const sbom = JSON.parse(fs.readFileSync(path.join(release.outDir, svcSbomName(VERSION, 'linux', arch)), 'utf8'));
+      expect(sbom.metadata.component.hashes).toEqual([{ alg: 'SHA-256', content: createHash('sha256').update(entries[0].data).digest('hex') }]);
+      // The first central directory entry (svc) carries the executable's unix mode.
+      const central = zip.readUInt32LE(zip.length - 22 + 16);
+      expect((zip.readUInt32LE(central + 38) >>> 16).toString(8)).toBe('100755');
+      expect(entries[0].data.readUInt16LE(18)).toBe(elfMachine[arch]);
+      expect(entries[0].data.includes('NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1')).toBe(true);
+    }
+    const check = spawnSync('sha256sum', ['-c', path.basename(release.sums)], { cwd: release.outDir, encoding: 'utf8' });
+    for (const file of [...SVC_ZIPS, ...SVC_SBOMS]) expect(check.stdout).toContain(`${file}: OK`);
+    expect(release.commands.map((command) => [command.arch, command.codeCache])).toEqual([
+      ['amd64', true],
+      ['arm64', false],
+    ]);
+  });
+
+  test('the released svc runs with no node on PATH: --help, and entries list against the emulator with the key from the environment only', async () => {
+    const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, svcZipName(VERSION, 'linux', 'amd64'))));
+    const bin = path.join(scratch, 'svc-only');
+    fs.mkdirSync(bin, { recursive: true });
+    const svc = path.join(bin, entry.name);
+    fs.writeFileSync(svc, entry.data, { mode: 0o755 });
+    // PATH holds svc alone: no node (nor anything else) it could find.
+    const environment = { PATH: bin, HOME: machine.home };
+    expect(fs.readdirSync(bin)).toEqual(['svc']);
+
+    const help = await runCommand('svc', ['--help'], environment);
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: svc <command>/);
+    expect(help.stdout).toContain('entries');
+
+    await emulator.client(TENANT).addEntry('blacklist', { ip: '192.0.2.77', description: 'listed by the released svc' });
+    const withService = { ...environment, SVC_BASE_URL: emulator.url, SVC_TENANT: TENANT, SVC_API_KEY: emulator.apiKey };
+    const list = await runCommand('svc', ['entries', 'list', 'blacklist', '--format', 'json'], withService);
+    expect({ status: list.status, stderr: list.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(list.stdout).toContain('192.0.2.77');
+    expect(list.stdout).toContain('listed by the released svc');
+    expect(list.stdout + list.stderr).not.toContain(emulator.apiKey);
+
+    const badKey = await runCommand('svc', ['entries', 'list', 'blacklist'], { ...withService, SVC_API_KEY: 'not-the-key-0123456789' });
+    expect(badKey.status).toBe(1);
+    expect(badKey.stdout + badKey.stderr).not.toContain('not-the-key-0123456789');
+  });
+
   test('the build reported its progress', () => {
     expect(progress.join('\n')).toMatch(/linux_amd64: injecting the provider .* with code cache/);
     expect(progress.join('\n')).toMatch(/signed: .*SHA256SUMS\.sig/);
@@ -296,7 +387,7 @@ describe('terraform installs the released provider without node', () => {
       expect(init.code).toBe(0);
       // A zh: for every line of the SHA256SUMS (terraform takes them all, the manifest's and the SBOMs' too), plus the h1: of the package it installed.
       const allSums = [...parseSums(fs.readFileSync(release.sums, 'utf8')).values()].map((hash) => `zh:${hash}`);
-      expect(allSums).toHaveLength(6);
+      expect(allSums).toHaveLength(6 + SVC_ZIPS.length + SVC_SBOMS.length + MODULE_ARCHIVES.length);
       expect(lockFileHashes(dir, `${REGISTRY_HOST}/svc-prevent/svc`)).toEqual([h1OfZip('amd64'), ...allSums].sort());
       const apply = await run(['apply', '-auto-approve', '-input=false']);
       expect(apply.output).toContain('Apply complete! Resources: 1 added');
@@ -308,6 +399,51 @@ describe('terraform installs the released provider without node', () => {
     TERRAFORM_TIMEOUT_MS,
   );
 });
+
+test(
+  'the registry site serves the HCL module too: <host>/svc-prevent/security-policy/svc installs with terraform alone on PATH and applies with the released provider',
+  async () => {
+    const root = path.join(scratch, 'module-site');
+    const written = captureStdout(() => releaseSiteMain(['registry', '--release-dir', release.outDir, '--out-dir', root]));
+    expect(written.code).toBe(0);
+    expect(written.stdout).toContain('module registry files for svc-prevent/control-plane/aws, svc-prevent/security-policy/svc 0.1.0');
+    expect(JSON.parse(fs.readFileSync(path.join(root, '.well-known', 'terraform.json'), 'utf8'))).toEqual({ 'providers.v1': '/v1/providers/', 'modules.v1': '/v1/modules/' });
+    // The provider comes from the network mirror: the module asks for svc-prevent/svc.
+    writeNetworkMirror({ release: readRelease(release.outDir), outDir: path.join(root, 'mirror') });
+    const site = await serve(root);
+    const source = `${new URL(site.url).host}/svc-prevent/security-policy/svc`;
+    const main = [
+      'terraform {',
+      '  required_providers {',
+      '    svc = { source = "svc-prevent/svc" }',
+      '  }',
+      '}',
+      '',
+      'provider "svc" {',
+      `  base_url = ${hclString(emulator.url)}`,
+      `  tenant   = ${hclString(TENANT)}`,
+      '}',
+      '',
+      'module "security_policy" {',
+      `  source  = ${hclString(source)}`,
+      `  version = ${hclString(VERSION)}`,
+      `  tenant  = ${hclString(TENANT)}`,
+      '  blacklist = { entries = { "192.0.2.16" = "applied through the released module" } }',
+      '}',
+      '',
+    ].join('\n');
+    const { run } = workspace('module', networkMirrorConfig(`${site.url}/mirror`), main);
+    const init = await run(['init', '-input=false']);
+    expect({ code: init.code, output: init.code === 0 ? '' : init.output }).toEqual({ code: 0, output: '' });
+    expect(init.output).toContain(`Downloading ${source} ${VERSION} for security_policy...`);
+    expect(init.output).toContain(`Installed svc-prevent/svc v${VERSION} (verified checksum)`);
+    expect(site.requests).toEqual(expect.arrayContaining(['/.well-known/terraform.json', `/v1/modules/svc-prevent/security-policy/svc/${VERSION}/download`]));
+    const apply = await run(['apply', '-auto-approve', '-input=false']);
+    expect(apply.output).toContain('Apply complete! Resources: 1 added');
+    expect((await emulator.client(TENANT).listEntries('blacklist')).map((entry) => entry.ip)).toContain('192.0.2.16');
+  },
+  TERRAFORM_TIMEOUT_MS,
+);
 
 test(
   'a cdktf stack whose SvcProvider names the registry (source) installs the released provider from it and applies',

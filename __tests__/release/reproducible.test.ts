@@ -26,8 +26,11 @@ test(
     const first = await buildRelease({ outDir: path.join(scratch, 'first'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
     const second = await buildRelease({ outDir: path.join(scratch, 'second'), env: { ...process.env, SOURCE_DATE_EPOCH: '' } });
     const sums = fs.readFileSync(first.sums, 'utf8');
-    // Two zips, their two SBOMs, the npm package's SBOM, the manifest.
-    expect(sums.split('\n').filter(Boolean)).toHaveLength(6);
+    // The provider's two zips and their SBOMs, the npm package's SBOM, the manifest, svc's two zips and
+    // their SBOMs, and one archive per HCL module.
+    expect(sums.split('\n').filter(Boolean)).toHaveLength(6 + 2 * first.commands.length + first.modules.length);
+    expect(first.commands).toHaveLength(2);
+    expect(first.modules).toHaveLength(2);
     expect(fs.readFileSync(second.sums, 'utf8')).toBe(sums);
     expect(first.platforms.find((platform) => platform.arch === 'amd64')?.codeCache).toBe(true);
   },

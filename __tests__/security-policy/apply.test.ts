@@ -33,7 +33,7 @@ function policyStack(outdir: string, policyDir: string): string {
     blocklist: { files: [path.join(policyDir, 'blocklist.json')] },
     whitelist: { resources: 'whole-list', files: [path.join(policyDir, 'whitelist.yaml')] },
     tenantSso: { name: TENANT, enabled: true, samlMetadataUrl: METADATA_URL },
-    channelSso: [{ name: 'main', enabled: true, required: true, samlMetadataUrl: METADATA_URL }],
+    channelSso: [{ name: 'main', enabled: true, required: true, samlMetadataUrl: METADATA_URL, signInTestedElsewhere: true }],
   });
   policy.addEntries('whitelist', [
     { ip: officeIp.asString, description: 'office (a local)' },

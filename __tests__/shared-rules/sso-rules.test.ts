@@ -5,7 +5,15 @@
  */
 import { ValidationError, assertSsoSettings } from '../../src/api';
 import { ssoProblem } from '../../src/emulator/sso';
-import { NOT_KNOWN_YET, ssoSettingsProblems, type SsoSettingsProblem, type SsoSettingsToCheck } from '../../src/sso-rules';
+import {
+  NOT_KNOWN_YET,
+  ssoLockoutRisk,
+  ssoSettingsProblems,
+  type SsoLockoutRisk,
+  type SsoSettingsBefore,
+  type SsoSettingsProblem,
+  type SsoSettingsToCheck,
+} from '../../src/sso-rules';
 
 const URL = 'https://idp.example.com/metadata';
 
@@ -78,5 +86,29 @@ describe('the emulator (oracle), the shared rule and the client agree on wire va
       const field = { required: 'sso.required', metadataUrl: 'sso.saml_metadata_url', enabled: 'sso.enabled' }[sharedProblems[0]!.setting];
       expect((clientError as ValidationError).field).toBe(field);
     }
+  });
+});
+
+describe('ssoLockoutRisk: required turning on in the change that enables SSO or changes the metadata URL', () => {
+  const OTHER = 'https://idp.example.com/metadata-v2';
+  const off: SsoSettingsBefore = { enabled: false, required: false, metadataUrl: URL };
+  const on: SsoSettingsBefore = { enabled: true, required: false, metadataUrl: URL };
+  const requiredOn: SsoSettingsBefore = { enabled: true, required: true, metadataUrl: URL };
+  const cases: ReadonlyArray<[string, SsoSettingsBefore | null, SsoSettingsToCheck, SsoLockoutRisk | undefined]> = [
+    ['a new resource, required', null, { enabled: true, required: true, metadataUrl: URL }, { reason: 'enables-sso' }],
+    ['a new resource, not required', null, { enabled: true, required: false, metadataUrl: URL }, undefined],
+    ['SSO off before, enabled and required now', off, { enabled: true, required: true, metadataUrl: URL }, { reason: 'enables-sso' }],
+    ['SSO on before with this URL, required now', on, { enabled: true, required: true, metadataUrl: URL }, undefined],
+    ['SSO on before, required now with another URL', on, { enabled: true, required: true, metadataUrl: OTHER }, { reason: 'changes-metadata-url', from: URL, to: OTHER }],
+    ['SSO on before without a URL, required now with one', { enabled: true, required: false, metadataUrl: undefined }, { enabled: true, required: true, metadataUrl: URL }, { reason: 'changes-metadata-url', from: undefined, to: URL }],
+    ['already required, another URL: required is not turning on', requiredOn, { enabled: true, required: true, metadataUrl: OTHER }, undefined],
+    ['SSO on, required now, URL not known yet: counted as a change', on, { enabled: true, required: true, metadataUrl: NOT_KNOWN_YET }, { reason: 'changes-metadata-url', from: URL, to: NOT_KNOWN_YET }],
+    ['required not known yet while enabling: counted as turning on', off, { enabled: true, required: NOT_KNOWN_YET, metadataUrl: URL }, { reason: 'enables-sso' }],
+    ['required not known yet, SSO on with this URL', on, { enabled: true, required: NOT_KNOWN_YET, metadataUrl: URL }, undefined],
+    ['required turned off', requiredOn, { enabled: true, required: false, metadataUrl: OTHER }, undefined],
+  ];
+
+  it.each(cases)('%s', (_name, before, after, expected) => {
+    expect(ssoLockoutRisk(before, after)).toEqual(expected);
   });
 });

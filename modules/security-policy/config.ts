@@ -205,11 +205,13 @@ function parseSso(value: unknown, field: string, fail: Fail): SsoSettings {
   if (enabled === undefined) throw fail(`${field}.enabled`, 'is missing; give true or false');
   const required = optionalBoolean(sso.required, `${field}.required`, fail);
   const samlMetadataUrl = optionalString(sso.samlMetadataUrl, `${field}.samlMetadataUrl`, fail, 'the identity provider\'s https metadata URL');
+  const signInTestedElsewhere = optionalBoolean(sso.signInTestedElsewhere, `${field}.signInTestedElsewhere`, fail);
   const settings: SsoSettings = {
     name,
     enabled,
     ...(required === undefined ? {} : { required }),
     ...(samlMetadataUrl === undefined ? {} : { samlMetadataUrl }),
+    ...(signInTestedElsewhere === undefined ? {} : { signInTestedElsewhere }),
   };
   const problem = ssoSettingsProblem(settings, () => false);
   if (problem !== undefined) throw fail(`${field}.${problem.field}`, `${JSON.stringify(problem.value) ?? '(not set)'}: ${problem.message}`);

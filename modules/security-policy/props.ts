@@ -41,10 +41,16 @@ export interface SsoSettings {
   readonly required?: boolean;
   /** The identity provider's SAML metadata URL, https; needed when enabled. */
   readonly samlMetadataUrl?: string;
+  /**
+   * Opt-out of the provider's lockout guard, which refuses `required` turning on in the same
+   * apply that enables SSO or changes the metadata URL; true only when sign-in through this
+   * identity provider was tested elsewhere. @default false
+   */
+  readonly signInTestedElsewhere?: boolean;
 }
 
 /** The fields of SsoSettings, as the construct and the config file both accept them. */
-export const SSO_SETTINGS_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl'] as const satisfies readonly (keyof SsoSettings)[];
+export const SSO_SETTINGS_FIELDS = ['name', 'enabled', 'required', 'samlMetadataUrl', 'signInTestedElsewhere'] as const satisfies readonly (keyof SsoSettings)[];
 true satisfies NamesEveryField<SsoSettings, typeof SSO_SETTINGS_FIELDS>;
 
 /**

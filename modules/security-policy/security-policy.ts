@@ -457,6 +457,7 @@ export class SecurityPolicy extends Construct {
       enabled: settings.enabled,
       ...(settings.required === undefined ? {} : { required: settings.required }),
       ...(settings.samlMetadataUrl === undefined ? {} : { samlMetadataUrl: settings.samlMetadataUrl }),
+      ...(settings.signInTestedElsewhere === undefined ? {} : { signInTestedElsewhere: settings.signInTestedElsewhere }),
       ...this.providerConfig(),
     };
   }
@@ -465,10 +466,10 @@ export class SecurityPolicy extends Construct {
     if (typeof settings !== 'object' || settings === null) throw this.propError(prop, settings, 'expected { name, enabled, required?, samlMetadataUrl? }');
     if (typeof settings.name !== 'string') throw this.propError(`${prop}.name`, settings.name, 'expected the tenant or channel name');
     // A string 'true' would pass to terraform, and skip the rules below that compare with true.
-    for (const flag of ['enabled', 'required'] as const) {
+    for (const flag of ['enabled', 'required', 'signInTestedElsewhere'] as const) {
       const value: unknown = settings[flag];
       if (value !== undefined && typeof value !== 'boolean' && !Token.isUnresolved(value)) {
-        throw this.propError(`${prop}.${flag}`, value, `expected true or false${flag === 'required' ? ', or leave it out' : ''}`);
+        throw this.propError(`${prop}.${flag}`, value, `expected true or false${flag === 'enabled' ? '' : ', or leave it out'}`);
       }
     }
     if (settings.enabled === undefined) throw this.propError(`${prop}.enabled`, undefined, 'is missing; give true or false');

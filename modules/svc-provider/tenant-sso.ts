@@ -38,6 +38,16 @@ export interface TenantSsoConfig extends cdktf.TerraformMetaArguments {
    * Optional.
    */
   readonly samlMetadataUrl?: string;
+
+  /**
+   * Opt-out of the lockout guard. The plan refuses `required = true` in the same apply that enables
+   * SSO or changes `saml_metadata_url` (nobody can have signed in through that identity provider
+   * yet); set this to true only when sign-in through it was tested elsewhere. Never sent to the
+   * service.
+   *
+   * Optional.
+   */
+  readonly signInTestedElsewhere?: boolean | cdktf.IResolvable;
 }
 
 /**
@@ -52,6 +62,7 @@ export class TenantSso extends cdktf.TerraformResource {
   private _enabled?: boolean | cdktf.IResolvable;
   private _required?: boolean | cdktf.IResolvable;
   private _samlMetadataUrl?: string;
+  private _signInTestedElsewhere?: boolean | cdktf.IResolvable;
 
   constructor(scope: Construct, id: string, config: TenantSsoConfig) {
     super(scope, id, {
@@ -72,6 +83,7 @@ export class TenantSso extends cdktf.TerraformResource {
     this._enabled = config.enabled;
     this._required = config.required;
     this._samlMetadataUrl = config.samlMetadataUrl;
+    this._signInTestedElsewhere = config.signInTestedElsewhere;
   }
 
   /**
@@ -157,6 +169,31 @@ export class TenantSso extends cdktf.TerraformResource {
   }
 
   /**
+   * Opt-out of the lockout guard. The plan refuses `required = true` in the same apply that enables
+   * SSO or changes `saml_metadata_url` (nobody can have signed in through that identity provider
+   * yet); set this to true only when sign-in through it was tested elsewhere. Never sent to the
+   * service.
+   *
+   * Attribute `sign_in_tested_elsewhere`. Optional.
+   */
+  get signInTestedElsewhere(): cdktf.IResolvable {
+    return this.getBooleanAttribute('sign_in_tested_elsewhere');
+  }
+
+  set signInTestedElsewhere(value: boolean | cdktf.IResolvable) {
+    this._signInTestedElsewhere = value;
+  }
+
+  resetSignInTestedElsewhere(): void {
+    this._signInTestedElsewhere = undefined;
+  }
+
+  /** The value given in the configuration (not a reference to the attribute). */
+  get signInTestedElsewhereInput(): boolean | cdktf.IResolvable | undefined {
+    return this._signInTestedElsewhere;
+  }
+
+  /**
    * The tenant name.
    *
    * Attribute `id`. Computed (read-only): known after apply or read.
@@ -180,6 +217,7 @@ export class TenantSso extends cdktf.TerraformResource {
       enabled: cdktf.booleanToTerraform(this._enabled),
       required: cdktf.booleanToTerraform(this._required),
       saml_metadata_url: cdktf.stringToTerraform(this._samlMetadataUrl),
+      sign_in_tested_elsewhere: cdktf.booleanToTerraform(this._signInTestedElsewhere),
     };
   }
 
@@ -208,6 +246,12 @@ export class TenantSso extends cdktf.TerraformResource {
         isBlock: false,
         type: 'simple',
         storageClassType: 'string',
+      },
+      sign_in_tested_elsewhere: {
+        value: cdktf.booleanToHclTerraform(this._signInTestedElsewhere),
+        isBlock: false,
+        type: 'simple',
+        storageClassType: 'boolean',
       },
     };
     // Unset attributes are left out of the HCL.

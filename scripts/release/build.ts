@@ -8,7 +8,10 @@
  *   release/terraform-provider-svc_<v>_linux_amd64.sbom.cdx.json  CycloneDX SBOM of each executable
  *   release/svc-prevent-<v>.sbom.cdx.json                CycloneDX SBOM of the npm package
  *   release/terraform-provider-svc_<v>_manifest.json     protocol_versions ["6.0"]
- *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips, the SBOMs and the manifest
+ *   release/svc_<v>_linux_amd64.zip, _linux_arm64.zip    the svc command (src/pipeline/svc-cli.ts): svc, LICENSE,
+ *                                                        THIRD_PARTY_NOTICES; svc_<v>_<os>_<arch>.sbom.cdx.json each
+ *   release/terraform-<system>-<name>_<v>.tar.gz          each HCL module of terraform/modules (module-archives.ts)
+ *   release/terraform-provider-svc_<v>_SHA256SUMS        over the zips, the SBOMs, the module archives and the manifest
  *   release/terraform-provider-svc_<v>_SHA256SUMS.sig    detached binary GPG signature  } with a
  *   release/terraform-provider-svc_<v>_signing-key.asc   the armored public key          } signing key
  *
@@ -31,6 +34,7 @@ import {
   PROJECT_NAME,
   RELEASE_PLATFORMS,
   LIBRARY_PACKAGE_NAME,
+  SVC_COMMAND_NAME,
   executableName,
   executableSbomName,
   isSemanticVersion,
@@ -40,6 +44,8 @@ import {
   publicKeyName,
   signatureName,
   sumsName,
+  svcSbomName,
+  svcZipName,
   zipName,
   type ReleasePlatform,
 } from './layout';
@@ -52,6 +58,8 @@ import { EXECUTABLE_MODE, zipArchive, type ZipEntryInput } from './zip';
 import { LICENSE_FILE, NOTICES_FILE, NoticesError, bundledPackages, executableNotices, projectLicense, type Notices } from './notices';
 import { SbomError, executableSbom, packageSbom } from './sbom';
 import { providerScriptInputs } from '../build-provider';
+import { writeModuleArchives, type ModuleArchive } from './module-archives';
+import { SvcBundleError, bundleSvcCommand } from './svc-bundle';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -128,10 +136,25 @@ export interface ReleasedPlatform {
   readonly node: string;
 }
 
+export interface ReleasedCommand {
+  readonly os: string;
+  readonly arch: string;
+  /** svc, LICENSE and THIRD_PARTY_NOTICES, as the provider's zips. */
+  readonly zip: string;
+  /** Its CycloneDX SBOM (svc_<v>_<os>_<arch>.sbom.cdx.json). */
+  readonly sbom: string;
+  readonly executableBytes: number;
+  readonly codeCache: boolean;
+}
+
 export interface ReleaseResult {
   readonly version: string;
   readonly outDir: string;
   readonly platforms: readonly ReleasedPlatform[];
+  /** The svc command's executables, one zip per platform (svc_<v>_<os>_<arch>.zip), in the SHA256SUMS. */
+  readonly commands: readonly ReleasedCommand[];
+  /** The HCL modules of terraform/modules, one archive each (module-archives.ts), in the SHA256SUMS. */
+  readonly modules: readonly ModuleArchive[];
   readonly manifest: string;
   /** The CycloneDX SBOM of the npm package (svc-prevent-<version>.sbom.cdx.json). */
   readonly packageSbom: string;
@@ -327,6 +350,68 @@ export function makeSingleExecutable(node: string, script: string, executable: s
   }
 }
 
+/**
+ * The `svc` command (src/pipeline/svc-cli.ts) as a single executable per platform, made as the
+ * provider's are (the pinned Node of the target, the same node options; the code cache only from
+ * the target's own binary, i.e. the build machine's architecture), zipped as
+ * svc_<version>_<os>_<arch>.zip holding `svc` (mode 0755), LICENSE and THIRD_PARTY_NOTICES, with an SBOM
+ * beside it.
+ */
+async function buildSvcCommand(build: {
+  version: string;
+  targets: readonly ReleasePlatform[];
+  nodes: ReadonlyMap<string, string>;
+  hostArch: string | undefined;
+  blobMaker: string;
+  codeCache: boolean;
+  work: string;
+  outDir: string;
+  modified: number;
+  log: (line: string) => void;
+}): Promise<ReleasedCommand[]> {
+  const { version, work, outDir, log } = build;
+  const { script, inputs } = await bundleSvcCommand(version).catch((error: unknown) => {
+    throw error instanceof SvcBundleError ? new ReleaseError('bundle_failed', error.message) : error;
+  });
+  const directory = path.join(work, 'svc-command');
+  fs.mkdirSync(directory);
+  fs.writeFileSync(path.join(directory, 'svc.js'), script);
+  log(`svc command: bundled src/pipeline/svc-cli.ts (${kibibytes(script.length)})`);
+  for (const stale of fs.readdirSync(outDir).filter((name) => name.startsWith(`${SVC_COMMAND_NAME}_`) && name.endsWith('.zip'))) fs.rmSync(path.join(outDir, stale), { force: true });
+  const released: ReleasedCommand[] = [];
+  for (const platform of build.targets) {
+    const name = `${platform.os}_${platform.arch}`;
+    const node = build.nodes.get(platform.nodeArch) as string;
+    const withCache = build.codeCache && platform.nodeArch === build.hostArch;
+    const blobPath = path.join(directory, `${name}.blob`);
+    writeBlob(withCache ? node : build.blobMaker, executableConfig('svc.js', path.basename(blobPath), withCache), blobPath);
+    const executable = path.join(directory, name, SVC_COMMAND_NAME);
+    fs.mkdirSync(path.dirname(executable));
+    injectIntoCopy(node, blobPath, executable);
+    const data = fs.readFileSync(executable);
+    const notices = noticesFor(`${SVC_COMMAND_NAME} (${name})`, inputs, node);
+    const zip = path.join(outDir, svcZipName(version, platform.os, platform.arch));
+    fs.writeFileSync(zip, zipArchive(executableArchiveEntries(SVC_COMMAND_NAME, data, notices), build.modified));
+    log(`${name}: wrote ${path.basename(zip)} (${megabytes(fs.statSync(zip).size)}; svc ${withCache ? 'with' : 'without'} code cache)`);
+    const sbom = path.join(outDir, svcSbomName(version, platform.os, platform.arch));
+    const sbomText = sbomStep(() =>
+      executableSbom({
+        executable: SVC_COMMAND_NAME,
+        version,
+        platform: name,
+        nodeArch: platform.nodeArch,
+        executableSha256: createHash('sha256').update(data).digest('hex'),
+        packages: notices.packages,
+        node: notices.node!,
+        sourceDateEpoch: build.modified,
+      }),
+    );
+    fs.writeFileSync(sbom, sbomText);
+    released.push({ os: platform.os, arch: platform.arch, zip, sbom, executableBytes: data.length, codeCache: withCache });
+  }
+  return released;
+}
+
 function sha256(file: string): string {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
@@ -414,13 +499,23 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
       }
     }
 
+    const commands = await buildSvcCommand({ version, targets, nodes, hostArch, blobMaker, codeCache, work, outDir, modified, log });
+    const modules = writeModuleArchives({ version, outDir, modifiedSeconds: modified });
+    log(`module archives: ${modules.map((module) => path.basename(module.file)).join(', ')}`);
+
     const manifest = path.join(outDir, manifestName(version));
     fs.writeFileSync(manifest, manifestText());
     const sums = path.join(outDir, sumsName(version));
     const librarySbom = path.join(outDir, packageSbomName(version));
     fs.writeFileSync(librarySbom, sbomStep(() => packageSbom({ sourceDateEpoch: modified, bundled: bundledPackages(providerScriptInputs()) })));
     log(`wrote ${path.basename(librarySbom)} (npm sbom of the package's dependencies and the provider script's bundled packages)`);
-    const summed = [...platforms.flatMap((platform) => [platform.zip, platform.sbom]), librarySbom, manifest].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
+    const summed = [
+      ...platforms.flatMap((platform) => [platform.zip, platform.sbom]),
+      ...commands.flatMap((command) => [command.zip, command.sbom]),
+      ...modules.map((module) => module.file),
+      librarySbom,
+      manifest,
+    ].sort((a, b) => path.basename(a).localeCompare(path.basename(b)));
     fs.writeFileSync(sums, summed.map((file) => `${sha256(file)}  ${path.basename(file)}\n`).join(''));
     log(`wrote ${path.basename(manifest)} and ${path.basename(sums)}`);
 
@@ -434,7 +529,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     } else {
       log(`not signed: set ${SIGNING_KEY_VARIABLE} to sign (a registry needs ${path.basename(signatureName(version))})`);
     }
-    return { version, outDir, platforms, manifest, packageSbom: librarySbom, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
+    return { version, outDir, platforms, commands, modules, manifest, packageSbom: librarySbom, sums, executables, ...(signature === undefined ? {} : { signature, publicKey }) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -545,7 +640,10 @@ no node needed where they run) and writes a release in the layout the Terraform 
   <dir>/terraform-provider-svc_<version>_linux_amd64.sbom.cdx.json, _linux_arm64.sbom.cdx.json
   <dir>/svc-prevent-<version>.sbom.cdx.json                   the npm package's SBOM
   <dir>/terraform-provider-svc_<version>_manifest.json
-  <dir>/terraform-provider-svc_<version>_SHA256SUMS            over the zips, SBOMs, manifest
+  <dir>/svc_<version>_linux_amd64.zip, _linux_arm64.zip        the svc command: svc, LICENSE, THIRD_PARTY_NOTICES
+  <dir>/svc_<version>_linux_amd64.sbom.cdx.json, _linux_arm64.sbom.cdx.json
+  <dir>/terraform-<system>-<name>_<version>.tar.gz             each HCL module of terraform/modules
+  <dir>/terraform-provider-svc_<version>_SHA256SUMS            over the zips, SBOMs, module archives, manifest
   <dir>/terraform-provider-svc_<version>_SHA256SUMS.sig        when signed
   <dir>/terraform-provider-svc_<version>_signing-key.asc       when signed
 

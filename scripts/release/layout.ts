@@ -41,6 +41,12 @@ export const executableSbomName = (version: string, os: string, arch: string): s
 export const LIBRARY_PACKAGE_NAME = 'svc-prevent';
 /** The CycloneDX SBOM of the npm package, named after its tarball. */
 export const packageSbomName = (version: string): string => `${LIBRARY_PACKAGE_NAME}-${version}.sbom.cdx.json`;
+/** The `svc` command's executable (src/pipeline/svc-cli.ts), released beside the provider. */
+export const SVC_COMMAND_NAME = 'svc';
+/** Its zip: one executable `svc`, listed in the same SHA256SUMS as the provider's. */
+export const svcZipName = (version: string, os: string, arch: string): string => `${SVC_COMMAND_NAME}_${version}_${os}_${arch}.zip`;
+/** The CycloneDX SBOM of one platform's svc executable. */
+export const svcSbomName = (version: string, os: string, arch: string): string => `${SVC_COMMAND_NAME}_${version}_${os}_${arch}.sbom.cdx.json`;
 /** Not part of the goreleaser layout: the armored public key, for the registry generator and for users. */
 export const publicKeyName = (version: string): string => `${PROJECT_NAME}_${version}_signing-key.asc`;
 

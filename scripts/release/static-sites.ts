@@ -13,6 +13,8 @@
  *     <out>/v1/providers/<namespace>/svc/versions
  *     <out>/v1/providers/<namespace>/svc/<v>/download/<os>/<arch>
  *     <out>/v1/providers/<namespace>/svc/<v>/<zips, SHA256SUMS, SHA256SUMS.sig>
+ *   and, on the same site, the module registry protocol for the release's HCL modules
+ *   (module-registry.ts: `modules.v1`, `v1/modules/<namespace>/<name>/<system>/...`).
  *
  * Running it again for another version into the same directory adds that version and keeps
  * the others. Every zip is checked against the release's SHA256SUMS before it is published.
@@ -21,6 +23,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readModuleArchives } from './module-archives';
+import { writeModuleRegistry } from './module-registry';
 import { DEFAULT_NAMESPACE, PROJECT_NAME, PROTOCOL_VERSIONS, PROVIDER_TYPE, parseSums, publicKeyName, signatureName, sumsName } from './layout';
 
 export const DEFAULT_MIRROR_HOSTNAME = 'registry.terraform.io';
@@ -166,7 +170,9 @@ export function writeRegistry(options: RegistryOptions): string {
   const versionDir = path.join(providerDir, release.version);
   const fileUrl = (file: string) => `${base}${providerPath}/${release.version}/${path.basename(file)}`;
 
-  writeJson(path.join(options.outDir, '.well-known', 'terraform.json'), { 'providers.v1': `${base}${providersPath}` });
+  // Merged: the module registry (module-registry.ts) answers on the same host.
+  const wellKnown = path.join(options.outDir, '.well-known', 'terraform.json');
+  writeJson(wellKnown, { ...readJson<Record<string, unknown>>(wellKnown, {}), 'providers.v1': `${base}${providersPath}` });
   for (const file of [...release.archives.map((archive) => archive.file), release.sums, release.signature]) copyInto(versionDir, file);
   for (const archive of release.archives) {
     writeJson(path.join(versionDir, 'download', archive.os, archive.arch), {
@@ -190,7 +196,8 @@ export function writeRegistry(options: RegistryOptions): string {
 }
 
 export const USAGE = `Usage: npm run release:mirror -- [options]     provider network mirror
-       npm run release:registry -- [options]   provider registry protocol
+       npm run release:registry -- [options]   provider registry protocol, and the module
+                                               registry protocol for the release's HCL modules
 
 Writes static files that serve a release (npm run release) from any HTTPS host; run again for
 another version into the same --out-dir to add it. See help/releasing.md.
@@ -206,6 +213,17 @@ Options:
   --base-url <url>     registry only: prefix for the URLs in the documents
                        (default none: host-relative paths such as /v1/providers/...)
   --help, -h           show this help`;
+
+/** The module registry of the release's HCL modules, on the same site as the provider registry. */
+function writeReleasedModules(release: ReadRelease, outDir: string, namespace: string, baseUrl: string | undefined): void {
+  const archives = readModuleArchives(release.directory, release.version, release.sums, (message) => new SiteError('release_invalid', message));
+  if (archives.length === 0) return;
+  const addresses = writeModuleRegistry({ version: release.version, archives, outDir, namespace, ...(baseUrl === undefined ? {} : { baseUrl }) });
+  process.stdout.write(
+    `module registry files for ${addresses.join(', ')} ${release.version} written under ${path.join(outDir, 'v1', 'modules')}; ` +
+      `serve each .../download with the X-Terraform-Get header of ${path.join(outDir, '_headers')}\n`,
+  );
+}
 
 export function main(argv: readonly string[]): number {
   try {
@@ -240,6 +258,7 @@ export function main(argv: readonly string[]): number {
         ? writeNetworkMirror({ ...common, ...(hostname === undefined ? {} : { hostname }) })
         : writeRegistry({ ...common, ...(publicKeyFile === undefined ? {} : { publicKeyFile: path.resolve(publicKeyFile) }), ...(baseUrl === undefined ? {} : { baseUrl }) });
     process.stdout.write(`${kind === 'mirror' ? 'network mirror' : 'registry'} files for ${PROJECT_NAME} ${release.version} written under ${written}\n`);
+    if (kind === 'registry') writeReleasedModules(release, common.outDir, namespace ?? DEFAULT_NAMESPACE, baseUrl);
     return 0;
   } catch (error) {
     if (!(error instanceof SiteError)) throw error;

@@ -89,7 +89,3 @@ export function zipArchive(entries: readonly ZipEntryInput[], modifiedSeconds: n
   return Buffer.concat([...locals, ...centrals, end]);
 }
 
-/** A zip holding one executable (mode 0755) and nothing else. */
-export function zipOneExecutable(name: string, data: Buffer, modifiedSeconds: number): Buffer {
-  return zipArchive([{ name, data, mode: EXECUTABLE_MODE }], modifiedSeconds);
-}

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { HEADERS_FILE, parseHeadersFile } from '../../../scripts/release/module-registry';
 
 export interface TestCertificateAuthority {
   /** The CA certificate (PEM file) to trust. */
@@ -44,19 +45,27 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-/** Serves the files under root; JSON documents (also the extension-less registry ones) as application/json. */
+/**
+ * Serves the files under root; JSON documents (also the extension-less registry ones) as
+ * application/json. Like Netlify and Cloudflare Pages, it adds the headers root's `_headers`
+ * file gives for a path (read at each request) and does not serve that file.
+ */
 export async function serveStaticSite(root: string, authority: TestCertificateAuthority): Promise<StaticSite> {
   const requests: string[] = [];
   const server = https.createServer({ key: authority.serverKeyPem, cert: authority.serverCertificatePem }, (request, response) => {
     const urlPath = decodeURIComponent(new URL(request.url ?? '/', 'https://site.test').pathname);
     requests.push(urlPath);
     const file = path.join(root, path.normalize(urlPath));
-    if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    if (!file.startsWith(root) || !fs.existsSync(file) || !fs.statSync(file).isFile() || urlPath === `/${HEADERS_FILE}`) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
     const json = file.endsWith('.json') || path.extname(file) === '';
-    response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/octet-stream' });
+    const headersFile = path.join(root, HEADERS_FILE);
+    const extra = fs.existsSync(headersFile) ? (parseHeadersFile(fs.readFileSync(headersFile, 'utf8')).get(urlPath) ?? []) : [];
+    const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/octet-stream' };
+    for (const line of extra) headers[line.slice(0, line.indexOf(':')).trim().toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+    response.writeHead(200, headers);
     fs.createReadStream(file).pipe(response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -8,7 +8,7 @@ import type { Channel } from '../../api';
 import { UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { checkNameForPlan, requireNamed, ssoKeptWarning, serviceProviderUrls, ssoAttributes, ssoFromConfig, validateSso } from './sso';
+import { SIGN_IN_TESTED_ELSEWHERE, checkNameForPlan, requireNamed, serviceProviderUrls, signInTestedElsewhere, ssoAttributes, ssoFromConfig, ssoKeptWarning, ssoLockoutDiagnostics, validateSso } from './sso';
 import { SSO_SETTING_ATTRIBUTES } from './tenant-sso';
 
 const TYPE_NAME = 'svc_channel_sso';
@@ -41,15 +41,18 @@ const schema: Schema = {
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-/** `stored`: the state being refreshed, whose sp_* URLs stand while sso_base is not known (null on import). */
-function channelState(context: SvcContext, name: string, channel: Channel, stored: ObjectValue | null = null): ObjectValue {
+/**
+ * `stored`: the state being refreshed, whose sp_* URLs stand while sso_base is not known (null on import).
+ * `kept`: the config applied or the state refreshed, whose opt-out the state keeps.
+ */
+function channelState(context: SvcContext, name: string, channel: Channel, stored: ObjectValue | null, kept: ObjectValue | null): ObjectValue {
   const ssoBase = context.ssoBase();
   // A state must be wholly known; the plan marks the URLs unknown, and apply (with sso_base known) fills them in.
   const urls: Record<string, Value> =
     ssoBase === UNKNOWN
       ? { sp_entity_id: stored?.sp_entity_id ?? null, sp_acs_url: stored?.sp_acs_url ?? null, sp_metadata_url: stored?.sp_metadata_url ?? null }
       : serviceProviderUrls(ssoBase, channel.uuid);
-  return { name, ...ssoAttributes(channel.sso), id: name, uuid: channel.uuid, ...urls };
+  return { name, ...ssoAttributes(channel.sso), [SIGN_IN_TESTED_ELSEWHERE]: signInTestedElsewhere(kept), id: name, uuid: channel.uuid, ...urls };
 }
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
@@ -66,7 +69,7 @@ async function applySso(context: SvcContext, config: ObjectValue): Promise<Objec
     throw error;
   }
   const channel = requireNamed('channel', await context.accountClient().listChannels(), name, ['name']);
-  return channelState(context, name, channel);
+  return channelState(context, name, channel, null, config);
 }
 
 // ---- definition --------------------------------------------------------------------------------
@@ -95,6 +98,7 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
         uuid,
         ...serviceProviderUrls(context.ssoBase(), uuid),
       },
+      diagnostics: ssoLockoutDiagnostics(TYPE_NAME, 'channel', config, sameChannel ? prior : null),
     };
   },
 
@@ -107,7 +111,7 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
     // The plan that follows checks names against this listing instead of listing again.
     context.names.offer('channel', listed.map((candidate) => candidate.name));
     const channel = listed.find((candidate) => candidate.name === name);
-    return channel === undefined ? null : channelState(context, name, channel, state);
+    return channel === undefined ? null : channelState(context, name, channel, state, state);
   },
 
   update: ({ context, config }) => applySso(context, config),
@@ -128,6 +132,6 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
 
   async import({ context, id }) {
     const channel = requireNamed('channel', await context.accountClient().listChannels(), id);
-    return channelState(context, id, channel);
+    return channelState(context, id, channel, null, null);
   },
 };

@@ -8,7 +8,7 @@ import type { SsoSettings } from '../../api';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, warningDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
-import { NOT_KNOWN_YET, describeMetadataUrl, ssoSettingsProblems } from '../../sso-rules';
+import { NOT_KNOWN_YET, describeMetadataUrl, ssoLockoutRisk, ssoSettingsProblems } from '../../sso-rules';
 import { boolAttribute, stringAttribute } from './attributes';
 
 /** Plan-time SSO errors: required without enabled, a non-https URL, enabled without a URL. */
@@ -46,6 +46,56 @@ export function validateSso(config: ObjectValue, typeName: string): Diagnostic[]
         );
     }
   });
+}
+
+/** The lockout guard's opt-out: terraform's own setting, never sent to the service. */
+export const SIGN_IN_TESTED_ELSEWHERE = 'sign_in_tested_elsewhere';
+
+/** The opt-out as state keeps it: what `from` (the config applied, or the state refreshed) said; null when unset or imported. */
+export function signInTestedElsewhere(from: ObjectValue | null): Value {
+  return from?.[SIGN_IN_TESTED_ELSEWHERE] ?? null;
+}
+
+/**
+ * Plan-time lockout guard (src/sso-rules.ts ssoLockoutRisk): an error on `required` when it
+ * turns on in the same apply that enables SSO or changes saml_metadata_url, unless the
+ * configuration sets sign_in_tested_elsewhere = true. `prior` is the refreshed state: SSO
+ * enabled and tested outside terraform counts as enabled.
+ */
+export function ssoLockoutDiagnostics(typeName: string, kind: 'tenant' | 'channel', config: ObjectValue, prior: ObjectValue | null): Diagnostic[] {
+  if (boolAttribute(config, SIGN_IN_TESTED_ELSEWHERE) === true) return [];
+  const required = boolAttribute(config, 'required');
+  const url = stringAttribute(config, 'saml_metadata_url');
+  const priorUrl = prior === null ? null : stringAttribute(prior, 'saml_metadata_url');
+  const risk = ssoLockoutRisk(
+    prior === null
+      ? null
+      : { enabled: boolAttribute(prior, 'enabled') === true, required: boolAttribute(prior, 'required') === true, metadataUrl: typeof priorUrl === 'string' ? priorUrl : undefined },
+    {
+      enabled: NOT_KNOWN_YET,
+      required: required === UNKNOWN ? NOT_KNOWN_YET : required === true,
+      metadataUrl: url === UNKNOWN ? NOT_KNOWN_YET : (url ?? undefined),
+    },
+  );
+  if (risk === undefined) return [];
+  const name = stringAttribute(config, 'name');
+  const resource = `${typeName} for ${kind} ${typeof name === 'string' ? JSON.stringify(name) : '(name not known yet)'}`;
+  const step =
+    risk.reason === 'enables-sso'
+      ? 'enables SSO'
+      : risk.to === NOT_KNOWN_YET
+        ? `changes saml_metadata_url (from ${risk.from === undefined ? 'none' : describeMetadataUrl(risk.from)} to a value known only after apply)`
+        : `changes saml_metadata_url from ${risk.from === undefined ? 'none' : describeMetadataUrl(risk.from)} to ${risk.to === undefined ? 'none' : describeMetadataUrl(risk.to)}`;
+  return [
+    errorDiagnostic(
+      'SSO lockout guard: required would turn on before anyone signed in through the identity provider',
+      `${resource}: required = true in the same apply that ${step}. Nobody can have signed in through that identity provider yet, ` +
+        'and required = true refuses every password sign-in to the dashboard: a wrong metadata URL or identity-provider setup would lock everyone out. ' +
+        'Apply in two steps: first with required = false, sign in to the dashboard through the identity provider, then set required = true and apply again. ' +
+        `If sign-in through this identity provider was tested elsewhere, set ${SIGN_IN_TESTED_ELSEWHERE} = true on this resource.`,
+      ['required'],
+    ),
+  ];
 }
 
 /** The `sso` object the wholly known config asks for. */

@@ -7,7 +7,7 @@ import type { Customer } from '../../api';
 import { UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { checkNameForPlan, requireNamed, ssoKeptWarning, ssoAttributes, ssoFromConfig, validateSso } from './sso';
+import { SIGN_IN_TESTED_ELSEWHERE, checkNameForPlan, requireNamed, signInTestedElsewhere, ssoAttributes, ssoFromConfig, ssoKeptWarning, ssoLockoutDiagnostics, validateSso } from './sso';
 
 const TYPE_NAME = 'svc_tenant_sso';
 
@@ -22,6 +22,13 @@ export const SSO_SETTING_ATTRIBUTES = {
     description: 'Whether users must sign in through the identity provider (default false). Needs `enabled = true`.',
   },
   saml_metadata_url: attribute.optionalString("The identity provider's SAML metadata URL; https only, without a user name or password, one word of printable text. Required when `enabled` is true."),
+  [SIGN_IN_TESTED_ELSEWHERE]: {
+    type: types.bool,
+    optional: true,
+    description:
+      'Opt-out of the lockout guard. The plan refuses `required = true` in the same apply that enables SSO or changes `saml_metadata_url` ' +
+      '(nobody can have signed in through that identity provider yet); set this to true only when sign-in through it was tested elsewhere. Never sent to the service.',
+  },
 } as const;
 
 const schema: Schema = {
@@ -37,8 +44,9 @@ const schema: Schema = {
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-function tenantState(name: string, tenant: Customer): ObjectValue {
-  return { name, ...ssoAttributes(tenant.sso), id: name, uuid: tenant.uuid };
+/** `kept`: the config applied or the state refreshed, whose opt-out the state keeps (null on import). */
+function tenantState(name: string, tenant: Customer, kept: ObjectValue | null): ObjectValue {
+  return { name, ...ssoAttributes(tenant.sso), [SIGN_IN_TESTED_ELSEWHERE]: signInTestedElsewhere(kept), id: name, uuid: tenant.uuid };
 }
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
@@ -55,7 +63,7 @@ async function applySso(context: SvcContext, config: ObjectValue): Promise<Objec
     throw error;
   }
   const tenant = requireNamed('tenant', await context.accountClient(name).listCustomers(), name, ['name']);
-  return tenantState(name, tenant);
+  return tenantState(name, tenant, config);
 }
 
 // ---- definition --------------------------------------------------------------------------------
@@ -82,6 +90,7 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
         id: name,
         uuid: sameTenant ? prior.uuid : UNKNOWN,
       },
+      diagnostics: ssoLockoutDiagnostics(TYPE_NAME, 'tenant', config, sameTenant ? prior : null),
     };
   },
 
@@ -94,7 +103,7 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
     // The plan that follows checks names against this listing instead of listing again.
     context.names.offer('tenant', listed.map((candidate) => candidate.name));
     const tenant = listed.find((candidate) => candidate.name === name);
-    return tenant === undefined ? null : tenantState(name, tenant);
+    return tenant === undefined ? null : tenantState(name, tenant, state);
   },
 
   update: ({ context, config }) => applySso(context, config),
@@ -115,6 +124,6 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
 
   async import({ context, id }) {
     const tenant = requireNamed('tenant', await context.accountClient(id).listCustomers(), id);
-    return tenantState(id, tenant);
+    return tenantState(id, tenant, null);
   },
 };

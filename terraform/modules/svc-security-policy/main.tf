@@ -185,17 +185,19 @@ resource "svc_whitelist" "this" {
 resource "svc_tenant_sso" "this" {
   count = var.tenant_sso == null ? 0 : 1
 
-  name              = var.tenant_sso.name
-  enabled           = var.tenant_sso.enabled
-  required          = var.tenant_sso.required
-  saml_metadata_url = var.tenant_sso.saml_metadata_url
+  name                     = var.tenant_sso.name
+  enabled                  = var.tenant_sso.enabled
+  required                 = var.tenant_sso.required
+  saml_metadata_url        = var.tenant_sso.saml_metadata_url
+  sign_in_tested_elsewhere = var.tenant_sso.sign_in_tested_elsewhere
 }
 
 resource "svc_channel_sso" "this" {
   for_each = var.channel_sso
 
-  name              = each.key
-  enabled           = each.value.enabled
-  required          = each.value.required
-  saml_metadata_url = each.value.saml_metadata_url
+  name                     = each.key
+  enabled                  = each.value.enabled
+  required                 = each.value.required
+  saml_metadata_url        = each.value.saml_metadata_url
+  sign_in_tested_elsewhere = each.value.sign_in_tested_elsewhere
 }

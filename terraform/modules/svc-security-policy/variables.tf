@@ -23,6 +23,9 @@ variable "tenant_sso" {
     required = optional(bool)
     # The identity provider's SAML metadata URL, https; needed when enabled.
     saml_metadata_url = optional(string)
+    # Opt-out of the provider's lockout guard (required turning on in the apply that enables SSO
+    # or changes the URL); true only when sign-in through this identity provider was tested elsewhere.
+    sign_in_tested_elsewhere = optional(bool)
   })
   default = null
 
@@ -75,9 +78,10 @@ variable "tenant_sso" {
 variable "channel_sso" {
   description = "SAML single sign-on of channels (svc_channel_sso.this[<name>]), by channel name; each channel must exist on the service. {}: none managed."
   type = map(object({
-    enabled           = bool
-    required          = optional(bool)
-    saml_metadata_url = optional(string)
+    enabled                  = bool
+    required                 = optional(bool)
+    saml_metadata_url        = optional(string)
+    sign_in_tested_elsewhere = optional(bool)
   }))
   default  = {}
   nullable = false

@@ -1,0 +1,284 @@
+/**
+ * examples/pipelines/github/svc-hcl.yml run as the GitHub runner would run it (issue 29): every
+ * step of a job in order, each `run:` script with `bash --noprofile --norc -eo pipefail`, the
+ * workflow's, job's and step's env, `${{ }}` expressions, GITHUB_PATH, GITHUB_ENV and
+ * GITHUB_STEP_SUMMARY, the working directory; the `uses:` steps by what they do (checkout copies
+ * the repository, cache save/restore keep files by key, github-script posts the report file as
+ * the comment). Against the emulator, with the released provider and the released `svc`
+ * executable (a release built here for linux_amd64) served over real HTTPS: the template's own
+ * install step downloads svc and checks it against the SHA256SUMS. PATH holds terraform and
+ * the shell tools the steps use (curl, unzip, sha256sum, coreutils): no node.
+ *
+ * Local state instead of S3 (the checkout's backend.tf is replaced by a local backend whose state
+ * file all jobs share, as the S3 object would be).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { buildRelease, type ReleaseResult } from '../../scripts/release/build';
+import { writeNetworkMirror, readRelease } from '../../scripts/release/static-sites';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from '../release/support/https-site';
+import { track } from '../support/child-processes';
+
+const BUILD_TIMEOUT_MS = 10 * 60_000;
+const JOB_TIMEOUT_MS = 4 * 60_000;
+const TENANT = 'pipeline-run';
+const WORKFLOW = path.join(__dirname, '..', '..', 'examples', 'pipelines', 'github', 'svc-hcl.yml');
+const HCL_ROOT = path.join(__dirname, '..', '..', 'examples', 'pipelines', 'hcl');
+/** The tools the run steps call besides terraform and svc (the install step downloads svc itself). */
+const SHELL_TOOLS = ['bash', 'sh', 'cat', 'mkdir', 'rm', 'cp', 'echo', 'printf', 'curl', 'unzip', 'sha256sum', 'test', '['];
+
+interface Step {
+  readonly name?: string;
+  readonly uses?: string;
+  readonly run?: string;
+  readonly with?: Record<string, unknown>;
+  readonly env?: Record<string, string>;
+  readonly 'working-directory'?: string;
+}
+interface Job {
+  readonly env?: Record<string, string>;
+  readonly steps: readonly Step[];
+}
+interface Workflow {
+  readonly env: Record<string, string>;
+  readonly jobs: Record<string, Job>;
+}
+
+interface JobRun {
+  readonly code: number;
+  /** Each step's name (or uses) and output, in order, up to the one that failed. */
+  readonly log: string;
+  readonly summary: string;
+  /** The comment github-script would have posted (the report file it reads). */
+  readonly comment?: string;
+}
+
+let scratch: string;
+let release: ReleaseResult;
+let authority: TestCertificateAuthority;
+let site: StaticSite;
+let emulator: AcceptanceEmulator;
+let toolsDirectory: string;
+let stateFile: string;
+const cache = new Map<string, Buffer>();
+const workflow = parseYaml(fs.readFileSync(WORKFLOW, 'utf8')) as Workflow;
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-run-'));
+  release = await buildRelease({ outDir: path.join(scratch, 'release'), platforms: ['linux_amd64'], codeCache: false });
+  authority = makeTestCertificateAuthority(path.join(scratch, 'ca'));
+  const siteRoot = path.join(scratch, 'site');
+  fs.mkdirSync(path.join(siteRoot, 'releases'), { recursive: true });
+  for (const file of fs.readdirSync(release.outDir)) fs.copyFileSync(path.join(release.outDir, file), path.join(siteRoot, 'releases', file));
+  writeNetworkMirror({ release: readRelease(release.outDir), outDir: path.join(siteRoot, 'mirror') });
+  site = await serveStaticSite(siteRoot, authority);
+  emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
+  toolsDirectory = path.join(scratch, 'tools');
+  fs.mkdirSync(toolsDirectory);
+  for (const tool of ['terraform', ...SHELL_TOOLS]) {
+    const found = spawnSync('sh', ['-c', `command -v ${tool === '[' ? '"["' : tool}`], { encoding: 'utf8' }).stdout.trim();
+    if (found.startsWith('/')) fs.symlinkSync(found, path.join(toolsDirectory, tool));
+  }
+  stateFile = path.join(scratch, 'state', 'security-policy.tfstate');
+  fs.mkdirSync(path.dirname(stateFile));
+}, BUILD_TIMEOUT_MS);
+
+afterAll(async () => {
+  await site?.close();
+  await emulator?.stop();
+  if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The values of the expressions the workflow uses; any other expression fails the run. */
+function expressions(context: { headSha: string; env: Record<string, string>; workspace: string }): (expression: string) => string {
+  const known: Record<string, string> = {
+    'vars.SVC_BASE_URL': emulator.url,
+    'vars.SVC_TENANT': TENANT,
+    'vars.SVC_PROVIDER_MIRROR': `${site.url}/mirror/`,
+    'vars.SVC_RELEASES': `${site.url}/releases/`,
+    'vars.AWS_STATE_ROLE': 'arn:aws:iam::123456789012:role/state',
+    'secrets.SVC_API_KEY': emulator.apiKey,
+    'github.event.pull_request.head.sha': context.headSha,
+    'github.workspace': context.workspace,
+  };
+  return (expression) => {
+    const trimmed = expression.trim();
+    if (trimmed.startsWith('env.')) {
+      const value = context.env[trimmed.slice(4)];
+      if (value === undefined) throw new Error(`the workflow reads env.${trimmed.slice(4)}, which is not set`);
+      return value;
+    }
+    const value = known[trimmed];
+    if (value === undefined) throw new Error(`the workflow uses \${{ ${trimmed} }}, which this test does not know`);
+    return value;
+  };
+}
+
+const substitute = (text: string, evaluate: (expression: string) => string) => text.replace(/\$\{\{(.*?)\}\}/g, (_match, expression: string) => evaluate(expression));
+
+/** The checkout: the HCL root at the path the workflow names, its S3 backend replaced by the shared local state. */
+function checkout(workspace: string, root: string, sources: Readonly<Record<string, string>>): void {
+  const target = path.join(workspace, root);
+  fs.mkdirSync(target, { recursive: true });
+  for (const file of fs.readdirSync(HCL_ROOT)) fs.copyFileSync(path.join(HCL_ROOT, file), path.join(target, file));
+  for (const [file, text] of Object.entries(sources)) fs.writeFileSync(path.join(target, file), text);
+  fs.writeFileSync(path.join(target, 'backend.tf'), `terraform {\n  backend "local" {\n    path = ${JSON.stringify(stateFile)}\n  }\n}\n`);
+}
+
+/** A step's script under bash as the runner starts it, without blocking this process (the emulator and the site answer from it). */
+function runScript(scriptFile: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn('/bin/bash', ['--noprofile', '--norc', '-eo', 'pipefail', scriptFile], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), JOB_TIMEOUT_MS);
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status: status ?? 1, output });
+    });
+  });
+}
+
+/** Runs one job of the workflow on the given commit (its HCL files: the example's, with `sources` laid over). */
+async function runJob(id: string, options: { headSha: string; sources?: Readonly<Record<string, string>> }): Promise<JobRun> {
+  const job = workflow.jobs[id];
+  const workspace = fs.mkdtempSync(path.join(scratch, `${id}-`));
+  const runnerTemp = fs.mkdtempSync(path.join(scratch, `${id}-temp-`));
+  const files = { path: path.join(runnerTemp, 'github_path'), env: path.join(runnerTemp, 'github_env'), summary: path.join(runnerTemp, 'summary.md') };
+  for (const file of Object.values(files)) fs.writeFileSync(file, '');
+  let extraPath: string[] = [];
+  const env: Record<string, string> = {};
+  const evaluate = expressions({ headSha: options.headSha, env, workspace });
+  for (const [name, value] of Object.entries({ ...workflow.env, ...job.env })) env[name] = substitute(String(value), evaluate);
+  const log: string[] = [];
+  let comment: string | undefined;
+
+  for (const step of job.steps) {
+    const label = step.name ?? step.uses ?? 'run';
+    const stepEnv: Record<string, string> = { ...env };
+    for (const [name, value] of Object.entries(step.env ?? {})) stepEnv[name] = substitute(String(value), evaluate);
+    const withValue = (name: string) => substitute(String(step.with?.[name] ?? ''), expressions({ headSha: options.headSha, env: stepEnv, workspace }));
+    if (step.uses !== undefined) {
+      const action = step.uses.replace(/@.*/, '');
+      if (action === 'actions/checkout') checkout(workspace, env.TF_ROOT, options.sources ?? {});
+      else if (action === 'actions/cache/save') cache.set(withValue('key'), fs.readFileSync(path.join(workspace, withValue('path'))));
+      else if (action === 'actions/cache/restore') {
+        const saved = cache.get(withValue('key'));
+        if (saved === undefined) {
+          log.push(`${label}: cache miss for ${withValue('key')}`);
+          if (step.with?.['fail-on-cache-miss'] === true) return { code: 1, log: log.join('\n'), summary: '' };
+        } else {
+          fs.mkdirSync(path.dirname(path.join(workspace, withValue('path'))), { recursive: true });
+          fs.writeFileSync(path.join(workspace, withValue('path')), saved);
+        }
+      } else if (action === 'actions/github-script') {
+        const script = withValue('script');
+        const reportFile = /readFileSync\(`\$\{process\.env\.TF_ROOT\}\/([^`]+)`/.exec(script)?.[1];
+        if (reportFile === undefined) throw new Error(`the github-script step reads no report file the test recognises:\n${script}`);
+        comment = fs.readFileSync(path.join(workspace, env.TF_ROOT, reportFile), 'utf8');
+      } else if (action !== 'hashicorp/setup-terraform' && action !== 'aws-actions/configure-aws-credentials') {
+        throw new Error(`the workflow uses ${step.uses}, which this test does not emulate`);
+      }
+      log.push(`${label}: done`);
+      continue;
+    }
+    const script = substitute(step.run ?? '', expressions({ headSha: options.headSha, env: stepEnv, workspace }));
+    const scriptFile = path.join(runnerTemp, 'step.sh');
+    fs.writeFileSync(scriptFile, script);
+    const cwd = step['working-directory'] === undefined ? workspace : path.join(workspace, substitute(step['working-directory'], evaluate));
+    const result = await runScript(scriptFile, cwd, {
+      ...stepEnv,
+      PATH: [...extraPath, toolsDirectory].join(':'),
+      HOME: runnerTemp,
+      RUNNER_TEMP: runnerTemp,
+      GITHUB_WORKSPACE: workspace,
+      GITHUB_PATH: files.path,
+      GITHUB_ENV: files.env,
+      GITHUB_STEP_SUMMARY: files.summary,
+      SSL_CERT_FILE: authority.caFile,
+    });
+    log.push(`${label}: exit ${result.status}\n${result.output}`);
+    if (result.status !== 0) return { code: result.status, log: log.join('\n'), summary: fs.readFileSync(files.summary, 'utf8'), ...(comment === undefined ? {} : { comment }) };
+    extraPath = fs.readFileSync(files.path, 'utf8').split('\n').filter(Boolean).reverse();
+    for (const line of fs.readFileSync(files.env, 'utf8').split('\n').filter(Boolean)) env[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+  }
+  return { code: 0, log: log.join('\n'), summary: fs.readFileSync(files.summary, 'utf8'), ...(comment === undefined ? {} : { comment }) };
+}
+
+const listed = async () => (await emulator.client(TENANT).listEntries('blacklist')).map((entry) => `${entry.ip} ${entry.description}`).sort();
+const expectSuccess = (run: JobRun) => expect({ code: run.code, log: run.code === 0 ? '' : run.log }).toEqual({ code: 0, log: '' });
+
+test('no node on the PATH the steps get', () => {
+  expect(fs.existsSync(path.join(toolsDirectory, 'node'))).toBe(false);
+  expect(fs.readdirSync(toolsDirectory)).toContain('terraform');
+});
+
+test(
+  'plan on a pull request: the saved plan is kept and svc plan-report is the comment; nothing changes on the service',
+  async () => {
+    const run = await runJob('plan', { headSha: 'a1'.repeat(20) });
+    expectSuccess(run);
+    expect(run.log).toContain('Install the svc command and the provider installation: exit 0');
+    expect(run.comment).toBeDefined();
+    expect(run.comment).toContain('203.0.113.9');
+    expect(run.comment).toContain('198.51.100.0/24');
+    expect(run.comment!.length).toBeLessThan(60_000);
+    expect(run.log).not.toContain(emulator.apiKey);
+    expect(cache.has(`svc-tfplan-${'a1'.repeat(20)}`)).toBe(true);
+  },
+  JOB_TIMEOUT_MS,
+);
+
+test(
+  'apply on merge: exactly the saved plan of the merged head commit',
+  async () => {
+    expect(await listed()).toEqual([]);
+    const run = await runJob('apply', { headSha: 'a1'.repeat(20) });
+    expectSuccess(run);
+    expect(run.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+    expect(await listed()).toEqual(['203.0.113.9 port scanner']);
+  },
+  JOB_TIMEOUT_MS,
+);
+
+test(
+  'apply refuses a merged commit that has no saved plan, and a stale plan (the state moved after it was made)',
+  async () => {
+    const missing = await runJob('apply', { headSha: 'b2'.repeat(20) });
+    expect(missing.code).toBe(1);
+    expect(missing.log).toContain(`cache miss for svc-tfplan-${'b2'.repeat(20)}`);
+
+    const renamed = { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"port scanner"', '"port scanner (seen again)"') };
+    const another = { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') };
+    expectSuccess(await runJob('plan', { headSha: 'c3'.repeat(20), sources: renamed }));
+    expectSuccess(await runJob('plan', { headSha: 'd4'.repeat(20), sources: another }));
+    expectSuccess(await runJob('apply', { headSha: 'd4'.repeat(20), sources: another }));
+    const stale = await runJob('apply', { headSha: 'c3'.repeat(20), sources: renamed });
+    expect(stale.code).toBe(1);
+    expect(stale.log).toMatch(/Saved plan is stale/);
+    expect(await listed()).toEqual(['203.0.113.9 port scanner']);
+  },
+  3 * JOB_TIMEOUT_MS,
+);
+
+test(
+  'scheduled drift: clean exits 0; an entry removed in the console fails the job with exit 2 and the report names it',
+  async () => {
+    const clean = await runJob('drift', { headSha: 'e5'.repeat(20), sources: { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') } });
+    expectSuccess(clean);
+    const client = emulator.client(TENANT);
+    const [entry] = await client.listEntries('blacklist');
+    await client.deleteEntry('blacklist', entry.ip);
+    const drifted = await runJob('drift', { headSha: 'e5'.repeat(20), sources: { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') } });
+    expect(drifted.code).toBe(2);
+    expect(drifted.summary).toContain('203.0.113.9');
+    expect(drifted.log).not.toContain(emulator.apiKey);
+  },
+  2 * JOB_TIMEOUT_MS,
+);
