@@ -34,18 +34,23 @@ export interface ArchitectureRulesOptions {
   readonly scannerSecurityGroups?: readonly IConstruct[];
 }
 
+/** ArchitectureRulesOptions as the rules see them (RuleContext.options): validated, canonical, defaults filled in. */
 export interface ResolvedArchitectureRulesOptions {
   /** Canonical range, or undefined when not given or only known at plan time. */
   readonly vpcCidr?: string;
   /** Canonical literal ranges; tokens are dropped (checked nowhere at synth). */
   readonly sensorCidrs: readonly string[];
+  /** Availability zone by literal subnet id; empty when none were given. */
   readonly subnetAvailabilityZones: Readonly<Record<string, string>>;
+  /** The Scan Template Service's security groups; empty when none were given. */
   readonly scannerSecurityGroups: readonly IConstruct[];
 }
 
 /** A bad option given to ArchitectureRules; names the option and the value. */
 export class ArchitectureRulesOptionError extends Error {
+  /** Stable: branch on it, never on the message. */
   readonly code = 'invalid_architecture_rules_option';
+  /** What is wrong and how to fix it, as one sentence. */
   constructor(
     readonly option: string,
     readonly value: string,

@@ -2,7 +2,7 @@
  * svc-deployment-policy: prints the deployment policy JSON for a stack name, account and hosted
  * zone, for users who attach it by hand. Exit codes: 0 printed, 2 bad usage or value.
  */
-import { MANAGED_POLICY_MAX_CHARACTERS, deploymentPolicyDocument, splitPolicyDocument } from './policy-document';
+import { MANAGED_POLICY_MAX_CHARACTERS, labelledDeploymentPolicyDocument, splitPolicyDocument } from './policy-document';
 import { DeploymentPolicyPropError } from './errors';
 import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 import { PropLabels } from './validation';
@@ -114,7 +114,7 @@ export function main(argv: readonly string[], streams: CliStreams = process): nu
     part = Number(values.part);
   }
   try {
-    const document = deploymentPolicyDocument(
+    const document = labelledDeploymentPolicyDocument(
       {
         stackName: values.stackName,
         accountId: values.accountId as string,

@@ -23,7 +23,9 @@ import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 /** The stack service of the spec: a role it may assume is an installation role for templates. */
 export const CLOUDFORMATION_SERVICE_PRINCIPAL = 'cloudformation.amazonaws.com';
+/** The tag key the policies and the role carry (the spec's product tag). */
 export const PRODUCT_TAG_KEY = 'product';
+/** The default value of the product tag (`DeploymentPolicyProps.productTagValue`). */
 export const DEFAULT_PRODUCT_TAG_VALUE = 'svc-prevent';
 
 /** The optional installation role: an IAM role with the deployment policy attached, for the deployer to assume. */
@@ -97,6 +99,7 @@ export class DeploymentPolicy extends Construct {
   readonly document: PolicyDocument;
   /** The document split to fit IAM's size limit: one managed policy per part, in order. */
   readonly policies: readonly IamPolicy[];
+  /** The installation role with every policy attached; undefined without `installationRole` in the props. */
   readonly installationRole?: IamRole;
 
   /** Throws DeploymentPolicyPropError naming the prop and value for a malformed literal. */
