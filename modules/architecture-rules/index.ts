@@ -12,7 +12,7 @@
  * reached through its `evaluate`, and api/ reports what semver covers (help/releasing.md).
  */
 export { ArchitectureRules, type ArchitectureRulesProps } from './aspect';
-export { ArchitectureRulesOptionError, type ArchitectureRulesOptions, type ResolvedArchitectureRulesOptions } from './options';
+export { ArchitectureRulesOptionError, type ArchitectureRulesOptionErrorCode, type ArchitectureRulesOptions, type ResolvedArchitectureRulesOptions } from './options';
 export {
   COMPLIANT,
   NOT_APPLICABLE,
@@ -23,6 +23,7 @@ export {
   type RuleFunction,
   type RuleResult,
 } from './findings';
+export { SvcConstructError, type SvcConstructErrorDetails } from '../construct-error';
 export type { TerraformInventory, TerraformElementView } from './inventory';
 export {
   ARCHITECTURE_RULES,

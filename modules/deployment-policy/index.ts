@@ -28,5 +28,6 @@ export {
   type PolicyStatement,
   type TerraformOnlyAction,
 } from './policy-document';
-export { DeploymentPolicyPropError } from './errors';
+export { DeploymentPolicyPropError, type DeploymentPolicyPropErrorCode } from './errors';
+export { SvcConstructError, type SvcConstructErrorDetails } from '../construct-error';
 export { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';

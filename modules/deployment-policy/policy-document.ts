@@ -11,7 +11,7 @@
  *    creates that the table does not cover. Each action says why (TERRAFORM_ONLY_ACTIONS).
  */
 import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY } from '../stack-naming';
-import { validateDeploymentPolicyValues, PropLabels, CONSTRUCT_PROP_LABELS } from './validation';
+import { validateDeploymentPolicyValues, PropNaming, CONSTRUCT_PROP_LABELS } from './validation';
 
 /** The tag ControlPlane puts on every resource it creates (value: the stack name). */
 export { STACK_NAME_TAG_KEY } from '../stack-naming';
@@ -132,7 +132,7 @@ interface Names {
   readonly zone: string;
 }
 
-function resolveInput(input: DeploymentPolicyDocumentInput, labels: PropLabels): Names {
+function resolveInput(input: DeploymentPolicyDocumentInput, naming: PropNaming): Names {
   const values = {
     stackName: input.stackName ?? DEFAULT_STACK_NAME,
     accountId: input.accountId,
@@ -140,7 +140,7 @@ function resolveInput(input: DeploymentPolicyDocumentInput, labels: PropLabels):
     region: input.region ?? '*',
     partition: input.partition ?? 'aws',
   };
-  validateDeploymentPolicyValues(values, labels);
+  validateDeploymentPolicyValues(values, naming);
   return {
     partition: values.partition,
     region: values.region,
@@ -440,15 +440,16 @@ function terraformStatements(n: Names): PolicyStatement[] {
 
 /**
  * The deployment policy as a plain JSON object: what DeploymentPolicy attaches and
- * `svc-deployment-policy` prints. Throws DeploymentPolicyPropError for a malformed value.
+ * `svc-deployment-policy` prints. Throws DeploymentPolicyPropError (construct path
+ * `deploymentPolicyDocument`) for a malformed value.
  */
 export function deploymentPolicyDocument(input: DeploymentPolicyDocumentInput): PolicyDocument {
-  return labelledDeploymentPolicyDocument(input, CONSTRUCT_PROP_LABELS);
+  return namedDeploymentPolicyDocument(input, { constructPath: 'deploymentPolicyDocument', labels: CONSTRUCT_PROP_LABELS });
 }
 
-/** deploymentPolicyDocument with the props named as the caller knows them (flags, for the command). */
-export function labelledDeploymentPolicyDocument(input: DeploymentPolicyDocumentInput, labels: PropLabels): PolicyDocument {
-  const names = resolveInput(input, labels);
+/** deploymentPolicyDocument reporting a bad value from the caller's place: a construct path, or the command with its flags. */
+export function namedDeploymentPolicyDocument(input: DeploymentPolicyDocumentInput, naming: PropNaming): PolicyDocument {
+  const names = resolveInput(input, naming);
   return { Version: '2012-10-17', Statement: [...specStatements(names), ...terraformStatements(names)] };
 }
 
