@@ -1,7 +1,47 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2310 # runtime_call and the is_ predicates are single commands used in conditions: set -e inside them would change nothing
 # Starts the svc runtime sensor next to an application container (default) or on the host
 # network (-H), after checking everything it needs; run with --help, or read help/sensor.md.
 set -euo pipefail
+
+# The sensor API key never reaches a trace (bash -x, which support asks for): tracing is off
+# wherever the key is expanded, and back on afterwards when it was on.
+tracing_was_on=false
+pause_tracing() {
+  { [[ $- != *x* ]] || tracing_was_on=true; set +x; } 2>/dev/null
+}
+resume_tracing() {
+  { if $tracing_was_on; then tracing_was_on=false; set -x; fi; } 2>/dev/null
+}
+
+# unset cannot take the key out of /proc/<pid>/environ, which the kernel keeps as the process
+# started: a key that came in the environment moves to a pipe on file descriptor 3, and the
+# script starts again, without it in its environment.
+pause_tracing
+if [[ -n ${SVC_SENSOR_API_KEY+set} && -z ${SVC_SENSOR_INTERNAL_KEY_FD+set} && -f $0 && -r $0 ]]; then
+  key_from_environment=$SVC_SENSOR_API_KEY
+  unset SVC_SENSOR_API_KEY
+  export SVC_SENSOR_INTERNAL_KEY_FD=3
+  exec 3<<<"$key_from_environment"
+  unset key_from_environment
+  if $tracing_was_on; then
+    exec "$BASH" -x "$0" "$@"
+  fi
+  exec "$BASH" "$0" "$@"
+fi
+sensor_api_key_from_environment=""
+if [[ ${SVC_SENSOR_INTERNAL_KEY_FD:-} == 3 ]]; then
+  # Up to the end (a key with a line break is refused later), less the here-string's newline.
+  IFS= read -r -d '' sensor_api_key_from_environment <&3 || true
+  sensor_api_key_from_environment=${sensor_api_key_from_environment%$'\n'}
+  exec 3<&-
+elif [[ -n ${SVC_SENSOR_API_KEY+set} ]]; then
+  # Run from standard input ($0 is no file to start again): the key stays in this process's
+  # environ, but still reaches no process it starts.
+  sensor_api_key_from_environment=$SVC_SENSOR_API_KEY
+fi
+unset SVC_SENSOR_API_KEY SVC_SENSOR_INTERNAL_KEY_FD
+resume_tracing
 
 readonly SCRIPT_NAME="run-svc-sensor.sh"
 readonly SCRIPT_VERSION="1.0.0"
@@ -19,6 +59,20 @@ readonly DEFAULT_TRACE_PATH="/sys"
 # The sensor reads kernel tracing through sysfs; nothing outside it is mounted.
 readonly TRACE_PATH_ROOT="/sys"
 readonly LOG_LEVELS="trace debug info warn error"
+# What the sensor reads under the trace path: tracefs (new and old place), the kernel's BTF type
+# information (CO-RE eBPF programs) and the BPF filesystem. Each is a leaf filesystem mounted on
+# its own, read-only; the rest of sysfs (and the cgroup hierarchy under it) is never mounted.
+readonly TRACE_MOUNT_CANDIDATES="/sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/btf /sys/fs/bpf"
+# CAP_BPF and CAP_PERFMON split the eBPF and perf privileges out of CAP_SYS_ADMIN in Linux 5.8.
+readonly SPLIT_BPF_CAPABILITIES_KERNEL="5.8"
+readonly DEFAULT_MEMORY_LIMIT="512m"
+readonly DEFAULT_CPU_LIMIT="1"
+readonly PIDS_LIMIT=256
+readonly TMPFS_SIZE="16m"
+readonly DEFAULT_LOG_MAX_SIZE="10m"
+# Where the sensor finds its key: a read-only bind of a file on a tmpfs of the host.
+readonly KEY_FILE_IN_CONTAINER="/run/secrets/svc-sensor-api-key"
+readonly LOG_MAX_FILES=3
 
 # Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
 readonly ANALYZER_PORT=50051
@@ -26,6 +80,15 @@ readonly MAX_STACK_NAME_LENGTH=14
 readonly SENSOR_NAME_PREFIX="svc-sensor-"
 readonly STOP_GRACE_SECONDS=30
 readonly RUNTIME_ANSWER_TIMEOUT_SECONDS=20
+# Every other runtime call: a hung daemon must not hang a fleet run. A pull may take long; a stop
+# gets its grace period on top.
+readonly RUNTIME_CALL_TIMEOUT_SECONDS=60
+readonly PULL_TIMEOUT_SECONDS=600
+readonly DEFAULT_HEALTH_WAIT_SECONDS=10
+readonly MAX_HEALTH_WAIT_SECONDS=600
+readonly LOG_LINES_ON_FAILURE=20
+# Capability numbers (linux/capability.h), to compare with CapEff in /proc/<pid>/status.
+readonly -A CAPABILITY_BITS=([NET_ADMIN]=12 [NET_RAW]=13 [SYS_ADMIN]=21 [PERFMON]=38 [BPF]=39)
 readonly MIN_CORES=2
 readonly MIN_MEMORY_MB=300
 readonly MIN_MEMORY_KB=$((MIN_MEMORY_MB * 1024))
@@ -51,6 +114,11 @@ readonly EXIT_IMAGE_UNAVAILABLE=15
 readonly EXIT_REPLACE_FAILED=16
 readonly EXIT_START_FAILED=17
 readonly EXIT_TRACE_PATH_OUTSIDE_SYS=18
+readonly EXIT_NO_TRACE_FILESYSTEM=19
+readonly EXIT_KEY_STORE_UNSAFE=20
+readonly EXIT_SENSOR_UNHEALTHY=21
+readonly EXIT_CAPABILITY_MISSING=22
+readonly EXIT_LOCKED=23
 
 tenant_id=""
 domain=""
@@ -58,11 +126,20 @@ app_name=""
 stack_name="$DEFAULT_STACK_NAME"
 image_repository=""
 image_tag="$DEFAULT_IMAGE_TAG"
+image_tag_given=false
+# A digest (sha256:<64 hex>) from -t sha256:... or -i repository@sha256:...; it pins the image.
+image_digest=""
+pull_policy="missing"
 network_interface=""
 log_level="$DEFAULT_LOG_LEVEL"
 trace_path="$DEFAULT_TRACE_PATH"
 host_mode=false
 internal=false
+dry_run=false
+memory_limit="$DEFAULT_MEMORY_LIMIT"
+cpu_limit="$DEFAULT_CPU_LIMIT"
+log_max_size="$DEFAULT_LOG_MAX_SIZE"
+health_wait_seconds="${SVC_SENSOR_HEALTH_WAIT:-$DEFAULT_HEALTH_WAIT_SECONDS}"
 
 # Decided by main.
 runtime=""
@@ -76,10 +153,23 @@ image=""
 analyzer_address=""
 sensor_api_key=""
 secret_env_file=""
-
-# Taken out of the environment at once, so no command this script starts inherits the key.
-sensor_api_key_from_environment=${SVC_SENSOR_API_KEY:-}
-unset SVC_SENSOR_API_KEY
+# The key file for --key-delivery file: <secret directory>/<sensor name>/<random>/key.
+secret_directory=""
+key_directory=""
+key_file=""
+# Set once a sensor runs with key_directory, which then stays for its restarts.
+key_directory_in_use=false
+# The sensor being replaced, renamed aside and kept until the new one is healthy.
+previous_name=""
+previous_was_running=false
+previous_set_aside=false
+new_sensor_created=false
+container_id=""
+kernel_release=""
+capabilities=()
+trace_mounts=()
+key_file_option=""
+key_delivery="file"
 
 print_help() {
   cat <<EOF
@@ -90,7 +180,9 @@ Starts the svc runtime sensor (launcher version $SCRIPT_VERSION).
     container APP_NAME and is named ${SENSOR_NAME_PREFIX}APP_NAME.
   Host mode (-H): the sensor listens on the host network, is named ${SENSOR_NAME_PREFIX}APP_NAME
     (APP_NAME identifies the instance) and uses the default-route interface.
-A sensor of that name that is running is stopped (grace period ${STOP_GRACE_SECONDS} s) and removed first.
+A sensor of that name that is running is stopped first (grace period ${STOP_GRACE_SECONDS} s), kept until the new
+one has stayed up for --health-wait seconds, then removed; if the new one fails, the old one is
+started again.
 The sensor reports to analyzer.<stack name in lower case>.<domain>:$ANALYZER_PORT over TLS.
 
 Options (long options also take --option=value):
@@ -103,25 +195,47 @@ Options (long options also take --option=value):
   -i, --image-repo REPOSITORY   Container image repository
                                 (default: $DEFAULT_IMAGE_REPOSITORY,
                                 with -I: $INTERNAL_IMAGE_REPOSITORY)
-  -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG)
+  -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG), or a digest sha256:<64 hex>;
+                                -i also takes REPOSITORY@sha256:<64 hex>
   -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
   -l, --sensor-log-level LEVEL  Sensor log level: ${LOG_LEVELS// /, } (default: $DEFAULT_LOG_LEVEL)
   -p, --trace-path PATH         Trace path, a directory at or under $TRACE_PATH_ROOT (default: $DEFAULT_TRACE_PATH);
-                                '..' and symlinks are resolved, the resolved path is mounted
+                                '..' and symlinks are resolved; the tracing and BPF filesystems
+                                under it are mounted read-only, nothing else
   -H, --host-mode               Listen on the host network (default: disabled)
   -I, --internal                Internal image access (default: disabled)
   -h, --help                    Print this help and exit
 
+Launcher options (not in the spec):
+  --dry-run                     Check everything, print the run command, change nothing (default: off)
+  --version                     Print the launcher version and exit (default: no)
+  --memory-limit SIZE           Memory limit of the sensor container (default: $DEFAULT_MEMORY_LIMIT)
+  --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
+  --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
+                                0 leaves rotation to the runtime's log driver (e.g. journald)
+  --pull POLICY                 always, missing or never: when to pull the image (default: missing)
+  --health-wait SECONDS         Seconds the new sensor must stay up (default: $DEFAULT_HEALTH_WAIT_SECONDS), without a
+                                restart, before the previous one is removed
+  --key-file FILE               Read the sensor API key from FILE (default: none, the environment
+                                or the terminal)
+  --key-delivery HOW            How the sensor gets the key (default: file): file, a read-only
+                                file on a tmpfs; env, the container environment (opt-in, for
+                                images that need it: inspect then shows the key)
+
 Environment:
-  SVC_SENSOR_API_KEY     Sensor API key. When unset and stdin is a terminal, it is asked for
-                         without echo. It never appears on a command line or in the output.
+  SVC_SENSOR_API_KEY     Sensor API key, when --key-file is not given. When unset and stdin is a
+                         terminal, it is asked for without echo. It never appears on a command
+                         line or in the output, and the launcher drops it from its own environment.
+  SVC_SENSOR_HEALTH_WAIT Default of --health-wait.
+  SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
+                         is a tmpfs, else /dev/shm/svc-sensor).
   SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
-  TMPDIR                 Where the private key file is created (default: /tmp).
+  TMPDIR                 Where the env file of --key-delivery env is created (default: /tmp).
   SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
                          interfaces from (default: /proc).
 
 Exit codes:
-  0   sensor started (or help printed)
+  0   sensor started and healthy (or help, version or a dry run printed)
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -137,17 +251,22 @@ Exit codes:
   $EXIT_NO_INTERFACE  no usable interface found
   $EXIT_API_KEY_MISSING  no usable sensor API key
   $EXIT_IMAGE_UNAVAILABLE  the sensor image is neither local nor pullable
-  $EXIT_REPLACE_FAILED  the existing sensor could not be stopped or removed
+  $EXIT_REPLACE_FAILED  the existing sensor could not be set aside or stopped
   $EXIT_START_FAILED  the sensor container did not start
   $EXIT_TRACE_PATH_OUTSIDE_SYS  trace path resolves outside $TRACE_PATH_ROOT ('..' and symlinks followed)
+  $EXIT_NO_TRACE_FILESYSTEM  no tracing or BPF filesystem at or under the trace path
+  $EXIT_KEY_STORE_UNSAFE  the key directory is not on a tmpfs, not private, or cannot be created
+  $EXIT_SENSOR_UNHEALTHY  the new sensor did not stay up (its last log lines are printed); the previous one is restored
+  $EXIT_CAPABILITY_MISSING  the new sensor was not granted a capability; the previous one is restored
+  $EXIT_LOCKED  another run of the launcher for the same sensor is in progress
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
-SVC_INTERFACE, SVC_TRACE_PATH, SVC_SENSOR_MODE and, through a private env file,
-SVC_SENSOR_API_KEY; help/sensor.md describes them.
+SVC_INTERFACE, SVC_TRACE_PATH, SVC_SENSOR_MODE and SVC_SENSOR_API_KEY_FILE (the key, read-only at
+$KEY_FILE_IN_CONTAINER); help/sensor.md describes them.
 
 Examples:
-  SVC_SENSOR_API_KEY=... $SCRIPT_NAME -n acme -d corp.example.com -a shop-web
+  $SCRIPT_NAME -n acme -d corp.example.com -a shop-web --key-file ~/sensor-key
   $SCRIPT_NAME --tenant-id=acme --domain=corp.example.com --app-name=web-01 -H -l debug
 EOF
 }
@@ -184,22 +303,28 @@ parse_arguments() {
       has_inline_value=true
     fi
     case $option in
-      -h | --help | -H | --host-mode | -I | --internal)
+      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run)
         if $has_inline_value; then
           usage_error "option $option takes no value (got '$argument')"
         fi
-        # shellcheck disable=SC2249 # the outer case admits only these three flags
+        # shellcheck disable=SC2249 # the outer case admits only these flags
         case $option in
           -h | --help)
             print_help
             exit 0
             ;;
+          --version)
+            printf '%s %s\n' "$SCRIPT_NAME" "$SCRIPT_VERSION"
+            exit 0
+            ;;
+          --dry-run) dry_run=true ;;
           -H | --host-mode) host_mode=true ;;
           -I | --internal) internal=true ;;
         esac
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
-        -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path)
+        -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -208,17 +333,27 @@ parse_arguments() {
           value=$1
           shift
         fi
-        # shellcheck disable=SC2249 # the outer case admits only these nine options
+        # shellcheck disable=SC2249 # the outer case admits only these options
         case $option in
           -n | --tenant-id) tenant_id=$value ;;
           -d | --domain) domain=$value ;;
           -a | --app-name) app_name=$value ;;
           -s | --stack-name) stack_name=$value ;;
           -i | --image-repo) image_repository=$value ;;
-          -t | --image-tag) image_tag=$value ;;
+          -t | --image-tag)
+            image_tag=$value
+            image_tag_given=true
+            ;;
           -N | --network-interface) network_interface=$value ;;
           -l | --sensor-log-level) log_level=$value ;;
           -p | --trace-path) trace_path=$value ;;
+          --memory-limit) memory_limit=$value ;;
+          --cpu-limit) cpu_limit=$value ;;
+          --log-max-size) log_max_size=$value ;;
+          --key-file) key_file_option=$value ;;
+          --key-delivery) key_delivery=$value ;;
+          --health-wait) health_wait_seconds=$value ;;
+          --pull) pull_policy=$value ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -261,6 +396,27 @@ validate_options() {
     usage_error "invalid value '$stack_name' for -s/--stack-name: a non-default stack name has at most $MAX_STACK_NAME_LENGTH characters (this one has ${#stack_name}); give the name the control plane was deployed with"
   fi
 
+  local digest_pattern='^sha256:[0-9a-f]{64}$'
+  if [[ $image_repository == *@* ]]; then
+    image_digest=${image_repository#*@}
+    image_repository=${image_repository%%@*}
+    if ! [[ $image_digest =~ $digest_pattern ]]; then
+      usage_error "invalid digest '$image_digest' in -i/--image-repo: give repository@sha256:<64 lower-case hex digits>"
+    fi
+    if $image_tag_given; then
+      usage_error "-i/--image-repo names a digest (@$image_digest) and -t/--image-tag a tag ('$image_tag'): give one of them"
+    fi
+  fi
+  if [[ $image_tag == sha256:* ]]; then
+    if ! [[ $image_tag =~ $digest_pattern ]]; then
+      usage_error "invalid value '$image_tag' for -t/--image-tag: a digest is sha256: and 64 lower-case hex digits"
+    fi
+    image_digest=$image_tag
+  fi
+  if [[ $pull_policy != always && $pull_policy != missing && $pull_policy != never ]]; then
+    usage_error "invalid value '$pull_policy' for --pull: use always (pull every time, so a re-pushed tag is refreshed), missing (pull only when not local) or never"
+  fi
+
   if [[ -n $image_repository ]]; then
     if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
       usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
@@ -270,7 +426,7 @@ validate_options() {
       usage_error "invalid value '$image_repository' for -i/--image-repo: give the repository without a tag and the tag with -t/--image-tag"
     fi
   fi
-  if ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
+  if [[ -z $image_digest ]] && ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
     usage_error "invalid value '$image_tag' for -t/--image-tag: a tag has up to 128 letters, digits, '_', '.' and '-', e.g. $DEFAULT_IMAGE_TAG"
   fi
 
@@ -278,8 +434,35 @@ validate_options() {
     usage_error "invalid value '$network_interface' for -N/--network-interface: an interface name has 1 to 15 characters without spaces, '/' or ':', e.g. eth0"
   fi
 
-  if [[ " $LOG_LEVELS " != *" $log_level "* ]]; then
+  # Word by word: a substring test would take 'info warn' for a level.
+  local level level_known=false
+  for level in $LOG_LEVELS; do
+    [[ $log_level != "$level" ]] || level_known=true
+  done
+  if ! $level_known; then
     usage_error "invalid value '$log_level' for -l/--sensor-log-level: use one of ${LOG_LEVELS// /, }"
+  fi
+
+  if ! [[ $memory_limit =~ ^[1-9][0-9]*[kKmMgG]?$ ]]; then
+    usage_error "invalid value '$memory_limit' for --memory-limit: give a size such as 512m or 1g (a number with an optional k, m or g)"
+  fi
+  if ! [[ $cpu_limit =~ ^[0-9]+(\.[0-9]{1,2})?$ && $cpu_limit =~ [1-9] ]]; then
+    usage_error "invalid value '$cpu_limit' for --cpu-limit: give a number of CPUs greater than 0, e.g. 1 or 0.5"
+  fi
+  if ! [[ $log_max_size =~ ^(0|[1-9][0-9]*[kKmMgG]?)$ ]]; then
+    usage_error "invalid value '$log_max_size' for --log-max-size: give a size such as 10m, or 0 to leave log rotation to the runtime's log driver"
+  fi
+
+  if ! [[ $health_wait_seconds =~ ^[0-9]{1,3}$ ]] || ((10#$health_wait_seconds > MAX_HEALTH_WAIT_SECONDS)); then
+    usage_error "invalid value '$health_wait_seconds' for --health-wait (or SVC_SENSOR_HEALTH_WAIT): give the seconds the new sensor must stay up, 0 to $MAX_HEALTH_WAIT_SECONDS, e.g. $DEFAULT_HEALTH_WAIT_SECONDS"
+  fi
+  health_wait_seconds=$((10#$health_wait_seconds))
+
+  if [[ $key_delivery != file && $key_delivery != env ]]; then
+    usage_error "invalid value '$key_delivery' for --key-delivery: use file (the default: a read-only file on a tmpfs) or env (only for images that read the key from the environment)"
+  fi
+  if [[ -n $key_file_option && ! -f $key_file_option ]]; then
+    usage_error "invalid value '$key_file_option' for --key-file: no such file; give the file that holds the sensor API key"
   fi
 
   if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
@@ -327,6 +510,32 @@ check_runtime_answers() {
   fi
 }
 
+# Every runtime call after `info` goes through here: bounded, and in our process group
+# (--foreground) so that Ctrl-C reaches it at once.
+runtime_call() {
+  local limit=$RUNTIME_CALL_TIMEOUT_SECONDS
+  case $1 in
+    pull) limit=$PULL_TIMEOUT_SECONDS ;;
+    stop) limit=$((RUNTIME_CALL_TIMEOUT_SECONDS + STOP_GRACE_SECONDS)) ;;
+    *) ;;
+  esac
+  # The lock's descriptor stays with this process: a runtime (conmon) that inherited it
+  # would hold the lock as long as the sensor runs.
+  timeout --foreground "$limit" "$runtime" "$@" 9<&-
+}
+
+# One run per sensor name at a time: a lock on its directory in the key store, released when
+# this process exits (also on SIGKILL).
+acquire_lock() {
+  local directory="$secret_directory/$sensor_name"
+  if ! { [[ -d $directory ]] || mkdir -m 0700 -- "$directory"; } || ! exec 9<"$directory"; then
+    die "$EXIT_UNEXPECTED" "cannot open '$directory' to lock it; check that '$secret_directory' is writable for this user"
+  fi
+  if ! flock --nonblock 9; then
+    die "$EXIT_LOCKED" "another run of the launcher for $sensor_name is in progress (it holds the lock on $directory); wait for it to finish"
+  fi
+}
+
 check_cores() {
   # nproc reports OMP_NUM_THREADS / OMP_THREAD_LIMIT instead of the processors when they are
   # set; those are the user's settings for OpenMP programs, not facts about the host.
@@ -358,7 +567,7 @@ check_memory() {
   memory_total_mb=$((total_kb / 1024))
 }
 
-# The directory is mounted into a container with SYS_ADMIN, so only the path the kernel reaches
+# Parts of the directory are mounted into the sensor, so only the path the kernel reaches
 # counts: '-p /sys/../' or a symlink to / would hand the sensor the host's whole file system.
 check_trace_path() {
   local given=$trace_path directory name to_enter last_component="" entered resolved
@@ -398,6 +607,57 @@ check_trace_path() {
   trace_path=$resolved
 }
 
+# Sets kernel_is_new_enough: whether a kernel release (6.1.0-18-cloud-amd64) is at least
+# major.minor; an unreadable release is not.
+kernel_is_new_enough=false
+compare_kernel_release() {
+  local release=$1 wanted=$2 major minor
+  kernel_is_new_enough=false
+  [[ $release =~ ^([0-9]+)\.([0-9]+) ]] || return 0
+  major=${BASH_REMATCH[1]}
+  minor=${BASH_REMATCH[2]}
+  if ((major > ${wanted%%.*} || (major == ${wanted%%.*} && minor >= ${wanted#*.}))); then
+    kernel_is_new_enough=true
+  fi
+}
+
+# Only what a network and eBPF sensor needs: loading eBPF programs and maps (BPF), reading perf
+# events and kernel tracepoints (PERFMON), attaching programs to interfaces (NET_ADMIN) and raw
+# packet capture (NET_RAW). Before 5.8 the kernel guards bpf() and perf_event_open() by
+# SYS_ADMIN alone, so only there it is granted, and said.
+choose_capabilities() {
+  kernel_release=$(uname -r) || kernel_release=""
+  compare_kernel_release "$kernel_release" "$SPLIT_BPF_CAPABILITIES_KERNEL"
+  if $kernel_is_new_enough; then
+    capabilities=(BPF PERFMON NET_ADMIN NET_RAW)
+  else
+    capabilities=(SYS_ADMIN NET_ADMIN NET_RAW)
+    printf '%s: warning: kernel %s is older than %s (or unreadable), which has no CAP_BPF and CAP_PERFMON; the sensor gets CAP_SYS_ADMIN instead, which is close to host root: upgrade the kernel to drop it\n' \
+      "$SCRIPT_NAME" "${kernel_release:-unknown}" "$SPLIT_BPF_CAPABILITIES_KERNEL" >&2
+  fi
+}
+
+# The tracing and BPF filesystems at or under the trace path, each mounted on its own; a trace
+# path inside one of them is mounted as it is.
+choose_trace_mounts() {
+  local candidate
+  trace_mounts=()
+  for candidate in $TRACE_MOUNT_CANDIDATES; do
+    if [[ $trace_path == "$candidate" || $trace_path == "$candidate"/* ]]; then
+      trace_mounts=("$trace_path")
+      return
+    fi
+  done
+  for candidate in $TRACE_MOUNT_CANDIDATES; do
+    if [[ $candidate == "$trace_path"/* && -d $candidate ]]; then
+      trace_mounts+=("$candidate")
+    fi
+  done
+  if ((${#trace_mounts[@]} == 0)); then
+    die "$EXIT_NO_TRACE_FILESYSTEM" "trace path '$trace_path' (-p/--trace-path) holds none of the filesystems the sensor reads (${TRACE_MOUNT_CANDIDATES// /, }); give $DEFAULT_TRACE_PATH or one of them, and check that tracefs or debugfs is mounted"
+  fi
+}
+
 # ---------------------------------------------------------------------------- interfaces
 
 # Sets device_interfaces to the non-loopback interface names of a /proc/net/dev table read
@@ -411,6 +671,12 @@ read_device_interfaces() {
     name=${line%%:*}
     name=${name//[[:space:]]/}
     [[ -n $name && $name != lo ]] || continue
+    # Devices the ipip, sit, ip6_tunnel and gre modules add to every network namespace (Calico
+    # hosts): no traffic of the application passes them unless configured.
+    case $name in
+      tunl0 | sit0 | ip6tnl0 | ip6_vti0 | ip_vti0 | gre0 | gretap0 | erspan0 | ip6gre0 | ip6gretap0) continue ;;
+      *) ;;
+    esac
     device_interfaces+=("$name")
   done
 }
@@ -463,7 +729,7 @@ match_named_interface() {
 
 check_app_container() {
   local status
-  if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
+  if ! status=$(runtime_call container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
     die "$EXIT_APP_CONTAINER_MISSING" "no container named '$app_name' (-a/--app-name) exists ('$runtime container inspect' found none); give the name of the application container, or use -H for host mode"
   fi
   if [[ $status != running ]]; then
@@ -473,7 +739,7 @@ check_app_container() {
 
 choose_container_interface() {
   local device_table interfaces
-  if ! device_table=$("$runtime" exec "$app_name" cat /proc/net/dev 2>/dev/null); then
+  if ! device_table=$(runtime_call exec "$app_name" cat /proc/net/dev 2>/dev/null); then
     if [[ -n $network_interface ]]; then
       printf '%s: warning: cannot list the interfaces of container %s (%s exec failed); using -N %s unchecked\n' \
         "$SCRIPT_NAME" "$app_name" "$runtime" "$network_interface" >&2
@@ -524,14 +790,23 @@ choose_host_interface() {
 
 # ---------------------------------------------------------------------------- sensor API key
 
+# Tracing stays off from here to the end: every line expands the key.
 read_sensor_api_key() {
-  if [[ -n $sensor_api_key_from_environment ]]; then
+  pause_tracing
+  if [[ -n $key_file_option ]]; then
+    if ! [[ -r $key_file_option ]]; then
+      die "$EXIT_API_KEY_MISSING" "cannot read the key file '$key_file_option' (--key-file); run as a user who may read it"
+    fi
+    # The whole file, less one final line break (the way editors save it).
+    IFS= read -r -d '' sensor_api_key <"$key_file_option" || true
+    sensor_api_key=${sensor_api_key%$'\n'}
+  elif [[ -n $sensor_api_key_from_environment ]]; then
     sensor_api_key=$sensor_api_key_from_environment
   elif [[ -t 0 ]]; then
     read -r -s -p "Sensor API key (input hidden): " sensor_api_key || sensor_api_key=""
     printf '\n' >&2
   else
-    die "$EXIT_API_KEY_MISSING" "no sensor API key: set SVC_SENSOR_API_KEY, or run from a terminal to be asked for it"
+    die "$EXIT_API_KEY_MISSING" "no sensor API key: give --key-file, set SVC_SENSOR_API_KEY, or run from a terminal to be asked for it"
   fi
   if [[ -z $sensor_api_key ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key is empty; create a sensor API key in the web user interface and give it"
@@ -539,6 +814,80 @@ read_sensor_api_key() {
   if [[ $sensor_api_key == *[[:cntrl:]]* ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key contains a line break or another control character; give the key exactly as the web user interface shows it"
   fi
+  resume_tracing
+}
+
+# The directory for key files: on a tmpfs, so a key never reaches a disk; owned by this user and
+# closed to everyone else. /run is a tmpfs on systemd hosts; /dev/shm is one everywhere.
+choose_secret_directory() {
+  local directory=${SVC_SENSOR_SECRET_DIR:-} filesystem owner mode
+  if [[ -z $directory ]]; then
+    directory=/dev/shm/svc-sensor
+    if [[ $(stat -f -c %T /run 2>/dev/null || true) == tmpfs ]]; then
+      directory=/run/svc-sensor
+    fi
+  fi
+  if [[ $directory != /* || $directory == *[[:cntrl:]:,]* ]]; then
+    die "$EXIT_KEY_STORE_UNSAFE" "SVC_SENSOR_SECRET_DIR='$directory' is not an absolute path without ':' and ','; unset it to use /run/svc-sensor or /dev/shm/svc-sensor"
+  fi
+  if [[ ! -e $directory ]] && ! mkdir -m 0700 -- "$directory" 2>/dev/null; then
+    die "$EXIT_KEY_STORE_UNSAFE" "cannot create the key directory '$directory' (SVC_SENSOR_SECRET_DIR); create it (mode 0700, on a tmpfs) or run as root"
+  fi
+  filesystem=$(stat -f -c %T -- "$directory" 2>/dev/null || true)
+  owner=$(stat -c %u -- "$directory" 2>/dev/null || true)
+  mode=$(stat -c %a -- "$directory" 2>/dev/null || true)
+  if [[ -L $directory || ! -d $directory || $owner != "$EUID" || $mode != 700 ]]; then
+    die "$EXIT_KEY_STORE_UNSAFE" "the key directory '$directory' must be a directory (not a symlink) owned by this user (uid $EUID) with mode 700; it is owner '$owner', mode '$mode'; remove it and run again"
+  fi
+  if [[ $filesystem != tmpfs && $filesystem != ramfs ]]; then
+    die "$EXIT_KEY_STORE_UNSAFE" "the key directory '$directory' is on '$filesystem', not a tmpfs, so the key would reach a disk; set SVC_SENSOR_SECRET_DIR to a directory on a tmpfs"
+  fi
+  secret_directory=$directory
+}
+
+remove_key_directory() {
+  if [[ -n $key_directory ]] && ! $key_directory_in_use; then
+    rm -rf -- "$key_directory"
+    key_directory=""
+  fi
+}
+
+# The key file the sensor reads, mode 0600 (the sensor runs as root in its user namespace and
+# owns it; without CAP_DAC_OVERRIDE nobody else in the container may read it). One directory
+# per run, so the previous sensor keeps its own file until it is gone.
+write_key_file() {
+  local previous_umask sensor_directory="$secret_directory/$sensor_name"
+  previous_umask=$(umask)
+  umask 077
+  if ! { [[ -d $sensor_directory ]] || mkdir -- "$sensor_directory"; } || ! key_directory=$(mktemp -d "$sensor_directory/XXXXXXXXXX"); then
+    key_directory=""
+    die "$EXIT_UNEXPECTED" "cannot create the key directory under '$sensor_directory'; check that '$secret_directory' is writable for this user"
+  fi
+  key_file="$key_directory/key"
+  pause_tracing
+  printf '%s' "$sensor_api_key" >"$key_file"
+  resume_tracing
+  umask "$previous_umask"
+  # An image that runs as a numeric non-root user reads the file as its owner; a user name
+  # cannot be resolved from here (it lives in the image's /etc/passwd).
+  if [[ $image_user =~ ^([1-9][0-9]*)(:([0-9]+))?$ ]]; then
+    if ! chown -- "${BASH_REMATCH[1]}${BASH_REMATCH[3]:+:${BASH_REMATCH[3]}}" "$key_file"; then
+      die "$EXIT_UNEXPECTED" "cannot hand the key file to the image's user $image_user (chown failed, see above); run the launcher as root"
+    fi
+  elif [[ -n $image_user && $image_user != 0 && $image_user != root && $image_user != 0:* && $image_user != root:* ]]; then
+    printf '%s: warning: the image runs as user %s, which the launcher cannot map to a uid: the sensor may not read its key file (owned by uid %s, mode 0600); use an image with a numeric USER\n' "$SCRIPT_NAME" "$image_user" "$EUID" >&2
+  fi
+}
+
+# Key directories of this sensor name other than the running one: those of sensors replaced,
+# or of a run killed before it could clean up.
+remove_stale_key_directories() {
+  local directory
+  for directory in "$secret_directory/$sensor_name"/*/; do
+    directory=${directory%/}
+    [[ -d $directory && $directory != "$key_directory" ]] || continue
+    rm -rf -- "$directory"
+  done
 }
 
 remove_secret_env_file() {
@@ -559,7 +908,9 @@ write_secret_env_file() {
     die "$EXIT_UNEXPECTED" "cannot create the private key file in '$directory' (TMPDIR); set TMPDIR to a writable directory on this host, or unset it to use /tmp"
   fi
   umask "$previous_umask"
+  pause_tracing
   printf 'SVC_SENSOR_API_KEY=%s\n' "$sensor_api_key" >"$secret_env_file"
+  resume_tracing
 }
 
 # ---------------------------------------------------------------------------- support info
@@ -579,10 +930,11 @@ operating_system_name() {
 }
 
 print_support_information() {
-  local runtime_version operating_system kernel
-  runtime_version=$("$runtime" --version 2>/dev/null) || runtime_version="unknown"
+  local runtime_version operating_system kernel log_rotation="$log_max_size x $LOG_MAX_FILES files"
+  [[ $log_max_size != 0 ]] || log_rotation="by the runtime's log driver"
+  runtime_version=$(runtime_call --version 2>/dev/null) || runtime_version="unknown"
   operating_system=$(operating_system_name)
-  kernel=$(uname -r) || kernel="unknown"
+  kernel=${kernel_release:-unknown}
   kernel+=" $(uname -m || echo unknown)"
   note "Support information:"
   note "  launcher version:  $SCRIPT_VERSION"
@@ -597,51 +949,245 @@ print_support_information() {
   note "  image:             $image"
   note "  log level:         $log_level"
   note "  trace path:        $trace_path"
+  note "  mounted read-only: ${trace_mounts[*]}"
+  note "  capabilities:      ${capabilities[*]} (all others dropped)"
+  note "  limits:            memory $memory_limit, cpus $cpu_limit, pids $PIDS_LIMIT, log rotation $log_rotation"
   note "  resources:         $host_cores cores, $memory_total_mb MB memory"
 }
 
 # ---------------------------------------------------------------------------- start
 
 ensure_image() {
-  if "$runtime" image inspect "$image" >/dev/null 2>&1; then
+  if [[ $pull_policy != always ]] && runtime_call image inspect "$image" >/dev/null 2>&1; then
+    read_image_user
     return
   fi
+  if [[ $pull_policy == never ]]; then
+    die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and --pull never forbids pulling it; load it first ($runtime pull $image), or use --pull missing"
+  fi
   note "Pulling $image ..."
-  if ! "$runtime" pull "$image" >&2; then
+  if ! runtime_call pull "$image" >&2; then
     die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and cannot be pulled; check -i/--image-repo and -t/--image-tag, the registry access of this host and, for -I/--internal, '$runtime login' to the internal registry"
+  fi
+  read_image_user
+}
+
+# The user the image runs as (USER), which must be able to read the key file.
+image_user=""
+read_image_user() {
+  image_user=$(runtime_call image inspect --format '{{.Config.User}}' "$image" 2>/dev/null) || image_user=""
+}
+
+# Whether a container of that name exists and is a sensor of this sensor name (label), so that
+# a container of another application's sensor (svc-sensor-<app>.previous) is never taken.
+is_previous_sensor() {
+  local owner
+  owner=$(runtime_call container inspect --format '{{index .Config.Labels "svc.sensor.name"}}' "$previous_name" 2>/dev/null) || return 1
+  [[ $owner == "$sensor_name" ]]
+}
+
+# A run killed while the previous sensor was set aside leaves it under previous_name: it is the
+# last good sensor when no sensor of the name runs, else it is superseded.
+recover_interrupted_replacement() {
+  if ! is_previous_sensor; then
+    return 0
+  fi
+  if runtime_call container inspect --format '{{.State.Status}}' "$sensor_name" >/dev/null 2>&1; then
+    note "Removing $previous_name, left by an interrupted run ..."
+    runtime_call rm --force "$previous_name" >/dev/null || true
+  else
+    note "Renaming $previous_name, left by an interrupted run, back to $sensor_name ..."
+    runtime_call rename "$previous_name" "$sensor_name" >/dev/null ||
+      die "$EXIT_REPLACE_FAILED" "could not rename '$previous_name' back to '$sensor_name'; do it by hand ($runtime rename $previous_name $sensor_name) and run again"
   fi
 }
 
-replace_existing_sensor() {
+# The running sensor is stopped gracefully (as the spec says) but kept, renamed, until the new
+# one is healthy: rollback_replacement brings it back.
+set_previous_sensor_aside() {
   local status
-  if ! status=$("$runtime" container inspect --format '{{.State.Status}}' "$sensor_name" 2>/dev/null); then
+  previous_name="$sensor_name.previous"
+  recover_interrupted_replacement
+  if ! status=$(runtime_call container inspect --format '{{.State.Status}}' "$sensor_name" 2>/dev/null); then
     return
   fi
+  if ! runtime_call rename "$sensor_name" "$previous_name" >/dev/null; then
+    die "$EXIT_REPLACE_FAILED" "could not rename the previous sensor '$sensor_name' to '$previous_name' to keep it until the new one is healthy; check '$runtime ps -a' and run again"
+  fi
+  previous_set_aside=true
   # Docker and podman name their states differently; only states known to be stopped skip the
-  # graceful stop (stopping a stopped container is harmless, removing a running one fails).
+  # graceful stop.
   case $status in
     created | exited | dead | stopped | configured) ;;
     *)
-      note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s) ..."
-      if ! "$runtime" stop -t "$STOP_GRACE_SECONDS" "$sensor_name" >/dev/null; then
-        die "$EXIT_REPLACE_FAILED" "could not stop the running sensor '$sensor_name'; stop it by hand ($runtime stop $sensor_name) and run again"
+      previous_was_running=true
+      note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s; kept as $previous_name until the new one is healthy) ..."
+      if ! runtime_call stop -t "$STOP_GRACE_SECONDS" "$previous_name" >/dev/null; then
+        die "$EXIT_REPLACE_FAILED" "could not stop the running sensor (now '$previous_name'); it is left running under its old name; stop it by hand ($runtime stop $sensor_name) and run again"
       fi
       ;;
   esac
-  note "Removing the previous sensor container $sensor_name ..."
-  if ! "$runtime" rm "$sensor_name" >/dev/null; then
-    die "$EXIT_REPLACE_FAILED" "could not remove the previous sensor container '$sensor_name'; remove it by hand ($runtime rm $sensor_name) and run again"
+}
+
+# The new sensor failed, or the run was interrupted: remove the new container and bring the
+# previous one back under its name, running if it was. Called from the EXIT trap too.
+rollback_replacement() {
+  if $new_sensor_created; then
+    runtime_call rm --force "$sensor_name" >/dev/null 2>&1 || true
+    new_sensor_created=false
+  fi
+  if ! $previous_set_aside; then
+    return 0
+  fi
+  previous_set_aside=false
+  if ! runtime_call rename "$previous_name" "$sensor_name" >/dev/null; then
+    printf '%s: error: could not rename the previous sensor %s back to %s; do it by hand (%s rename %s %s; %s start %s)\n' \
+      "$SCRIPT_NAME" "$previous_name" "$sensor_name" "$runtime" "$previous_name" "$sensor_name" "$runtime" "$sensor_name" >&2
+    return 0
+  fi
+  if $previous_was_running; then
+    if runtime_call start "$sensor_name" >/dev/null; then
+      printf '%s: the previous sensor %s was started again\n' "$SCRIPT_NAME" "$sensor_name" >&2
+    else
+      printf '%s: error: could not start the previous sensor %s again; start it by hand (%s start %s)\n' "$SCRIPT_NAME" "$sensor_name" "$runtime" "$sensor_name" >&2
+    fi
+  else
+    printf '%s: the previous sensor %s is back (stopped, as it was)\n' "$SCRIPT_NAME" "$sensor_name" >&2
   fi
 }
 
-start_sensor() {
-  local run_arguments container_id
+remove_previous_sensor() {
+  if ! $previous_set_aside; then
+    return 0
+  fi
+  note "Removing the previous sensor container (as $previous_name) ..."
+  if runtime_call rm --force "$previous_name" >/dev/null; then
+    previous_set_aside=false
+  else
+    printf '%s: warning: could not remove the previous sensor container %s; remove it by hand (%s rm %s)\n' "$SCRIPT_NAME" "$previous_name" "$runtime" "$previous_name" >&2
+    previous_set_aside=false
+  fi
+}
+
+# What a run would do, with nothing changed: the run command with placeholders for the key's
+# file (which holds no key here) and env file.
+print_dry_run() {
+  local argument line=""
+  key_file="<key file, written at run time>"
+  secret_env_file="<env file with SVC_SENSOR_API_KEY=<redacted>>"
+  build_run_arguments
+  secret_env_file=""
+  for argument in "${run_arguments[@]}"; do
+    line+=" $(printf '%q' "$argument")"
+  done
+  note "Dry run: nothing was pulled, stopped, removed or started. Image: $image (pull policy $pull_policy)."
+  note "An existing $sensor_name would be stopped (grace period $STOP_GRACE_SECONDS s) and kept until the new one is healthy; then:"
+  note "  $runtime$line"
+}
+
+# A failed new sensor: its last log lines, then the previous sensor back, then the exit code.
+fail_new_sensor() {
+  local exit_code=$1 message=$2
+  printf '%s: error: %s\n' "$SCRIPT_NAME" "$message" >&2
+  printf 'Last %s log lines of %s:\n' "$LOG_LINES_ON_FAILURE" "$sensor_name" >&2
+  runtime_call logs --tail "$LOG_LINES_ON_FAILURE" "$sensor_name" 2>&1 | sed 's/^/  | /' >&2 || true
+  rollback_replacement
+  exit "$exit_code"
+}
+
+# Sets effective_capabilities to the CapEff mask of a process, or "" when it cannot be read
+# (another PID namespace, a remote daemon).
+effective_capabilities=""
+read_effective_capabilities() {
+  local pid=$1 name value
+  effective_capabilities=""
+  [[ $pid =~ ^[1-9][0-9]*$ && -r $PROC_DIR/$pid/status ]] || return 0
+  while read -r name value; do
+    if [[ $name == CapEff: && $value =~ ^[0-9a-fA-F]{1,16}$ ]]; then
+      effective_capabilities=$((16#$value))
+    fi
+  done <"$PROC_DIR/$pid/status"
+}
+
+# Healthy: running through the whole wait without a restart, its health check (if the image has
+# one) passed, and every capability asked for is effective.
+wait_until_healthy() {
+  local state status restarts pid health="" waited=0 capability bit missing=()
+  note "Waiting $health_wait_seconds s for $sensor_name to stay up ..."
+  while :; do
+    if ! state=$(runtime_call container inspect --format '{{.State.Status}} {{.RestartCount}} {{.State.Pid}} {{if .State.Health}}{{.State.Health.Status}}{{end}}' "$sensor_name" 2>/dev/null); then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the new sensor '$sensor_name' is gone after ${waited} s"
+    fi
+    read -r status restarts pid health <<<"$state"
+    if [[ $status != running || $restarts != 0 ]]; then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the new sensor '$sensor_name' did not stay up: after ${waited} s it is '$status' with $restarts restart(s); its log is below, the previous sensor (if any) is restored"
+    fi
+    if [[ $health == unhealthy ]]; then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the new sensor '$sensor_name' reports its health check as unhealthy after ${waited} s; the previous sensor (if any) is restored"
+    fi
+    if ((waited >= health_wait_seconds)) && [[ $health != starting ]]; then
+      break
+    fi
+    if ((waited >= health_wait_seconds + MAX_HEALTH_WAIT_SECONDS)); then
+      fail_new_sensor "$EXIT_SENSOR_UNHEALTHY" "the health check of the new sensor '$sensor_name' is still 'starting' after ${waited} s"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+
+  read_effective_capabilities "$pid"
+  if [[ -z $effective_capabilities ]]; then
+    printf '%s: warning: cannot read the capabilities of the sensor process (pid %s) from %s/%s/status; check them with: %s inspect %s\n' \
+      "$SCRIPT_NAME" "${pid:-unknown}" "$PROC_DIR" "${pid:-?}" "$runtime" "$sensor_name" >&2
+    return 0
+  fi
+  for capability in "${capabilities[@]}"; do
+    bit=${CAPABILITY_BITS[$capability]}
+    if (((effective_capabilities >> bit & 1) == 0)); then
+      missing+=("$capability")
+    fi
+  done
+  if ((${#missing[@]} > 0)); then
+    fail_new_sensor "$EXIT_CAPABILITY_MISSING" "the sensor was not granted ${missing[*]} (the runtime dropped what this host or the image's user does not allow, e.g. a non-root image user); the previous sensor (if any) is restored"
+  fi
+}
+
+run_arguments=()
+build_run_arguments() {
+  local capability mount
   run_arguments=(
     run --detach
     --name "$sensor_name"
     --restart unless-stopped
     --network "$network"
-    --env-file "$secret_env_file"
+    --cap-drop ALL
+  )
+  for capability in "${capabilities[@]}"; do
+    run_arguments+=(--cap-add "$capability")
+  done
+  for mount in "${trace_mounts[@]}"; do
+    run_arguments+=(--volume "$mount:$mount:ro")
+  done
+  run_arguments+=(
+    --security-opt no-new-privileges
+    --read-only
+    --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=$TMPFS_SIZE"
+    --memory "$memory_limit"
+    --cpus "$cpu_limit"
+    --pids-limit "$PIDS_LIMIT"
+  )
+  if [[ $log_max_size != 0 ]]; then
+    run_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
+  fi
+  if [[ $key_delivery == file ]]; then
+    run_arguments+=(
+      --volume "$key_file:$KEY_FILE_IN_CONTAINER:ro"
+      --env "SVC_SENSOR_API_KEY_FILE=$KEY_FILE_IN_CONTAINER"
+    )
+  else
+    run_arguments+=(--env-file "$secret_env_file")
+  fi
+  run_arguments+=(
     --env "SVC_TENANT_ID=$tenant_id"
     --env "SVC_ANALYZER_ADDRESS=$analyzer_address"
     --env "SVC_ANALYZER_TLS=true"
@@ -649,16 +1195,39 @@ start_sensor() {
     --env "SVC_INTERFACE=$chosen_interface"
     --env "SVC_TRACE_PATH=$trace_path"
     --env "SVC_SENSOR_MODE=$mode"
-    --volume "$trace_path:$trace_path:ro"
-    --cap-add NET_ADMIN --cap-add NET_RAW --cap-add SYS_ADMIN --cap-add SYS_RESOURCE --cap-add SYS_PTRACE
     --label "svc.sensor.launcher-version=$SCRIPT_VERSION"
+    --label "svc.sensor.name=$sensor_name"
     "$image"
   )
-  if ! container_id=$("$runtime" "${run_arguments[@]}"); then
-    die "$EXIT_START_FAILED" "the sensor container '$sensor_name' did not start ('$runtime run' failed, see above); the previous sensor, if any, was already removed"
+}
+
+start_sensor() {
+  build_run_arguments
+  # A run that fails may still have created the container: the rollback removes it.
+  new_sensor_created=true
+  if ! container_id=$(runtime_call "${run_arguments[@]}"); then
+    remove_secret_env_file
+    printf '%s: error: the sensor container %s did not start (%s run failed, see above)\n' "$SCRIPT_NAME" "$sensor_name" "$runtime" >&2
+    rollback_replacement
+    exit "$EXIT_START_FAILED"
   fi
   remove_secret_env_file
+}
+
+# The new sensor is healthy: from here on it is the sensor, and its key file stays.
+commit_replacement() {
+  new_sensor_created=false
+  if [[ $key_delivery == file ]]; then
+    key_directory_in_use=true
+  fi
+  remove_previous_sensor
+  if [[ $key_delivery == file ]]; then
+    remove_stale_key_directories
+  fi
+  local image_id
+  image_id=$(runtime_call container inspect --format '{{.Image}}' "$sensor_name" 2>/dev/null) || image_id="unknown"
   note "  container id:      $container_id"
+  note "  image id:          $image_id"
   note "Sensor $sensor_name started; follow it with: $runtime logs -f $sensor_name"
 }
 
@@ -672,6 +1241,8 @@ main() {
   check_cores
   check_memory
   check_trace_path
+  choose_trace_mounts
+  choose_capabilities
 
   sensor_name="$SENSOR_NAME_PREFIX$app_name"
   if $host_mode; then
@@ -692,22 +1263,49 @@ main() {
       image_repository=$DEFAULT_IMAGE_REPOSITORY
     fi
   fi
-  image="$image_repository:$image_tag"
+  if [[ -n $image_digest ]]; then
+    image="$image_repository@$image_digest"
+  else
+    image="$image_repository:$image_tag"
+  fi
   analyzer_address="analyzer.${stack_name,,}.$domain:$ANALYZER_PORT"
 
+  choose_secret_directory
+  acquire_lock
   read_sensor_api_key
   print_support_information
 
+  if $dry_run; then
+    print_dry_run
+    exit 0
+  fi
+
   # Pull and write the key file before touching the running sensor, so a wrong repository or
-  # tag, or an unwritable TMPDIR, leaves it alone.
+  # tag, or a key store that is not safe, leaves it alone.
   ensure_image
-  write_secret_env_file
-  replace_existing_sensor
+  if [[ $key_delivery == file ]]; then
+    write_key_file
+  else
+    printf '%s: warning: --key-delivery env: the key becomes part of the container configuration, which every user allowed to run %s inspect can read\n' "$SCRIPT_NAME" "$runtime" >&2
+    write_secret_env_file
+  fi
+  set_previous_sensor_aside
   start_sensor
+  wait_until_healthy
+  commit_replacement
 }
 
-trap remove_secret_env_file EXIT
-# Turn signals into an ordinary exit so the EXIT trap removes the key file.
+# On every exit: an unfinished replacement is rolled back (the old sensor back, the new one
+# gone) before the key files of this run are removed.
+on_exit() {
+  rollback_replacement
+  remove_secret_env_file
+  remove_key_directory
+}
+
+trap on_exit EXIT
+# Turn signals into an ordinary exit so the EXIT trap removes the key files.
+trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 

@@ -6,6 +6,7 @@
  * same way wherever it is compared.
  */
 import * as ipaddr from 'ipaddr.js';
+import { quoteForMessage } from './display-text';
 
 /** IPv4 or IPv6; an IPv4 value never matches an IPv6 one. */
 export type AddressFamily = 'ipv4' | 'ipv6';
@@ -30,7 +31,8 @@ export class InvalidAddressError extends Error {
     readonly reason: string,
   ) {
     // The first part matches the service's own reply text, so users see one wording.
-    super(`Invalid IP address or CIDR: ${JSON.stringify(value)} (${reason})`);
+    // A long value is cut: a 6 MB argument would otherwise be printed whole.
+    super(`Invalid IP address or CIDR: ${quoteForMessage(value)} (${reason})`);
     this.name = 'InvalidAddressError';
   }
 }

@@ -58,7 +58,7 @@ test('the emulator names a body over its size bound as such, not as too many ent
 
 describe('descriptions are checked before anything is sent', () => {
   test.each<[string, string, RegExp]>([
-    ['over the limit', 'a'.repeat(MAX_DESCRIPTION_LENGTH + 1), /entries\[0\]\.description "a{60}"\.\.\. \(1025 characters\): is 1025 characters long; descriptions hold at most 1024/],
+    ['over the limit', 'a'.repeat(MAX_DESCRIPTION_LENGTH + 1), /entries\[0\]\.description "a{100}"\.\.\. \(1025 characters\): is 1025 characters long; descriptions hold at most 1024/],
     ['an ESC sequence', 'scanner\u001b[31m', /entries\[0\]\.description "scanner\\u001b\[31m": holds the control character U\+001B at position 8/],
     ['a C1 control', 'a\u0085b', /U\+0085 at position 2/],
   ])('%s', async (_name, description, message) => {

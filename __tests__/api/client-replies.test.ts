@@ -138,7 +138,7 @@ describe('odd replies', () => {
       requestTimeoutMs: 100,
       retry: { ...FAST_RETRY, maxAttempts: 2 },
     });
-    await expect(client.listEntries('blacklist')).rejects.toMatchObject({ code: 'transport_failed', networkCode: 'UND_ERR_HEADERS_TIMEOUT' });
+    await expect(client.listEntries('blacklist')).rejects.toMatchObject({ code: 'transport_failed', networkCode: 'SVC_REQUEST_TIMEOUT' });
     expect(service.commands('list_blacklist')).toHaveLength(2);
   });
 

@@ -18,13 +18,17 @@ export type FakeReply =
   /** Destroys the socket without answering. */
   | 'reset'
   /** Never answers (until the server closes). */
-  | 'hang';
+  | 'hang'
+  /** Sends status and headers at once, then `body` one character every `everyMs` (a slow-loris reply). */
+  | { readonly trickle: string; readonly everyMs: number };
 
 export interface FakeService {
   readonly url: string;
   readonly requests: RecordedRequest[];
   /** TCP connections accepted so far. */
   connections(): number;
+  /** Characters of trickled bodies sent so far, and trickles the client cut off before their end. */
+  trickles(): { readonly sent: number; readonly cutOff: number };
   /** Requests whose body.command equals `command`. */
   commands(command: string): RecordedRequest[];
   close(): Promise<void>;
@@ -36,6 +40,8 @@ export async function startFakeService(
   handler: (request: RecordedRequest) => FakeReply | Promise<FakeReply>,
 ): Promise<FakeService> {
   const requests: RecordedRequest[] = [];
+  const trickled = { sent: 0, cutOff: 0 };
+  const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -58,6 +64,30 @@ export async function startFakeService(
         }
         if (reply === 'hang') return;
         requestCounter += 1;
+        if ('trickle' in reply) {
+          response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `fake-${requestCounter}` });
+          response.flushHeaders();
+          let position = 0;
+          const timer = setInterval(() => {
+            if (response.destroyed || incoming.socket.destroyed) {
+              trickled.cutOff += 1;
+              clearInterval(timer);
+              timers.delete(timer);
+              return;
+            }
+            if (position >= reply.trickle.length) {
+              clearInterval(timer);
+              timers.delete(timer);
+              response.end();
+              return;
+            }
+            response.write(reply.trickle[position]);
+            position += 1;
+            trickled.sent += 1;
+          }, reply.everyMs);
+          timers.add(timer);
+          return;
+        }
         const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? { Ok: null });
         response.writeHead(reply.status ?? 200, {
           'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json',
@@ -78,9 +108,12 @@ export async function startFakeService(
     url: `http://127.0.0.1:${port}`,
     requests,
     connections: () => connections,
+    trickles: () => ({ ...trickled }),
     commands: (command) => requests.filter((request) => request.body.command === command),
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of timers) clearInterval(timer);
+        timers.clear();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

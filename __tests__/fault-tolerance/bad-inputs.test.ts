@@ -12,6 +12,7 @@
  */
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import type { TerraformResult } from '../../scripts/terraform-harness/workspace';
+import { startFakeService, type FakeService } from '../api/fake-service';
 import { printFigures, useFaultHarness } from './support';
 
 jest.setTimeout(120_000);
@@ -258,4 +259,103 @@ test.each(CASES.map((testCase, index) => [testCase.name, testCase.phase, testCas
   expect({ address, says: testCase.says.source, found: matching.length > 0 ? 'yes' : diagnostics }).toEqual({ address, says: testCase.says.source, found: 'yes' });
   // The attribute: in the source line terraform quotes, or in the message.
   expect(matching.some((text) => new RegExp(`\\b${testCase.attribute}\\b`).test(text))).toBe(true);
+});
+
+/*
+ * The service side of the corpus: what a hostile or broken service returns is checked like
+ * configuration (src/api/reply-checks.ts). A scripted loopback server answers each case's tenant
+ * with that case's list_blacklist reply; one `terraform plan` of one svc_blacklist per case. A
+ * value that cannot be used is an error naming the field; one that can be made safe is changed
+ * (escaped, cut, merged) with a warning; no raw control character reaches terraform's output.
+ */
+describe('service-side bad inputs: hostile list replies, at plan', () => {
+  interface BadReply {
+    readonly name: string;
+    /** The list_blacklist reply body. */
+    readonly reply: object;
+    readonly severity: 'Error' | 'Warning';
+    readonly says: RegExp;
+  }
+  const one = (fields: Record<string, unknown>) => ({ Ok: [{ ip: '192.0.2.1', description: 'x', created: 1_700_000_000, ...fields }] });
+  const ESCAPED = /they are shown escaped/;
+  const REPLY_CASES: BadReply[] = [
+    { name: 'a description that clears the screen and fakes "No changes."', reply: one({ description: '\u001b[2J\u001b[H\u001b[32mNo changes.\u001b[0m' }), severity: 'Warning', says: /description holds control .*shown escaped, as "\\u001b\[2J\\u001b\[H\\u001b\[32mNo changes\.\\u001b\[0m" \(Ok\[0\]\.description\)/ },
+    { name: 'a description with a C1 control sequence introducer (U+009B)', reply: one({ description: 'a\u009b2Jb' }), severity: 'Warning', says: /shown escaped, as "a\\u009b2Jb"/ },
+    { name: 'a description with a right-to-left override (U+202E)', reply: one({ description: 'ok\u202Eexe.fdp' }), severity: 'Warning', says: /shown escaped, as "ok\\u202eexe\.fdp"/ },
+    { name: 'a description with a right-to-left isolate (U+2067)', reply: one({ description: 'a\u2067b\u2069' }), severity: 'Warning', says: /shown escaped, as "a\\u2067b\\u2069"/ },
+    { name: 'a description with a newline and a NUL', reply: one({ description: 'line1\nline2\u0000' }), severity: 'Warning', says: ESCAPED },
+    { name: 'one address listed as 10.0.0.1/32 and 10.0.0.1', reply: { Ok: [{ ip: '10.0.0.1/32', description: 'a', created: 1 }, { ip: '10.0.0.1', description: 'b', created: 2 }] }, severity: 'Warning', says: /lists 10\.0\.0\.1 2 times \(as "10\.0\.0\.1\/32", "10\.0\.0\.1"\).*kept the first, description "a"; ignored "b"/ },
+    { name: 'one IPv6 address in two spellings', reply: { Ok: [{ ip: '2001:DB8::1', description: 'a', created: 1 }, { ip: '2001:db8:0::1', description: 'a', created: 2 }] }, severity: 'Warning', says: /lists 2001:db8::1 2 times .*all with the same description/ },
+    { name: 'a 5 MB description', reply: one({ description: 'd'.repeat(5 * 1024 * 1024) }), severity: 'Warning', says: /description is 5242880 characters long; cut to its first 1024 \(Ok\[0\]\.description\)/ },
+    { name: 'created: null', reply: one({ created: null }), severity: 'Error', says: /Ok\[0\]\.created is null; expected whole epoch seconds/ },
+    { name: 'created: 1e308', reply: one({ created: 1e308 }), severity: 'Error', says: /Ok\[0\]\.created is 1e\+308; expected whole epoch seconds/ },
+    { name: 'created not whole', reply: one({ created: 1_700_000_000.5 }), severity: 'Error', says: /Ok\[0\]\.created is 1700000000\.5; expected whole epoch seconds/ },
+    { name: 'created as text', reply: one({ created: '1700000000' }), severity: 'Error', says: /Ok\[0\]\.created is "1700000000"; expected whole epoch seconds/ },
+    { name: 'created missing', reply: { Ok: [{ ip: '192.0.2.1', description: 'x' }] }, severity: 'Error', says: /Ok\[0\]\.created is missing; expected whole epoch seconds/ },
+    { name: 'expires negative', reply: one({ expires: -5 }), severity: 'Error', says: /Ok\[0\]\.expires is -5; expected whole epoch seconds/ },
+    { name: 'an ip that is not an address', reply: one({ ip: '10.0.0.256' }), severity: 'Error', says: /Ok\[0\]\.ip "10\.0\.0\.256" is not an IP address or CIDR: octet 256 is above 255/ },
+    { name: 'an ip with host bits', reply: one({ ip: '10.0.0.1/8' }), severity: 'Error', says: /Ok\[0\]\.ip "10\.0\.0\.1\/8" is not an IP address or CIDR: host bits/ },
+    { name: 'a 1 MB ip', reply: one({ ip: '9'.repeat(1_000_000) }), severity: 'Error', says: /Ok\[0\]\.ip "9{100}"\.\.\. \(1000000 characters\) is not an IP address or CIDR/ },
+    { name: 'a description that is a number', reply: one({ description: 7 }), severity: 'Error', says: /Ok\[0\] has a "description" that is not text/ },
+    { name: 'an Error text with terminal escapes', reply: { Error: '\u001b[2Jdatabase\u009b down\u202E' }, severity: 'Error', says: /"\\u001b\[2Jdatabase\\u009b down\\u202e"/ },
+  ];
+  const tenantOf = (index: number) => `svc_case_${String(index + 1).padStart(2, '0')}`;
+  const addressOfReply = (index: number) => `svc_blacklist.${tenantOf(index)}`;
+  /** Everything terraform printed, by the address of each diagnostic's `with` line. */
+  const byAddress = (result: TerraformResult, severity: 'Error' | 'Warning'): Map<string, string[]> => {
+    const found = new Map<string, string[]>();
+    for (const block of `${result.stdout}\n${result.stderr}`.split(/^(?=(?:│ )?(?:Error|Warning): )/m).slice(1)) {
+      if (!new RegExp(`^(?:│ )?${severity}: `).test(block)) continue;
+      const address = /^\s*(?:│ )?\s*with (\S+?),$/m.exec(block)?.[1] ?? '(no address)';
+      found.set(address, [...(found.get(address) ?? []), block.replace(/\s*\n\s*(?:│\s*)?/g, ' ')]);
+    }
+    return found;
+  };
+  let service: FakeService | undefined;
+  let plan: TerraformResult | undefined;
+
+  beforeAll(async () => {
+    const tenants = REPLY_CASES.map((_testCase, index) => tenantOf(index));
+    service = await startFakeService((request) => {
+      if (request.body.command === 'login') return { body: { Ok: { status: true, token: 'corpus-session-token' } } };
+      if (request.body.command === 'list') return { body: { Ok: tenants.map((name) => ({ name })) } };
+      const index = tenants.indexOf(String(request.body.customer_name));
+      if (request.body.command === 'list_blacklist' && index >= 0) return { body: REPLY_CASES[index].reply };
+      return { body: { Error: `not scripted: ${String(request.body.command)}` } };
+    });
+    const workspace = harness().createWorkspace('bad-replies', 'corpus-key-unused-by-the-fake');
+    const blocks = REPLY_CASES.map((_testCase, index) =>
+      [`resource "svc_blacklist" "${tenantOf(index)}" {`, `  tenant  = "${tenantOf(index)}"`, `  entries = { "198.51.100.1" = "mine" }`, '}', ''].join('\n'),
+    ).join('\n');
+    workspace.write(providerBlock({ baseUrl: service.url, tenant: tenants[0], extra: { max_retries: '0' } }) + blocks);
+    await workspace.init();
+    plan = await workspace.terraform(['plan', '-input=false', '-no-color']);
+    printFigures('bad service replies', {
+      cases: REPLY_CASES.length,
+      plan_exit_code: plan.code,
+      output_bytes: plan.stdout.length + plan.stderr.length,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  test('the plan fails (some replies cannot be used) and sends no write', () => {
+    expect(plan?.code).toBe(1);
+    expect(service!.requests.map((request) => String(request.body.command)).filter((command) => !READ_COMMANDS.test(command))).toEqual([]);
+  });
+
+  test('no raw control or bidi character reaches terraform output, and a 5 MB value is not printed whole', () => {
+    const output = `${plan!.stdout}${plan!.stderr}`;
+    expect(output).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(output.length).toBeLessThan(200_000);
+  });
+
+  test.each(REPLY_CASES.map((testCase, index) => [testCase.name, testCase.severity, testCase, index] as const))('%s: %s naming the field', (_name, severity, testCase, index) => {
+    const address = addressOfReply(index);
+    const diagnostics = byAddress(plan!, severity).get(address) ?? [];
+    const matching = diagnostics.filter((text) => testCase.says.test(text));
+    expect({ address, says: testCase.says.source, found: matching.length > 0 ? 'yes' : diagnostics }).toEqual({ address, says: testCase.says.source, found: 'yes' });
+  });
 });

@@ -1,15 +1,15 @@
 /**
  * The pieces of the library build and its public helpers that need no `npm pack`: the CDK
  * Terrain rename, the provider entry point re-exporting every generated binding, svc-drift's
- * arguments, and the filesystem mirror a team names. (consumer.test.ts packs and installs.)
+ * arguments (as svc drift takes them), and the filesystem mirror a team names. (consumer.test.ts packs and installs.)
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cdktnFlavour } from '../../scripts/build-library';
 import { currentPlatform } from '../../src/provider-identity';
-import { DriftCheckError } from '../../src/pipeline/drift-check';
-import { parseDriftCliArguments } from '../../src/pipeline/drift-cli';
+import { main } from '../../src/pipeline/svc-cli';
+import { legacySvcDriftArguments } from '../../src/pipeline/svc/drift-command';
 import { ProviderMirrorError, filesystemMirror, packageHash, prepareStacksForSvcProvider } from '../../src/pipeline/provider-mirror';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -49,23 +49,25 @@ test('svc-prevent/provider re-exports every generated binding file', () => {
   expect(generated.filter((name) => !index.includes(`export * from './svc-provider/${name}';`))).toEqual([]);
 });
 
-describe('svc-drift arguments', () => {
-  test.each<[string, string[], object]>([
-    ['defaults', [], { outdir: 'cdktf.out', stacks: [], skipUnreachable: false, help: false }],
-    ['stacks by name and --stack', ['--outdir', 'out', 'policy', '--stack', 'other'], { outdir: 'out', stacks: ['policy', 'other'] }],
-    ['--output as in npm run drift', ['--output=elsewhere'], { outdir: 'elsewhere' }],
-    ['a team mirror', ['--mirror', '/opt/mirror', '--skip-unreachable'], { mirrorDir: '/opt/mirror', skipUnreachable: true }],
-    ['help', ['policy', '-h'], { help: true }],
+describe('svc-drift arguments, as svc drift takes them', () => {
+  test.each<[string, string[], string[]]>([
+    ['defaults: the app in cdktf.out', [], ['--outdir', 'cdktf.out']],
+    ['stacks by name and --stack', ['--outdir', 'out', 'policy', '--stack', 'other'], ['--outdir', 'out', '--stack', 'policy', '--stack', 'other']],
+    ['--output as in npm run drift', ['--output=elsewhere'], ['--output=elsewhere']],
+    ['a team mirror: its value is not a stack', ['--mirror', '/opt/mirror', '--skip-unreachable'], ['--outdir', 'cdktf.out', '--mirror', '/opt/mirror', '--skip-unreachable']],
+    ['help', ['policy', '-h'], ['--outdir', 'cdktf.out', '--stack', 'policy', '-h']],
   ])('%s', (_name, argv, expected) => {
-    expect(parseDriftCliArguments(argv)).toMatchObject(expected);
+    expect(legacySvcDriftArguments(argv)).toEqual(expected);
   });
 
   test.each([
-    [['--outdir'], '--outdir needs a value, e.g. --outdir cdktf.out'],
-    [['--mirror', '--skip-unreachable'], '--mirror needs a value, e.g. --mirror /opt/svc-provider/mirror'],
-    [['--no-synth'], 'unknown option "--no-synth"; run svc-drift --help for the options'],
-  ])('%j is refused: %s', (argv, message) => {
-    expect(() => parseDriftCliArguments(argv)).toThrow(new DriftCheckError(message));
+    [['--outdir'], 'svc drift: --outdir needs a value, e.g. --outdir cdktf.out'],
+    [['--mirror', '--skip-unreachable'], 'svc drift: --mirror needs a value, e.g. --mirror /opt/svc-provider/mirror'],
+    [['--no-synth'], 'svc drift: unknown option "--no-synth"; run svc drift --help for its options'],
+  ])('%j is refused: %s', async (argv, message) => {
+    let stderr = '';
+    const code = await main(['drift', ...legacySvcDriftArguments(argv)], { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } });
+    expect({ code, stderr }).toEqual({ code: 1, stderr: `${message}\n` });
   });
 });
 

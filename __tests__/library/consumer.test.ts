@@ -62,7 +62,7 @@ describe('the tarball', () => {
         !(
           (file.startsWith('lib/') && /\.(js|d\.ts|js\.map)$/.test(file)) ||
           /^lib\/provider\/mirror\/registry\.terraform\.io\/svc-prevent\/svc\/[^/]+\/[a-z0-9]+_[a-z0-9]+\/terraform-provider-svc_v[^/]+$/.test(file) ||
-          ['package.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES', 'bin/launch.js', 'bin/svc-emulator.js', 'bin/svc-drift.js', 'bin/svc-deployment-policy.js', 'bin/svc-moved-blocks.js'].includes(file)
+          ['package.json', 'README.md', 'LICENSE', 'THIRD_PARTY_NOTICES', 'bin/launch.js', 'bin/svc.js', 'bin/svc-emulator.js', 'bin/svc-drift.js', 'bin/svc-deployment-policy.js', 'bin/svc-moved-blocks.js'].includes(file)
         ),
     );
     expect(unexpected).toEqual([]);
@@ -98,7 +98,7 @@ describe('a JavaScript cdktf project of another team', () => {
   let workspace: Workspace;
   const stackDir = () => path.join(project, 'cdktf.out', 'stacks', 'policy');
   const drift = (): Promise<CommandResult> =>
-    run(path.join(project, 'node_modules', '.bin', 'svc-drift'), ['--outdir', 'cdktf.out', 'policy'], {
+    run(path.join(project, 'node_modules', '.bin', 'svc'), ['drift', 'cdktf.out', '--stack', 'policy'], {
       cwd: project,
       env: isolatedEnvironment({ SVC_BASE_URL: emulator.url, SVC_API_KEY: emulator.apiKey, TF_CLI_CONFIG_FILE: emptyCliConfig }),
     });
@@ -141,7 +141,7 @@ describe('a JavaScript cdktf project of another team', () => {
     expect(ips).toEqual(['2001:db8::1', '203.0.113.9']);
   }, 180_000);
 
-  test('svc-drift: exit 0 while nothing changed, 2 after a change through the API, naming the resource', async () => {
+  test('svc drift: exit 0 while nothing changed, 2 after a change through the API, naming the resource', async () => {
     const clean = await drift();
     expect({ code: clean.code, said: clean.code === 0 ? '' : described(clean) }).toEqual({ code: 0, said: '' });
     expect(clean.stdout).toContain('no drift, nothing to change');
@@ -167,6 +167,7 @@ describe('a JavaScript cdktf project of another team', () => {
   });
 
   test.each([
+    ['svc', 'Usage: svc <command>'],
     ['svc-drift', 'Usage: svc-drift'],
     ['svc-emulator', 'Usage: svc-emulator'],
     ['svc-deployment-policy', 'Usage: svc-deployment-policy'],

@@ -3,7 +3,7 @@
  * emulator writes (the end-to-end test runs them against the real emulator and terraform).
  */
 import type { AuditEvent } from '../../src/api/types';
-import { attributeDrift, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/pipeline/drift-attribution';
+import { AUDIT_EVENTS_SEARCHED, MAX_AUDIT_EVENTS_SEARCHED, attributeDrift, attributeDriftDetailed, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/pipeline/drift-attribution';
 
 const event = (timestamp: number, user: string, category: string, action: string, description: string): AuditEvent => ({ timestamp, user, category, action, description });
 
@@ -70,10 +70,18 @@ describe('matchAuditEvent: the newest event about the subject, if it explains it
     expect(matchAuditEvent(removed, [event(1, 'x@y', 'Lists', 'remove_entry', '198.51.100.23 removed from whitelist')])).toBeUndefined();
   });
 
-  test('risk-based blocking explains an addition to the blacklist, and a blocklist entry moved away', () => {
+  test('risk-based blocking explains an addition to the blacklist, never a removal from the blocklist (an add to another list)', () => {
     const moved = event(5, 'risk-based blocking', 'User Actions', 'blacklist_entity', '203.0.113.66 moved to blacklist by risk-based blocking (block 3)');
     expect(matchAuditEvent(added, [moved])).toBe(moved);
-    expect(matchAuditEvent({ ...removed, ip: '203.0.113.66' }, [moved])).toBe(moved);
+    expect(matchAuditEvent({ ...removed, ip: '203.0.113.66' }, [moved])).toBeUndefined();
+  });
+
+  test('a user deletes a blocklist entry, then risk-based blocking blacklists the address: the removal is the user\'s', () => {
+    const events = [
+      event(6, 'risk-based-blocking', 'User Actions', 'blacklist_entity', '198.51.100.23 moved to blacklist by risk-based blocking (block 3)'),
+      event(5, 'mallory@acme.example', 'Lists', 'remove_entry', '198.51.100.23 removed from blocklist'),
+    ];
+    expect(matchAuditEvent(removed, events)?.user).toBe('mallory@acme.example');
   });
 
   test('an SSO change of the channel, not of a tenant or another channel', () => {
@@ -114,4 +122,38 @@ test('attributeDrift reads each tenant once, and a log that cannot be read says 
   expect(lines[0]).toMatch(/^192\.0\.2\.1 added outside terraform to the whitelist: Lists\/new_entry by ops@acme\.example at /);
   expect(lines[1]).toMatch(/no matching audit event in the tenant's last 1 events$/);
   expect(lines[2]).toBe('192.0.2.3 added outside terraform to the whitelist: who did it is unknown, the audit log could not be read (login refused for tenant globex)');
+});
+
+describe('how sure an attribution is: a full window is read again once, bounded, and then says unknown', () => {
+  const removed: DriftSubject = { address: 'a', kind: 'entry removed', tenant: 'acme', list: 'blacklist', ip: '203.0.113.7' };
+  const flood = (count: number) => Array.from({ length: count }, (_, index) => event(2_000 - index, 'mallory@acme.example', 'Lists', 'new_entry', '198.51.100.9 added to blocklist'));
+  const removal = event(10, 'soc@acme.example', 'Lists', 'remove_entry', '203.0.113.7 removed from blacklist');
+
+  test('1,000 copies of one address push the removal out of the first window: the second read finds it', async () => {
+    const log = [...flood(1_000), removal];
+    const limits: number[] = [];
+    const [result] = await attributeDriftDetailed([removed], async (_tenant, limit) => {
+      limits.push(limit);
+      return log.slice(0, limit);
+    });
+    expect(limits).toEqual([AUDIT_EVENTS_SEARCHED, MAX_AUDIT_EVENTS_SEARCHED]);
+    expect(result).toMatchObject({ certainty: 'matched', event: { user: 'soc@acme.example' } });
+  });
+
+  test('a flood that fills the largest window: unknown, nobody named', async () => {
+    const log = [...flood(MAX_AUDIT_EVENTS_SEARCHED), removal];
+    const [result] = await attributeDriftDetailed([removed], async (_tenant, limit) => log.slice(0, limit));
+    expect(result!.certainty).toBe('window full');
+    expect(result!.text).toBe(`203.0.113.7 deleted outside terraform from the blacklist: unknown: the audit window is full (the newest ${MAX_AUDIT_EVENTS_SEARCHED} events hold no event that explains it)`);
+  });
+
+  test('a log read to its start with nothing that explains it: no event, one read', async () => {
+    let reads = 0;
+    const [result] = await attributeDriftDetailed([removed], async () => {
+      reads += 1;
+      return flood(3);
+    });
+    expect(reads).toBe(1);
+    expect(result).toMatchObject({ certainty: 'no event', searched: 3 });
+  });
 });

@@ -46,6 +46,11 @@ describe('attributeChanges', () => {
     ['lists of one length compare by index', { actions: ['update'], before: { ports: [80, 443] }, after: { ports: [80, 8443] } }, [{ path: 'ports[1]', before: '443', after: '8443' }]],
     ['nothing differs', { actions: ['update'], before: { a: 1 }, after: { a: 1 } }, []],
     [
+      'ESC, a C1 CSI (U+009B) and a right-to-left override (U+202E) are escaped, in values and keys',
+      { actions: ['update'], before: { entries: { 'k\u202e': '\u001b[2Ja' } }, after: { entries: { 'k\u202e': 'b\u009b2J\u202etxt' } } },
+      [{ path: 'entries["k\\u202e"]', before: '"\\u001b[2Ja"', after: '"b\\u009b2J\\u202etxt"' }],
+    ],
+    [
       'a long value is cut',
       { actions: ['update'], before: { description: 'x' }, after: { description: 'y'.repeat(200) } },
       [{ path: 'description', before: '"x"', after: `"${'y'.repeat(76)}...` }],

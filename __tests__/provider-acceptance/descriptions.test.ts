@@ -36,7 +36,7 @@ describe('refused at validate, naming the attribute, nothing sent', () => {
       'a per-entry description over the limit',
       resourceBlock('svc_blacklist_entry', 'long', { ip: hclString('192.0.2.1'), description: hclString('x'.repeat(MAX_DESCRIPTION_LENGTH + 1)) }),
       'Error: Invalid description in description',
-      /description = "x{60}"\.\.\. \(1025 characters\): is 1025 characters long; descriptions hold at most 1024/,
+      /description = "x{100}"\.\.\. \(1025 characters\): is 1025 characters long; descriptions hold at most 1024/,
     ],
     [
       'an ESC sequence in a per-entry description',

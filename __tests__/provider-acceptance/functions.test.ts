@@ -67,6 +67,15 @@ describe('terraform console', () => {
     expect(message).toContain(problem);
   });
 
+  test('a 6 MB argument is quoted cut: its first 100 characters and its length', async () => {
+    // format pads 0 to 6,000,296 digits: an argument of 6 MB, not an address.
+    const result = await terraformConsole(workspace, ['provider::svc::canonical_address(format("%06000296d", 0))']);
+    expect(result.code).toBe(1);
+    const message = result.stderr.replace(/\s+/g, ' ');
+    expect(message).toContain(`Invalid IP address or CIDR: "${'0'.repeat(100)}"... (6000296 characters) (longer than any address or CIDR)`);
+    expect(result.stderr.length).toBeLessThan(2_000);
+  });
+
   test('a function name the provider does not have is refused by terraform', async () => {
     const result = await terraformConsole(workspace, ['provider::svc::canonical("10.0.0.1")']);
     expect(result.code).toBe(1);

@@ -6,7 +6,8 @@ import type {
   ProviderDefinition,
   ResourceDefinition,
 } from '../../src/provider/core/definition';
-import { DiagnosticsError, errorDiagnostic } from '../../src/provider/core/diagnostics';
+import { DiagnosticsError, errorDiagnostic, warningDiagnostic } from '../../src/provider/core/diagnostics';
+import { reportWarning } from '../../src/provider/core/hook-warnings';
 import type { Schema } from '../../src/provider/core/schema';
 import { types, type ValueType } from '../../src/provider/core/types';
 import { UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core/values';
@@ -72,6 +73,8 @@ interface Behaviour {
   create?: (planned: ObjectValue) => ObjectValue;
   failWith?: unknown;
   readResult?: ObjectValue | null;
+  /** Reads report this warning (reportWarning) after a tick, naming the object read. */
+  warnOnRead?: string;
 }
 
 function makeFake() {
@@ -112,6 +115,11 @@ function makeFake() {
     },
     async read(request) {
       calls.push({ hook: 'read', request });
+      if (behaviour.warnOnRead !== undefined) {
+        // After an await, as a client's reply check is: the warning must still find its hook.
+        await new Promise((resolve) => setImmediate(resolve));
+        reportWarning(warningDiagnostic(behaviour.warnOnRead, `read ${String(request.state.name)}`));
+      }
       fail();
       return behaviour.readResult === undefined ? request.state : behaviour.readResult;
     },
@@ -145,6 +153,7 @@ function makeFake() {
     schema: infoSchema,
     async read(request) {
       calls.push({ hook: 'data read', request });
+      if (behaviour.warnOnRead !== undefined) reportWarning(errorDiagnostic(behaviour.warnOnRead, `data ${String(request.config.name)}`));
       fail();
       return { ...request.config, value: `${request.context.tenant}:${String(request.config.name)}` };
     },
@@ -225,7 +234,7 @@ describe('schemas and metadata', () => {
   test('GetProviderSchema: every schema, the capabilities, converted once', async () => {
     const { service } = makeFake();
     const first = await service.getProviderSchema({});
-    expect(first.serverCapabilities).toEqual({ getProviderSchemaOptional: true, planDestroy: false, moveResourceState: false });
+    expect(first.serverCapabilities).toEqual({ getProviderSchemaOptional: true, planDestroy: true, moveResourceState: false });
     expect(Object.keys(first.resourceSchemas).sort()).toEqual(['svc_plain', 'svc_thing']);
     expect(Object.keys(first.dataSourceSchemas)).toEqual(['svc_info']);
     expect(first.resourceSchemas.svc_thing.version).toBe(1);
@@ -453,6 +462,30 @@ describe('hook errors become diagnostics', () => {
     await fake.service.readResource({ typeName: 'svc_thing', currentState: dynamic(thingType, thing({ id: 'x' })), private: NO_PRIVATE });
     expect(fake.logLines).toHaveLength(1);
     expect(fake.logLines[0]).toMatch(/^\[ERROR\] svc: read svc_thing failed: Error: token \[REDACTED\] rejected/);
+  });
+});
+
+describe('warnings reported below a hook (reportWarning)', () => {
+  test('reach the response of the read that reported them, each read its own, also when it fails', async () => {
+    const fake = await configured();
+    fake.behaviour.warnOnRead = 'Service data changed';
+    const read = (name: string) =>
+      fake.service.readResource({ typeName: 'svc_thing', currentState: dynamic(thingType, thing({ name, id: name })), private: NO_PRIVATE });
+    const [first, second] = await Promise.all([read('one'), read('two')]);
+    expect(first.diagnostics.map((diagnostic) => [diagnostic.severity, diagnostic.detail])).toEqual([[messages.DiagnosticSeverity.Warning, 'read one']]);
+    expect(second.diagnostics.map((diagnostic) => diagnostic.detail)).toEqual(['read two']);
+    fake.behaviour.failWith = new FakeApiError('gone');
+    const failed = await read('three');
+    expect(summaries(failed.diagnostics)).toEqual(['Service data changed', 'Not found in the API']);
+  });
+  test('reach a data source read as warnings, whatever severity was given', async () => {
+    const fake = await configured();
+    fake.behaviour.warnOnRead = 'Service data changed';
+    const response = await fake.service.readDataSource({ typeName: 'svc_info', config: dynamic(infoType, { name: 'n', value: null }) });
+    expect(response.diagnostics.map((diagnostic) => [diagnostic.severity, diagnostic.detail])).toEqual([[messages.DiagnosticSeverity.Warning, 'data n']]);
+  });
+  test('outside any hook, a warning has nowhere to go', () => {
+    expect(reportWarning(warningDiagnostic('x', 'y'))).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 /** The data sources against the emulator: svc_list, svc_audit_events, svc_tenant, svc_channel. */
 import { DiagnosticsError, UNKNOWN, type Value } from '../../src/provider/core';
 import { compareAddresses } from '../../src/provider/resources/data-list';
-import { OTHER_TENANT, SSO_BASE, TENANT, dataSourceNamed, duringClock, expectBlockEndIn, fullObject, startWorld, type World } from './harness';
+import { OTHER_TENANT, SEED, SSO_BASE, TENANT, dataSourceNamed, duringClock, expectBlockEndIn, fullObject, startWorld, type World } from './harness';
 import type { SvcContext } from '../../src/provider/context';
 
 let world: World;
@@ -76,6 +76,13 @@ describe('svc_audit_events', () => {
 });
 
 describe('svc_tenant', () => {
+  test("a tenant's texts holding terminal escapes and a bidi override read back escaped", async () => {
+    await world.close();
+    const hostile = { description: 'Acme\u001b[2J\u009b Corp\u202e', contact_email: 'sec\u2066@acme.example' };
+    world = await startWorld({ ...SEED, tenants: (SEED.tenants ?? []).map((tenant) => (tenant.name === TENANT ? { ...tenant, ...hostile } : tenant)) });
+    const context = await world.configure();
+    expect(await read('svc_tenant', context, {})).toMatchObject({ description: 'Acme\\u001b[2J\\u009b Corp\\u202e', contact_email: 'sec\\u2066@acme.example' });
+  });
   test('the provider tenant by default, another by name', async () => {
     await world.api.setTenantSso(TENANT, { enabled: true, required: true, saml_metadata_url: 'https://idp.example.com/m' });
     const context = await world.configure();

@@ -42,7 +42,8 @@ describe('svc_tenant_sso', () => {
 
     expect(await resource.import!({ context: await world.configure(), id: TENANT })).toEqual(required);
 
-    await resource.delete({ context, prior: required, warn: failOnWarning });
+    // A destroy of its own, as terraform runs it: in this process a create or update of the same name would keep SSO on.
+    await resource.delete({ context: await world.configure(), prior: required, warn: failOnWarning });
     expect((await world.api.listCustomers()).find((tenant) => tenant.name === TENANT)).toEqual(before);
   });
 
@@ -115,7 +116,8 @@ describe('svc_channel_sso', () => {
     expect(disabled).toMatchObject({ enabled: false, saml_metadata_url: METADATA, sp_acs_url: state.sp_acs_url });
     expect(await resource.import!({ context, id: 'main' })).toEqual(disabled);
 
-    await resource.delete({ context, prior: disabled, warn: failOnWarning });
+    // A destroy of its own, as terraform runs it: in this process a create or update of the same name would keep SSO on.
+    await resource.delete({ context: await world.configure(), prior: disabled, warn: failOnWarning });
     expect((await world.api.listChannels()).find((channel) => channel.name === 'main')).toEqual(before);
   });
 
@@ -144,7 +146,8 @@ describe('svc_channel_sso', () => {
     if (tenant === UNKNOWN) return;
     const created = await create(resource, context, { name: 'main', enabled: true, saml_metadata_url: METADATA });
     expect(created).toMatchObject({ name: 'main', enabled: true });
-    await resource.delete({ context, prior: created, warn: failOnWarning });
+    // A destroy of its own, as terraform runs it: in this process a create or update of the same name would keep SSO on.
+    await resource.delete({ context: await world.configure(), prior: created, warn: failOnWarning });
     expect((await world.api.listChannels()).find((channel) => channel.name === 'main')!.sso).toBeNull();
   });
 

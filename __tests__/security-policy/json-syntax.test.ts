@@ -1,4 +1,4 @@
-import { jsonSyntaxProblem } from '../../modules/security-policy/json-syntax';
+import { jsonSyntaxProblem } from '../../src/json-syntax';
 
 describe('jsonSyntaxProblem', () => {
   test.each([

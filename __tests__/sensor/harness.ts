@@ -10,7 +10,7 @@ import { track } from '../support/child-processes';
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
-const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'rm', 'timeout', 'stat', 'base64'];
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock'];
 
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
@@ -43,8 +43,23 @@ export interface StubConfig {
   readonly stopFails?: boolean;
   readonly rmFails?: boolean;
   readonly runFails?: boolean;
+  /** `start` (of the previous sensor, on rollback) fails. */
+  readonly startFails?: boolean;
+  /** The container `run` created: its state, restart count and health status as inspected. */
+  readonly newSensorState?: string;
+  readonly newSensorRestarts?: number;
+  readonly newSensorHealth?: string;
+  /** A svc-sensor-<app>.previous left by an interrupted run (default missing), and its svc.sensor.name label. */
+  readonly previousState?: ContainerState;
+  readonly previousLabel?: string;
+  /** USER of the image, as `image inspect --format {{.Config.User}}` says (default none). */
+  readonly imageUser?: string;
+  /** CapEff of the new sensor's process (pid 4242) as hex; default every capability. */
+  readonly sensorCapEff?: string;
   readonly cores?: string;
   readonly operatingSystem?: string;
+  /** What `uname -r` says (default 6.1.0-stub). */
+  readonly kernelRelease?: string;
   readonly memTotalKb?: number | null;
   /** Contents of <proc>/net/route; the default has eth0 as default route. */
   readonly routeTable?: string | null;
@@ -65,6 +80,10 @@ export interface LauncherRun {
   readonly runtimeNamesCalled: string[];
   /** What the stub saw of each --env-file while `run` executed. */
   readonly envFiles: Array<{ path: string; mode: string; contents: string }>;
+  /** What the stub saw of each key file mounted at /run/secrets/svc-sensor-api-key. */
+  readonly keyFiles: Array<{ path: string; mode: string; contents: string }>;
+  /** Files and directories under the sandbox's key directory (SVC_SENSOR_SECRET_DIR) after the run. */
+  readonly keyStoreEntries: string[];
   /** True when SVC_SENSOR_API_KEY was in the environment of any runtime call. */
   readonly runtimeSawKeyInEnvironment: boolean;
   /** Every helper tool started (mktemp, rm, timeout, cat...): its name, then its arguments. */
@@ -82,6 +101,8 @@ export interface Sandbox {
   readonly procDir: string;
   readonly tmpDir: string;
   readonly recordDir: string;
+  /** SVC_SENSOR_SECRET_DIR: a directory on /dev/shm (a tmpfs), as the launcher demands. */
+  readonly secretDir: string;
   readonly path: string;
 }
 
@@ -93,6 +114,15 @@ export const DEFAULT_ROUTE_TABLE = [
 ].join('\n');
 
 const STUBS_DIR = path.join(__dirname, 'stubs');
+/** A tmpfs on every Linux host. */
+const SHARED_MEMORY = '/dev/shm';
+const secretDirs: string[] = [];
+
+/** Every file and directory under a directory, relative, sorted. */
+function listTree(directory: string): string[] {
+  if (!fs.existsSync(directory)) return [];
+  return (fs.readdirSync(directory, { recursive: true }) as string[]).sort();
+}
 
 let realToolPaths: Map<string, string> | undefined;
 
@@ -126,6 +156,8 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
   const procDir = path.join(root, 'proc');
   const tmpDir = path.join(root, 'tmp');
   const recordDir = path.join(root, 'record');
+  const secretDir = fs.mkdtempSync(path.join(SHARED_MEMORY, 'svc-sensor-test-'));
+  secretDirs.push(secretDir);
   for (const dir of [binDir, toolsDir, path.join(procDir, 'net'), tmpDir, recordDir]) {
     fs.mkdirSync(dir, { recursive: true });
   }
@@ -163,8 +195,11 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
     fs.writeFileSync(path.join(procDir, 'net', 'ipv6_route'), config.ipv6RouteTable + '\n');
   }
   fs.writeFileSync(path.join(procDir, 'net', 'dev'), deviceTable(config.hostInterfaces ?? ['eth0', 'eth1']));
+  // The new sensor's process, as the stub's inspect names it (pid 4242).
+  fs.mkdirSync(path.join(procDir, '4242'));
+  fs.writeFileSync(path.join(procDir, '4242', 'status'), `Name:\tsensor\nCapInh:\t0000000000000000\nCapEff:\t${config.sensorCapEff ?? '000001ffffffffff'}\n`);
 
-  return { root, binDir, procDir, tmpDir, recordDir, path: `${binDir}:${toolsDir}` };
+  return { root, binDir, procDir, tmpDir, recordDir, secretDir, path: `${binDir}:${toolsDir}` };
 }
 
 export interface RunOptions {
@@ -195,8 +230,16 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_STOP_FAILS: yes(stub.stopFails),
     STUB_RM_FAILS: yes(stub.rmFails),
     STUB_RUN_FAILS: yes(stub.runFails),
+    STUB_START_FAILS: yes(stub.startFails),
+    STUB_NEW_SENSOR_STATE: stub.newSensorState ?? 'running',
+    STUB_NEW_SENSOR_RESTARTS: String(stub.newSensorRestarts ?? 0),
+    STUB_NEW_SENSOR_HEALTH: stub.newSensorHealth ?? '',
+    STUB_PREVIOUS_STATE: stub.previousState ?? 'missing',
+    STUB_IMAGE_USER: stub.imageUser ?? '',
+    ...(stub.previousLabel === undefined ? {} : { STUB_PREVIOUS_LABEL: stub.previousLabel }),
     STUB_CORES: stub.cores ?? '4',
     STUB_OS: stub.operatingSystem ?? 'Linux',
+    STUB_KERNEL: stub.kernelRelease ?? '6.1.0-stub',
     STUB_BLOCK_IN: stub.blockIn ?? '',
     STUB_BLOCK_FIFO: path.join(sandbox.root, 'block.fifo'),
   };
@@ -210,6 +253,9 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
     TMPDIR: sandbox.tmpDir,
     LANG: 'C',
     SVC_SENSOR_PROC_DIR: sandbox.procDir,
+    SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
+    // The stub's sensor is there at once; tests of the wait set their own.
+    SVC_SENSOR_HEALTH_WAIT: '0',
     SVC_SENSOR_API_KEY: TEST_KEY,
     ...stubEnvironment(sandbox, options.stub ?? {}),
   };
@@ -222,10 +268,12 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
 
 export function collectRun(sandbox: Sandbox, status: number | null, stdout: string, stderr: string): LauncherRun {
   const calls = readLines(path.join(sandbox.recordDir, 'calls.log')).map((line) => line.split('\t'));
-  const envFiles = readLines(path.join(sandbox.recordDir, 'env-files.log')).map((line) => {
-    const [file, mode, encoded] = line.split('\t');
-    return { path: file, mode, contents: Buffer.from(encoded ?? '', 'base64').toString('utf8') };
-  });
+  const recordedFiles = (log: string): Array<{ path: string; mode: string; contents: string }> =>
+    readLines(path.join(sandbox.recordDir, log)).map((line) => {
+      const [file, mode, encoded] = line.split('\t');
+      return { path: file, mode, contents: Buffer.from(encoded ?? '', 'base64').toString('utf8') };
+    });
+  const envFiles = recordedFiles('env-files.log');
   return {
     status,
     stdout,
@@ -233,6 +281,8 @@ export function collectRun(sandbox: Sandbox, status: number | null, stdout: stri
     calls,
     runtimeNamesCalled: readLines(path.join(sandbox.recordDir, 'runtime-names.log')),
     envFiles,
+    keyFiles: recordedFiles('key-files.log'),
+    keyStoreEntries: listTree(sandbox.secretDir),
     runtimeSawKeyInEnvironment: fs.existsSync(path.join(sandbox.recordDir, 'runtime-saw-key')),
     toolCalls: readLines(path.join(sandbox.recordDir, 'tools.log')).map((line) => line.split('\t')),
     toolsThatSawKey: readLines(path.join(sandbox.recordDir, 'tools-saw-key.log')),
@@ -335,6 +385,7 @@ export function removeSandboxes(): void {
     }
   }
   for (const root of sandboxes.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+  for (const directory of secretDirs.splice(0)) fs.rmSync(directory, { recursive: true, force: true });
 }
 
 /** The runtime subcommands called, in order (`container inspect` counts as one). */
@@ -355,6 +406,25 @@ export function flagValues(call: readonly string[], flag: string): string[] {
     if (argument === flag && index + 1 < call.length) values.push(call[index + 1]);
   });
   return values;
+}
+
+/** The filesystems the launcher mounts read-only when this host has them under the trace path. */
+export const TRACE_MOUNT_CANDIDATES = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing', '/sys/kernel/btf', '/sys/fs/bpf'];
+
+/** The --volume values the launcher must give for a resolved trace path on this host: the
+ *  candidates under it, or the path itself when it lies inside one of them. */
+export function expectedTraceVolumes(tracePath: string): string[] {
+  const inside = TRACE_MOUNT_CANDIDATES.find((candidate) => tracePath === candidate || tracePath.startsWith(`${candidate}/`));
+  const mounts = inside ? [tracePath] : TRACE_MOUNT_CANDIDATES.filter((candidate) => candidate.startsWith(`${tracePath}/`) && fs.existsSync(candidate));
+  if (mounts.length === 0) throw new Error(`this host has none of ${TRACE_MOUNT_CANDIDATES.join(', ')} under ${tracePath}`);
+  return mounts.map((mount) => `${mount}:${mount}:ro`);
+}
+
+export const KEY_FILE_IN_CONTAINER = '/run/secrets/svc-sensor-api-key';
+
+/** The --volume values of a run call other than the key file's. */
+export function traceVolumes(call: readonly string[]): string[] {
+  return flagValues(call, '--volume').filter((volume) => !volume.endsWith(`:${KEY_FILE_IN_CONTAINER}:ro`));
 }
 
 export const REQUIRED = ['-n', 'acme', '-d', 'corp.example.com', '-a', 'shop-web'];

@@ -92,6 +92,33 @@ describe('options: the spec table, in both help texts, with the defaults the cod
   });
 });
 
+describe('options beyond the spec: the same in both help texts, with the defaults the code uses', () => {
+  const pageRows = pageSection('## Options beyond the spec').filter((line) => /^\| `--/.test(line) && !/^\| `--(dry-run|version)`/.test(line));
+  // Flags without a default first.
+  const helpRows = helpBlock('Launcher options (not in the spec):').filter((line) => /^ {2}--/.test(line) && !/^ {2}--(dry-run|version) /.test(line));
+  // [option, page default, --help default]
+  const launcherOptions: Array<[option: string, pageDefault: string, helpDefault: string]> = [
+    ['--memory-limit', '`512m`', '(default: 512m)'],
+    ['--cpu-limit', '`1`', '(default: 1)'],
+    ['--log-max-size', '`10m`', '(default: 10m)'],
+    ['--pull', '`missing`', '(default: missing)'],
+    ['--health-wait', '`10`', '(default: 10)'],
+    ['--key-file', 'none', '(default: none, the environment'],
+    ['--key-delivery', '`file`', '(default: file)'],
+  ];
+
+  test.each(launcherOptions)('%s', (option, pageDefault, helpDefault) => {
+    const row = pageRows.find((line) => line.startsWith(`| \`${option}\` |`));
+    expect(row?.split('|')[3]?.trim()).toBe(pageDefault);
+    expect(helpRows.find((line) => line.startsWith(`  ${option} `))).toContain(helpDefault);
+  });
+
+  test('no other option in either', () => {
+    expect(pageRows).toHaveLength(launcherOptions.length);
+    expect(helpRows).toHaveLength(launcherOptions.length);
+  });
+});
+
 describe('exit codes and environment variables: the same in both help texts', () => {
   test('exit codes', () => {
     const numeric = (codes: string[]): number[] => codes.map(Number).sort((a, b) => a - b);
@@ -140,14 +167,14 @@ function pageCommands(lines: readonly string[]): string[] {
   return commands;
 }
 
-function runExample(script: string): ReturnType<typeof collectRun> {
+function runExample(script: string, input = ''): ReturnType<typeof collectRun> {
   const stub = {
     runtimeNames: ['docker', 'podman'],
     containerInterfaces: /-N eth1\b/.test(script) ? ['eth0', 'eth1'] : ['eth0'],
   };
   const sandbox = createSandbox(stub);
   fs.writeFileSync(path.join(sandbox.root, 'sensor-key'), 'sk-from-a-file\n', { mode: 0o600 });
-  const result = spawnSync(realBash(), ['-c', script], { env: { ...launcherEnvironment(sandbox, { stub }), LAUNCHER }, input: '', encoding: 'utf8' });
+  const result = spawnSync(realBash(), ['-c', script], { env: { ...launcherEnvironment(sandbox, { stub }), LAUNCHER }, input, encoding: 'utf8' });
   const run = collectRun(sandbox, result.status, result.stdout, result.stderr);
   fs.rmSync(sandbox.root, { recursive: true, force: true });
   return run;
@@ -167,12 +194,13 @@ describe('the examples run as written', () => {
   test('there are examples to run', () => {
     expect(pageExamples.length).toBeGreaterThanOrEqual(5);
     expect(helpExamples).toHaveLength(2);
-    expect(opening).toMatch(/export SVC_SENSOR_API_KEY=.*\n.*bin\/run-svc-sensor\.sh/);
+    expect(opening).toMatch(/read -rs SVC_SENSOR_API_KEY && export SVC_SENSOR_API_KEY.*\n.*bin\/run-svc-sensor\.sh/);
   });
 
   test.each(examples)('%s', (_where, script) => {
     // The key from the environment unless the example sets it; ~/sensor-key holds one.
-    const run = runExample(script.replace(/bin\/run-svc-sensor\.sh/g, '"$LAUNCHER"'));
+    // The opening example reads the key from standard input (a paste into `read -rs`).
+    const run = runExample(script.replace(/bin\/run-svc-sensor\.sh/g, '"$LAUNCHER"'), 'sk-pasted-key\n');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/Sensor svc-sensor-\S+ started/);

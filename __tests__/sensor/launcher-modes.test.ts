@@ -1,6 +1,6 @@
 /** Container and host mode, interface choice and the replace path of bin/run-svc-sensor.sh,
  *  driven against the stub container runtime. */
-import { flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
+import { expectedTraceVolumes, flagValues, LauncherRun, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands, traceVolumes } from './harness';
 
 afterAll(removeSandboxes);
 
@@ -15,17 +15,24 @@ describe('container mode (default)', () => {
       'exec',
       '--version',
       'image inspect',
+      'image inspect',
+      'container inspect',
       'container inspect',
       'run',
+      'container inspect',
+      'container inspect',
     ]);
     expect(run.calls[1]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'shop-web']);
     expect(run.calls[2]).toEqual(['exec', 'shop-web', 'cat', '/proc/net/dev']);
-    expect(run.calls[5]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
+    expect(run.calls[5]).toEqual(['image', 'inspect', '--format', '{{.Config.User}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
+    expect(run.calls[6]).toEqual(['container', 'inspect', '--format', '{{index .Config.Labels "svc.sensor.name"}}', 'svc-sensor-shop-web.previous']);
+    expect(run.calls[7]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
 
     const call = runCall(run);
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-shop-web']);
     expect(flagValues(call, '--network')).toEqual(['container:shop-web']);
     expect(flagValues(call, '--env')).toEqual([
+      'SVC_SENSOR_API_KEY_FILE=/run/secrets/svc-sensor-api-key',
       'SVC_TENANT_ID=acme',
       'SVC_ANALYZER_ADDRESS=analyzer.svcprevent.corp.example.com:50051',
       'SVC_ANALYZER_TLS=true',
@@ -34,7 +41,7 @@ describe('container mode (default)', () => {
       'SVC_TRACE_PATH=/sys',
       'SVC_SENSOR_MODE=container',
     ]);
-    expect(flagValues(call, '--volume')).toEqual(['/sys:/sys:ro']);
+    expect(traceVolumes(call)).toEqual(expectedTraceVolumes('/sys'));
     expect(call[call.length - 1]).toBe('registry.svc.example/svc/runtime-sensor:1.2.0');
   });
 
@@ -157,7 +164,7 @@ describe('host mode (-H)', () => {
     expect(run.status).toBe(0);
     // No app container is looked at in host mode.
     expect(run.calls.some((call) => call.includes('i-0abc123'))).toBe(false);
-    expect(subcommands(run)).toEqual(['info', '--version', 'image inspect', 'container inspect', 'run']);
+    expect(subcommands(run)).toEqual(['info', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
     const call = runCall(run);
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-i-0abc123']);
     expect(flagValues(call, '--network')).toEqual(['host']);
@@ -218,63 +225,66 @@ describe('host mode (-H)', () => {
   });
 });
 
-describe('replacing an existing sensor', () => {
-  test('a running sensor is stopped with a grace period, then removed, then the new one starts', () => {
+/** The runtime calls from the first look at an existing sensor on (after the image check). */
+function replacementCalls(run: LauncherRun): string[] {
+  const calls = subcommands(run);
+  const imageCheck = Math.max(calls.lastIndexOf('image inspect'), calls.lastIndexOf('pull'));
+  return calls.slice(imageCheck + 1);
+}
+
+const PREVIOUS = 'svc-sensor-shop-web.previous';
+
+describe('replacing an existing sensor: stopped gracefully, kept until the new one is healthy', () => {
+  test('a running sensor is renamed aside, stopped with a grace period, and removed once the new one is healthy', () => {
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'running' } });
+    expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const tail = subcommands(run).slice(-4);
-    expect(tail).toEqual(['container inspect', 'stop', 'rm', 'run']);
-    expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '30', 'svc-sensor-shop-web']);
-    expect(run.calls.find((call) => call[0] === 'rm')).toEqual(['rm', 'svc-sensor-shop-web']);
-    expect(run.stdout).toMatch(/Stopping the running sensor svc-sensor-shop-web \(grace period 30 s\)/);
+    // The .previous label check, the state, then rename, stop, run, the health check, rm, the image ID.
+    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'rename', 'stop', 'run', 'container inspect', 'rm', 'container inspect']);
+    expect(run.calls.find((call) => call[0] === 'rename')).toEqual(['rename', 'svc-sensor-shop-web', PREVIOUS]);
+    expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '30', PREVIOUS]);
+    expect(run.calls.find((call) => call[0] === 'rm')).toEqual(['rm', '--force', PREVIOUS]);
+    expect(run.stdout).toMatch(/Stopping the running sensor svc-sensor-shop-web \(grace period 30 s; kept as svc-sensor-shop-web\.previous until the new one is healthy\)/);
+    expect(run.stdout).toMatch(/Removing the previous sensor container \(as svc-sensor-shop-web\.previous\)/);
   });
 
-  test.each([['exited'], ['created']] as const)('an existing %s sensor is removed without a stop', (sensorState) => {
-    const run = runLauncher(REQUIRED, { stub: { sensorState } });
-    expect(run.status).toBe(0);
-    expect(subcommands(run).slice(-3)).toEqual(['container inspect', 'rm', 'run']);
-  });
-
-  test('a paused sensor is stopped too', () => {
-    const run = runLauncher(REQUIRED, { stub: { sensorState: 'paused' } });
-    expect(run.status).toBe(0);
-    expect(subcommands(run).slice(-3)).toEqual(['stop', 'rm', 'run']);
-  });
-
-  // Docker and podman name their states differently; `rm` refuses a container that may still
-  // run, so every state that is not known to be stopped gets the graceful stop first.
+  // Docker and podman name their states differently; every state that is not known to be
+  // stopped gets the graceful stop.
   test.each([
+    ['paused', 'paused'],
     ['docker restarting', 'restarting'],
     ['podman stopping', 'stopping'],
     ['podman initialized', 'initialized'],
-  ] as const)('%s: stopped with the grace period, then removed', (_name, sensorState) => {
+  ] as const)('%s: stopped with the grace period', (_name, sensorState) => {
     const run = runLauncher(REQUIRED, { stub: { sensorState } });
     expect(run.status).toBe(0);
-    expect(subcommands(run).slice(-3)).toEqual(['stop', 'rm', 'run']);
-    expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '30', 'svc-sensor-shop-web']);
+    expect(replacementCalls(run).slice(2)).toEqual(['rename', 'stop', 'run', 'container inspect', 'rm', 'container inspect']);
   });
 
   test.each([
+    ['exited', 'exited'],
+    ['created', 'created'],
     ['docker dead', 'dead'],
     ['podman stopped', 'stopped'],
     ['podman configured', 'configured'],
-  ] as const)('%s: removed without a stop', (_name, sensorState) => {
+  ] as const)('%s: set aside and removed without a stop', (_name, sensorState) => {
     const run = runLauncher(REQUIRED, { stub: { sensorState } });
     expect(run.status).toBe(0);
-    expect(subcommands(run).slice(-3)).toEqual(['container inspect', 'rm', 'run']);
+    expect(replacementCalls(run).slice(2)).toEqual(['rename', 'run', 'container inspect', 'rm', 'container inspect']);
+    expect(run.stdout).not.toMatch(/Stopping/);
   });
 
-  test('no sensor yet: nothing is stopped or removed', () => {
+  test('no sensor yet: nothing is renamed, stopped or removed', () => {
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'missing' } });
     expect(run.status).toBe(0);
-    expect(subcommands(run)).not.toContain('stop');
-    expect(subcommands(run)).not.toContain('rm');
+    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
   test('the image is pulled before the running sensor is touched', () => {
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', imageIsLocal: false } });
     expect(run.status).toBe(0);
-    expect(subcommands(run).slice(-6)).toEqual(['image inspect', 'pull', 'container inspect', 'stop', 'rm', 'run']);
+    const calls = subcommands(run);
+    expect(calls.indexOf('pull')).toBeLessThan(calls.indexOf('rename'));
     expect(run.calls.find((call) => call[0] === 'pull')).toEqual(['pull', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
   });
 
@@ -282,23 +292,115 @@ describe('replacing an existing sensor', () => {
     const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', imageIsLocal: false, pullFails: true } });
     expect(run.status).toBe(15);
     expect(run.stderr).toMatch(/image 'registry\.svc\.example\/svc\/runtime-sensor:1\.2\.0' is not available locally and cannot be pulled; check -i\/--image-repo and -t\/--image-tag/);
+    expect(subcommands(run)).not.toContain('rename');
     expect(subcommands(run)).not.toContain('stop');
     expect(subcommands(run)).not.toContain('run');
   });
 
-  test.each([
-    ['stop fails', { stopFails: true }, /could not stop the running sensor 'svc-sensor-shop-web'/],
-    ['rm fails', { rmFails: true }, /could not remove the previous sensor container 'svc-sensor-shop-web'/],
-  ])('%s: exit 16 and no new sensor', (_name, failure, message) => {
-    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', ...failure } });
+  test('stop fails: exit 16, no new sensor, the old one back under its name', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', stopFails: true } });
     expect(run.status).toBe(16);
-    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toMatch(/could not stop the running sensor \(now 'svc-sensor-shop-web\.previous'\)/);
     expect(subcommands(run)).not.toContain('run');
+    expect(run.calls.filter((call) => call[0] === 'rename')).toEqual([
+      ['rename', 'svc-sensor-shop-web', PREVIOUS],
+      ['rename', PREVIOUS, 'svc-sensor-shop-web'],
+    ]);
   });
 
-  test('the runtime refuses to start the sensor: exit 17', () => {
-    const run = runLauncher(REQUIRED, { stub: { runFails: true } });
+  test('the previous sensor cannot be removed after the new one is healthy: exit 0, with a warning', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', rmFails: true } });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe(`run-svc-sensor.sh: warning: could not remove the previous sensor container ${PREVIOUS}; remove it by hand (docker rm ${PREVIOUS})\n`);
+  });
+
+  test('the runtime refuses to start the new sensor: exit 17, the old one renamed back and started again', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', runFails: true } });
     expect(run.status).toBe(17);
-    expect(run.stderr).toMatch(/the sensor container 'svc-sensor-shop-web' did not start/);
+    expect(run.stderr).toMatch(/the sensor container svc-sensor-shop-web did not start \(docker run failed, see above\)/);
+    expect(run.stderr).toMatch(/the previous sensor svc-sensor-shop-web was started again/);
+    expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'rename', 'stop', 'run', 'rm', 'rename', 'start']);
+    expect(run.calls.slice(-3)).toEqual([
+      ['rm', '--force', 'svc-sensor-shop-web'],
+      ['rename', PREVIOUS, 'svc-sensor-shop-web'],
+      ['start', 'svc-sensor-shop-web'],
+    ]);
+  });
+});
+
+describe('healthy or failed: the new sensor must stay up', () => {
+  test.each([
+    ['exits at once (a bad key)', { newSensorState: 'exited' }, /the new sensor 'svc-sensor-shop-web' did not stay up: after 0 s it is 'exited' with 0 restart\(s\)/],
+    ['crash-loops (restarted by the runtime)', { newSensorState: 'running', newSensorRestarts: 2 }, /did not stay up: after 0 s it is 'running' with 2 restart\(s\)/],
+    ['reports its health check unhealthy', { newSensorHealth: 'unhealthy' }, /reports its health check as unhealthy/],
+  ])('%s: exit 21 with its last log lines; the previous sensor is restored', (_name, stub, message) => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', ...stub } });
+    expect(run.stderr).toMatch(message);
+    expect(run.status).toBe(21);
+    expect(run.stderr).toMatch(/Last 20 log lines of svc-sensor-shop-web:\n {2}\| stand-in sensor: starting\n {2}\| stand-in sensor: authentication failed: invalid sensor key\n/);
+    expect(run.calls.find((call) => call[0] === 'logs')).toEqual(['logs', '--tail', '20', 'svc-sensor-shop-web']);
+    expect(run.calls.slice(-3)).toEqual([
+      ['rm', '--force', 'svc-sensor-shop-web'],
+      ['rename', PREVIOUS, 'svc-sensor-shop-web'],
+      ['start', 'svc-sensor-shop-web'],
+    ]);
+    expect(run.stdout).not.toMatch(/Sensor svc-sensor-shop-web started/);
+    // The new sensor's key directory went with it.
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
+  });
+
+  test('a sensor that was stopped is put back stopped', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'exited', newSensorState: 'exited' } });
+    expect(run.status).toBe(21);
+    expect(run.stderr).toMatch(/the previous sensor svc-sensor-shop-web is back \(stopped, as it was\)/);
+    expect(subcommands(run)).not.toContain('start');
+  });
+
+  test('--health-wait 2: inspected for 2 s, once a second', () => {
+    const run = runLauncher([...REQUIRED, '--health-wait', '2']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/Waiting 2 s for svc-sensor-shop-web to stay up/);
+    // The .previous label and the state, 3 health checks, the image ID.
+    expect(replacementCalls(run).filter((call) => call === 'container inspect')).toHaveLength(2 + 3 + 1);
+    expect(run.toolCalls.filter((call) => call[0] === 'sleep')).toEqual([['sleep', '1'], ['sleep', '1']]);
+  });
+
+  test.each(['-1', '601', '1.5', 'ten'])('--health-wait %s: exit 2', (value) => {
+    const run = runLauncher([...REQUIRED, `--health-wait=${value}`]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`invalid value '${value.replace('.', '\\.')}' for --health-wait \\(or SVC_SENSOR_HEALTH_WAIT\\)`));
+  });
+
+  test('a capability asked for but not granted (e.g. a non-root image user): exit 22, rolled back', () => {
+    // CapEff without BPF (39) and PERFMON (38).
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', sensorCapEff: '0000000000003000' } });
+    expect(run.stderr).toMatch(/the sensor was not granted BPF PERFMON \(the runtime dropped what this host or the image's user does not allow/);
+    expect(run.status).toBe(22);
+    expect(run.calls.slice(-2)).toEqual([['rename', PREVIOUS, 'svc-sensor-shop-web'], ['start', 'svc-sensor-shop-web']]);
+  });
+});
+
+describe('a run interrupted while the previous sensor was set aside', () => {
+  test('no sensor under the name: the one left as .previous is renamed back first, then replaced', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'missing', previousState: 'exited' } });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/Renaming svc-sensor-shop-web\.previous, left by an interrupted run, back to svc-sensor-shop-web/);
+    expect(run.calls.filter((call) => call[0] === 'rename')).toEqual([
+      ['rename', PREVIOUS, 'svc-sensor-shop-web'],
+      ['rename', 'svc-sensor-shop-web', PREVIOUS],
+    ]);
+  });
+
+  test('a sensor runs under the name: the .previous one is superseded and removed', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running', previousState: 'exited' } });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/Removing svc-sensor-shop-web\.previous, left by an interrupted run/);
+    expect(run.calls.filter((call) => call[0] === 'rm')[0]).toEqual(['rm', '--force', PREVIOUS]);
+  });
+
+  test('a .previous container of another application (its label says so) is never touched', () => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'missing', previousState: 'running', previousLabel: 'svc-sensor-shop-web.previous' } });
+    expect(run.status).toBe(0);
+    expect(run.calls.some((call) => call.includes(PREVIOUS) && call[0] !== 'container')).toBe(false);
   });
 });

@@ -101,7 +101,7 @@ describe('container runtime choice', () => {
     const noSensor = runLauncher(REQUIRED, { stub: { runtimeNames: [runtimeName], sensorState: 'missing' } });
     expect(noSensor.stderr).toBe('');
     expect(noSensor.status).toBe(0);
-    expect(subcommands(noSensor).slice(-2)).toEqual(['container inspect', 'run']);
+    expect(subcommands(noSensor).slice(-4)).toEqual(['container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
   test.each([
@@ -118,7 +118,7 @@ describe('container runtime choice', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env: { 'BASH_FUNC_docker%%': '() {  echo fake;\n}' } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(subcommands(run)).toEqual(['info', 'container inspect', 'exec', '--version', 'image inspect', 'container inspect', 'run']);
+    expect(subcommands(run)).toEqual(['info', 'container inspect', 'exec', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
   test('a failing podman is reported by its name', () => {

@@ -1,6 +1,6 @@
 /** bin/run-svc-sensor.sh interrupted: Ctrl-C (SIGINT to the process group), SIGTERM and
- *  SIGHUP (to the launcher alone) while the runtime is busy. The private key file must be gone
- *  afterwards, and nothing further may be stopped, removed or started. */
+ *  SIGHUP (to the launcher alone) while the runtime is busy. The key file of the run must be gone
+ *  afterwards, the previous sensor back under its name and running, and nothing else done. */
 import { removeSandboxes, REQUIRED, startBlockedLauncher, stubSignals, subcommands } from './harness';
 
 afterAll(removeSandboxes);
@@ -14,7 +14,7 @@ const cases: Array<[name: string, signal: NodeJS.Signals, target: 'launcher' | '
 ];
 
 describe('interrupted launcher', () => {
-  test.each(cases)('%s: key file removed, nothing more done', async (_name, signal, target, blockIn, status) => {
+  test.each(cases)('%s: key file removed, the previous sensor back and running, nothing else done', async (_name, signal, target, blockIn, status) => {
     const launcher = startBlockedLauncher(REQUIRED, { stub: { sensorState: 'running', blockIn } });
     await launcher.blocked();
     launcher.signal(signal, target);
@@ -24,13 +24,22 @@ describe('interrupted launcher', () => {
 
     expect(run.status).toBe(status);
     if (target === 'group') expect(stubSignals(run)).toEqual([signal.replace('SIG', '')]);
+    // The interrupted call, then the rollback: the new container (if any) removed, the
+    // previous sensor renamed back and started again.
     const calls = subcommands(run);
-    expect(calls[calls.length - 1]).toBe(blockIn);
+    const rollback = blockIn === 'run' ? ['rm', 'rename', 'start'] : ['rename', 'start'];
+    expect(calls.slice(calls.lastIndexOf(blockIn))).toEqual([blockIn, ...rollback]);
+    expect(run.calls.slice(-2)).toEqual([
+      ['rename', 'svc-sensor-shop-web.previous', 'svc-sensor-shop-web'],
+      ['start', 'svc-sensor-shop-web'],
+    ]);
     if (blockIn === 'run') {
-      // The file existed, private, while the runtime read it.
-      expect(run.envFiles).toHaveLength(1);
-      expect(run.envFiles[0].mode).toBe('600');
+      // The key file existed, private, while the runtime read it.
+      expect(run.keyFiles).toHaveLength(1);
+      expect(run.keyFiles[0].mode).toBe('600');
     }
+    // Its directory is gone; only the (empty) directory of the sensor name stays.
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
     expect(run.leftoverTempFiles).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
+import { expectedTraceVolumes, traceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, subcommands } from './harness';
 
 const EXIT_TRACE_PATH_OUTSIDE_SYS = 18;
 
@@ -50,7 +50,7 @@ describe('an accepted trace path is mounted, passed and printed in its resolved 
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const call = runCall(run);
-    expect(flagValues(call, '--volume')).toEqual([`${resolved}:${resolved}:ro`]);
+    expect(traceVolumes(call)).toEqual(expectedTraceVolumes(resolved));
     expect(flagValues(call, '--env')).toContain(`SVC_TRACE_PATH=${resolved}`);
     expect(run.stdout).toContain(`  trace path:        ${resolved}\n`);
   });

@@ -14,6 +14,10 @@ import { track } from '../support/child-processes';
 export const BUSYBOX = '/bin/busybox';
 export const SENSOR_IMAGE_REPOSITORY = 'localhost/svc-test/sensor-stand-in';
 export const SENSOR_IMAGE_TAG = 'busybox';
+/** The same stand-in, run as user 1000: it gets no effective capabilities. */
+export const NON_ROOT_SENSOR_IMAGE_TAG = 'busybox-non-root';
+/** The key the stand-in sensor treats as refused by the platform. */
+export const BAD_KEY = 'sk-refused-by-the-platform';
 const INSTALL_HINT = 'install them: apt-get install -y podman runc busybox-static';
 
 /** The tools podman starts (netavark calls iptables) live in the sbin directories too. */
@@ -59,14 +63,33 @@ function isDynamicallyLinked(file: string): boolean {
  *  the grace period, so an exit status of 0 proves the graceful stop. The key is reported as a
  *  hash only, so the test key never reaches a log. */
 const SENSOR_ENTRYPOINT = `#!/bin/sh
+BAD_KEY='${BAD_KEY}'
 trap 'echo "stand-in sensor: SIGTERM, stopping"; exit 0' TERM
 echo "args: $*"
 busybox env | busybox grep '^SVC_' | busybox grep -v '^SVC_SENSOR_API_KEY=' | busybox sort | busybox sed 's/^/env: /'
-echo "key-sha256: $(printf '%s' "$SVC_SENSOR_API_KEY" | busybox sha256sum | busybox cut -d ' ' -f 1)"
+if [ -n "$SVC_SENSOR_API_KEY_FILE" ]; then
+  key=$(busybox cat "$SVC_SENSOR_API_KEY_FILE") || { echo "stand-in sensor: cannot read the key file"; exit 1; }
+else
+  key=$SVC_SENSOR_API_KEY
+fi
+# As a real sensor does on a key the platform refuses: say so and exit (and be restarted).
+if [ "$key" = "${BAD_KEY}" ]; then echo "stand-in sensor: authentication failed: invalid sensor key"; exit 1; fi
+echo "key-sha256: $(printf '%s' "$key" | busybox sha256sum | busybox cut -d ' ' -f 1)"
+echo "key-in-environment: $(if busybox env | busybox grep -q '^SVC_SENSOR_API_KEY='; then echo yes; else echo no; fi)"
 echo "netns: $(busybox readlink /proc/self/ns/net)"
+echo "uid: $(busybox id -u)"
 echo "capabilities: $(busybox grep '^CapEff:' /proc/self/status | busybox cut -f 2)"
 busybox grep -E '^[^ ]+ /sys(/[^ ]*)? ' /proc/self/mounts | busybox sed 's/^/mount: /'
 busybox ip -o link | busybox sed 's/^/link: /'
+# What a sensor that turned hostile could do: each line says ok or refused.
+try() { if "$@" >/dev/null 2>&1; then echo ok; else echo refused; fi; }
+echo "escape remount-sys-rw: $(try busybox mount -o remount,bind,rw /sys)"
+echo "escape umount-cgroup: $(try busybox umount -l /sys/fs/cgroup)"
+echo "escape write-root-fs: $(try busybox touch /probe)"
+echo "escape write-tmp: $(try busybox touch /tmp/probe)"
+echo "escape write-trace-mount: $(try busybox touch "$SVC_TRACE_PATH/probe")"
+busybox grep ' - cgroup' /proc/self/mountinfo | busybox awk '{print "cgroup-root: " $4}'
+busybox find /sys/fs/cgroup -name release_agent | busybox sed 's/^/release-agent: /'
 busybox ip -o -4 addr | busybox sed 's/^/addr: /'
 echo ready
 while :; do busybox sleep 3600 & wait $!; done
@@ -98,6 +121,8 @@ export class PodmanSandbox {
   readonly root: string;
   /** TMPDIR of the launcher: its private key file must be gone after each run. */
   readonly launcherTmpDir: string;
+  /** SVC_SENSOR_SECRET_DIR of the launcher: on /dev/shm (a tmpfs), mode 0700. */
+  readonly secretDir: string;
   readonly suffix = crypto.randomBytes(3).toString('hex');
   readonly image = `${SENSOR_IMAGE_REPOSITORY}:${SENSOR_IMAGE_TAG}`;
   private readonly networks: string[] = [];
@@ -110,6 +135,7 @@ export class PodmanSandbox {
     this.root = root;
     this.runRoot = runRootFor(root);
     this.launcherTmpDir = path.join(root, 'launcher-tmp');
+    this.secretDir = fs.mkdtempSync('/dev/shm/svc-sensor-keys-');
     const home = path.join(root, 'home');
     const podmanTmpDir = path.join(root, 'tmp');
     for (const dir of [this.launcherTmpDir, home, podmanTmpDir]) fs.mkdirSync(dir);
@@ -201,6 +227,7 @@ export class PodmanSandbox {
     const tar = await runCommand('tar', ['-C', rootfs, '--owner=0', '--group=0', '--numeric-owner', '-cf', tarball, '.'], this.env);
     if (tar.status !== 0) throw new Error(`tar of the stand-in rootfs failed: ${tar.stderr}`);
     await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', tarball, this.image]);
+    await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', '--change', 'USER 1000', tarball, `${SENSOR_IMAGE_REPOSITORY}:${NON_ROOT_SENSOR_IMAGE_TAG}`]);
   }
 
   /** Creates a bridge network with a name unique to this run; removed by cleanup. */
@@ -271,6 +298,7 @@ export class PodmanSandbox {
       if (removed.status !== 0) problems.push(`network ${network} not removed: ${removed.stderr}`);
     }
     if (problems.length === 0) {
+      fs.rmSync(this.secretDir, { recursive: true, force: true });
       fs.rmSync(this.runRoot, { recursive: true, force: true });
       fs.rmSync(this.root, { recursive: true, force: true });
     }
@@ -281,6 +309,7 @@ export class PodmanSandbox {
 /** The parts of `podman container inspect` the tests read. */
 export interface ContainerInspection {
   readonly Id: string;
+  readonly Image: string;
   readonly Name: string;
   readonly RestartCount: number;
   readonly State: { readonly Status: string; readonly Running: boolean };
@@ -289,6 +318,11 @@ export interface ContainerInspection {
   readonly HostConfig: {
     readonly NetworkMode: string;
     readonly RestartPolicy: { readonly Name: string };
+    readonly ReadonlyRootfs: boolean;
+    readonly SecurityOpt: readonly string[] | null;
+    readonly Memory: number;
+    readonly NanoCpus: number;
+    readonly PidsLimit: number;
   };
   readonly Mounts: ReadonlyArray<{ readonly Source: string; readonly Destination: string; readonly RW: boolean }>;
   readonly NetworkSettings: {
@@ -300,10 +334,19 @@ export interface ContainerInspection {
 export interface SensorReport {
   readonly env: Record<string, string>;
   readonly keySha256: string;
+  /** Whether SVC_SENSOR_API_KEY was in the sensor's environment. */
+  readonly keyInEnvironment: boolean;
   readonly netns: string;
+  readonly uid: string;
   readonly capabilities: bigint;
   /** Mount point at or under /sys -> its options, the last mount on it (the one seen). */
   readonly mounts: Record<string, string>;
+  /** Each escape attempt ('remount-sys-rw', 'umount-cgroup', ...) -> 'ok' or 'refused'. */
+  readonly escapes: Record<string, string>;
+  /** Root (within its hierarchy) of every cgroup mount the sensor sees. */
+  readonly cgroupRoots: string[];
+  /** release_agent files the sensor can see (the cgroup v1 host escape). */
+  readonly releaseAgents: string[];
   /** Interface name (without @peer) -> MAC address. */
   readonly links: Record<string, string>;
   /** Interface name -> IPv4 addresses without prefix length. */
@@ -315,8 +358,13 @@ export function parseSensorLog(log: string): SensorReport {
   const links: Record<string, string> = {};
   const addresses: Record<string, string[]> = {};
   const mounts: Record<string, string> = {};
+  const escapes: Record<string, string> = {};
+  const cgroupRoots: string[] = [];
+  const releaseAgents: string[] = [];
   let keySha256 = '';
+  let keyInEnvironment = true;
   let netns = '';
+  let uid = '';
   let capabilities = -1n;
   for (const line of log.split('\n')) {
     const [kind, ...rest] = line.split(': ');
@@ -325,8 +373,13 @@ export function parseSensorLog(log: string): SensorReport {
       const equals = value.indexOf('=');
       env[value.slice(0, equals)] = value.slice(equals + 1);
     } else if (kind === 'key-sha256') keySha256 = value;
+    else if (kind === 'key-in-environment') keyInEnvironment = value !== 'no';
     else if (kind === 'netns') netns = value;
+    else if (kind === 'uid') uid = value;
     else if (kind === 'capabilities') capabilities = BigInt(`0x${value}`);
+    else if (kind.startsWith('escape ')) escapes[kind.slice('escape '.length)] = value;
+    else if (kind === 'cgroup-root') cgroupRoots.push(value);
+    else if (kind === 'release-agent') releaseAgents.push(value);
     else if (kind === 'mount') {
       // "sysfs /sys/kernel sysfs ro,nosuid,nodev,noexec,relatime 0 0"
       const [, mountPoint, , options] = value.split(' ');
@@ -341,5 +394,5 @@ export function parseSensorLog(log: string): SensorReport {
       if (match) (addresses[match[1]] ??= []).push(match[2]);
     }
   }
-  return { env, keySha256, netns, capabilities, mounts, links, addresses };
+  return { env, keySha256, keyInEnvironment, netns, uid, capabilities, mounts, escapes, cgroupRoots, releaseAgents, links, addresses };
 }

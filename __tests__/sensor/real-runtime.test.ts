@@ -7,12 +7,14 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import { LAUNCHER, realBash, TEST_KEY } from './harness';
-import { parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
 
 const LAUNCHER_VERSION = '1.0.0';
 const STOP_GRACE_SECONDS = 30;
-/** Capability bits (linux/capability.h) the launcher adds. */
-const ADDED_CAPABILITIES = { NET_ADMIN: 12, NET_RAW: 13, SYS_PTRACE: 19, SYS_ADMIN: 21, SYS_RESOURCE: 24 };
+/** Capability bits (linux/capability.h) the launcher grants on kernels >= 5.8 (all others dropped). */
+const GRANTED_CAPABILITIES = { NET_ADMIN: 12, NET_RAW: 13, PERFMON: 38, BPF: 39 };
+/** The filesystems the launcher may mount, read-only, when they exist under the trace path. */
+const TRACE_MOUNT_CANDIDATES = ['/sys/kernel/tracing', '/sys/kernel/debug/tracing', '/sys/kernel/btf', '/sys/fs/bpf'];
 
 // Each podman call costs a second or more on a loaded 2-core machine.
 jest.setTimeout(120_000);
@@ -31,15 +33,19 @@ afterAll(async () => {
   await sandbox?.cleanup();
 }, 60_000);
 
-/** Runs the real launcher with podman as the runtime and the stand-in image. */
-function launch(args: readonly string[]): Promise<CommandResult> {
+/** Runs the real launcher with podman as the runtime and the stand-in image. The new sensor
+ *  must stay up for 3 s (the stand-in exits within a second on a bad key). */
+function launch(args: readonly string[], options: { key?: string; tag?: string; image?: readonly string[] } = {}): Promise<CommandResult> {
   const env = {
     ...sandbox.environment(),
     TMPDIR: sandbox.launcherTmpDir,
+    SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     SVC_CONTAINER_RUNTIME: 'podman',
-    SVC_SENSOR_API_KEY: TEST_KEY,
+    SVC_SENSOR_API_KEY: options.key ?? TEST_KEY,
+    SVC_SENSOR_HEALTH_WAIT: '3',
   };
-  return runCommand(realBash(), [LAUNCHER, ...args, '-i', SENSOR_IMAGE_REPOSITORY, '-t', SENSOR_IMAGE_TAG], env);
+  const image = options.image ?? ['-i', SENSOR_IMAGE_REPOSITORY, '-t', options.tag ?? SENSOR_IMAGE_TAG];
+  return runCommand(realBash(), [LAUNCHER, ...args, ...image], env);
 }
 
 /** Fails with the launcher's messages when it did not exit with the expected status. */
@@ -79,8 +85,36 @@ function hostBoundingCapabilities(): bigint {
   return BigInt(`0x${line.split(/\s+/)[1]}`);
 }
 
-function bitCount(set: bigint): number {
-  return set.toString(2).replace(/0/g, '').length;
+function capabilitySet(bits: readonly number[]): bigint {
+  return bits.reduce((set, bit) => set | (1n << BigInt(bit)), 0n);
+}
+
+/** The candidates this host has at or under a trace path: what the launcher must mount. */
+function expectedTraceMounts(tracePath: string): string[] {
+  return TRACE_MOUNT_CANDIDATES.filter((candidate) => candidate.startsWith(`${tracePath}/`) && fs.existsSync(candidate));
+}
+
+/** What the stand-in found it could not do: no way back to the host from inside the sensor. */
+function expectConfined(report: ReturnType<typeof parseSensorLog>): void {
+  expect(report.escapes).toEqual({
+    'remount-sys-rw': 'refused',
+    'umount-cgroup': 'refused',
+    'write-root-fs': 'refused',
+    'write-tmp': 'ok',
+    'write-trace-mount': 'refused',
+  });
+  // Every cgroup mount is the container's own subtree, never a hierarchy's root.
+  expect(report.cgroupRoots.length).toBeGreaterThan(0);
+  for (const root of report.cgroupRoots) expect(root).not.toBe('/');
+  expect(report.releaseAgents).toEqual([]);
+  // The mounts at or under /sys are the container's own read-only sysfs and what the launcher
+  // mounted, all read-only; /sys/fs/cgroup itself is podman's private tmpfs that holds the
+  // (read-only) cgroup mounts.
+  expect(Object.keys(report.mounts)).toContain('/sys/fs/cgroup/memory');
+  for (const [mountPoint, options] of Object.entries(report.mounts)) {
+    if (mountPoint === '/sys/fs/cgroup') continue;
+    expect({ mountPoint, readOnly: options.split(',').includes('ro') }).toEqual({ mountPoint, readOnly: true });
+  }
 }
 
 async function runningSensor(name: string) {
@@ -104,27 +138,44 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(report.netns).toBe(appNetns);
     expect(inspection.HostConfig.RestartPolicy.Name).toBe('unless-stopped');
     expect(inspection.Config.Labels).toEqual(expect.objectContaining({ 'svc.sensor.launcher-version': LAUNCHER_VERSION }));
-    expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: '/sys', Destination: '/sys', RW: false }));
-    expect(report.mounts['/sys']?.split(',')).toContain('ro');
+    // The tracing and BPF filesystems, read-only at the same place; never all of sysfs.
+    const traceMounts = expectedTraceMounts('/sys');
+    expect(traceMounts.length).toBeGreaterThan(0);
+    const binds = inspection.Mounts.filter((mount) => mount.Destination.startsWith('/sys'));
+    expect(inspection.Mounts.map((mount) => mount.Destination).sort()).toEqual([...traceMounts, '/run/secrets/svc-sensor-api-key'].sort());
+    expect(binds.map((mount) => [mount.Source, mount.Destination, mount.RW]).sort()).toEqual(traceMounts.map((mount) => [mount, mount, false]).sort());
+    for (const mount of traceMounts) expect(report.mounts[mount]?.split(',')).toContain('ro');
+    expect(inspection.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(inspection.HostConfig.SecurityOpt).toContain('no-new-privileges');
+    expect(inspection.HostConfig.Memory).toBe(512 * 1024 * 1024);
+    expect(inspection.HostConfig.NanoCpus).toBe(1_000_000_000);
+    expect(inspection.HostConfig.PidsLimit).toBe(256);
+    expectConfined(report);
     expect(inspection.ImageName).toBe(sandbox.image);
     expect(report.env).toEqual({
       SVC_ANALYZER_ADDRESS: 'analyzer.prodeu.corp.example.com:50051',
       SVC_ANALYZER_TLS: 'true',
       SVC_INTERFACE: 'eth0',
       SVC_LOG_LEVEL: 'debug',
+      SVC_SENSOR_API_KEY_FILE: '/run/secrets/svc-sensor-api-key',
       SVC_SENSOR_MODE: 'container',
       SVC_TENANT_ID: 'acme',
       SVC_TRACE_PATH: '/sys',
     });
+    // The key reached the sensor as a file, and nowhere podman shows a container's settings.
     expect(report.keySha256).toBe(sha256(TEST_KEY));
-    // podman grants what its own bounding set holds and drops the rest without a word (these
-    // machines lack SYS_RESOURCE): each added capability is effective exactly when the host has it.
-    const hostBounding = hostBoundingCapabilities();
-    for (const [name, bit] of Object.entries(ADDED_CAPABILITIES)) {
-      const bitOf = (set: bigint): bigint => (set >> BigInt(bit)) & 1n;
-      expect({ capability: name, effective: bitOf(report.capabilities) }).toEqual({ capability: name, effective: bitOf(hostBounding) });
-    }
-    expect(bitCount(report.capabilities & ~hostBounding)).toBe(0);
+    expect(report.keyInEnvironment).toBe(false);
+    const inspectOutput = await sandbox.podmanOk(['container', 'inspect', `svc-sensor-${app}`]);
+    expect(inspectOutput).toContain('/run/secrets/svc-sensor-api-key');
+    expect(inspectOutput).not.toContain(TEST_KEY);
+    const keyMount = inspection.Mounts.find((mount) => mount.Destination === '/run/secrets/svc-sensor-api-key');
+    expect(keyMount).toEqual(expect.objectContaining({ RW: false }));
+    expect(keyMount!.Source.startsWith(`${sandbox.secretDir}/svc-sensor-${app}/`)).toBe(true);
+    // Exactly BPF, PERFMON, NET_ADMIN and NET_RAW are effective (this kernel is >= 5.8), and
+    // nothing of the runtime's default set.
+    const granted = capabilitySet(Object.values(GRANTED_CAPABILITIES));
+    if ((hostBoundingCapabilities() & granted) !== granted) throw new Error('this host\'s capability bounding set lacks one of BPF, PERFMON, NET_ADMIN, NET_RAW');
+    expect(report.capabilities.toString(16)).toBe(granted.toString(16));
     // The interface it was told to watch carries the app's address on its network.
     const appAddress = (await sandbox.inspect(app)).NetworkSettings.Networks?.[frontNetwork]?.IPAddress;
     expect(appAddress).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
@@ -144,7 +195,7 @@ describe('run-svc-sensor.sh with podman and runc', () => {
 
     const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'warn']);
     expectStatus(replacing, 0);
-    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${STOP_GRACE_SECONDS} s)`);
+    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${STOP_GRACE_SECONDS} s; kept as ${sensor}.previous`);
     expect(await sandbox.containerExists(first.Id)).toBe(false);
     // Without its handler the stand-in (PID 1) would ignore SIGTERM and die of SIGKILL (137)
     // after the grace period; exit 0 is the graceful stop.
@@ -161,7 +212,7 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     const afterStop = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
     expectStatus(afterStop, 0);
     expect(afterStop.stdout).not.toContain('Stopping the running sensor');
-    expect(afterStop.stdout).toContain(`Removing the previous sensor container ${sensor}`);
+    expect(afterStop.stdout).toContain(`Removing the previous sensor container (as ${sensor}.previous)`);
     expect(await sandbox.containerExists(second.Id)).toBe(false);
     expect((await runningSensor(sensor)).inspection.Id).not.toBe(second.Id);
   });
@@ -180,8 +231,15 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(Object.keys(report.links)).toContain(expectedInterface);
     // The resolved trace path, mounted read-only at the same place.
     expect(report.env.SVC_TRACE_PATH).toBe('/sys/kernel');
-    expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: '/sys/kernel', Destination: '/sys/kernel', RW: false }));
-    expect(report.mounts['/sys/kernel']?.split(',')).toContain('ro');
+    const traceMounts = expectedTraceMounts('/sys/kernel');
+    expect(traceMounts.length).toBeGreaterThan(0);
+    for (const mount of traceMounts) {
+      expect(inspection.Mounts).toContainEqual(expect.objectContaining({ Source: mount, Destination: mount, RW: false }));
+      expect(report.mounts[mount]?.split(',')).toContain('ro');
+    }
+    expect(inspection.Mounts.map((mount) => mount.Source)).not.toContain('/sys/fs/bpf');
+    // On the host network too (where podman bind-mounts the host's sysfs), no way out.
+    expectConfined(report);
 
     // --restart unless-stopped: a sensor that exits on its own comes back.
     // The exec session may die with the container (137) before it reports.
@@ -219,6 +277,63 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     const attachment = attachments.find(([, settings]) => settings.MacAddress === report.links.eth1);
     expect(attachment).toBeDefined();
     expect(report.addresses.eth1).toEqual([attachment![1].IPAddress]);
+  });
+
+  test('a new sensor that fails on its key: exit 21 with its log; the previous sensor runs again, unchanged', async () => {
+    const app = `pay-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${app}`;
+    await sandbox.startApp(app, [frontNetwork]);
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]), 0);
+    const { inspection: good } = await runningSensor(sensor);
+
+    const failed = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug'], { key: BAD_KEY });
+    expect(failed.stdout + failed.stderr).not.toContain(BAD_KEY);
+    expect(failed.stderr).toMatch(new RegExp(`the new sensor '${sensor}' did not stay up: after \\d+ s it is '\\w+' with \\d+ restart`));
+    expect(failed.stderr).toContain('  | stand-in sensor: authentication failed: invalid sensor key');
+    expect(failed.stderr).toContain(`the previous sensor ${sensor} was started again`);
+    expect(failed.status).toBe(21);
+    // The same container as before, under its name, running with its settings; nothing else left.
+    const restored = await sandbox.inspect(sensor);
+    expect(restored.Id).toBe(good.Id);
+    expect(restored.State.Status).toBe('running');
+    expect(await sandbox.containerExists(`${sensor}.previous`)).toBe(false);
+    expect(await sandbox.podmanOk(['ps', '--all', '--filter', `name=^${sensor}`, '--format', '{{.Names}}'])).toBe(sensor);
+    // Its key file is still there for it (a restart re-mounts it); the failed run's is gone.
+    expect(fs.readdirSync(`${sandbox.secretDir}/${sensor}`)).toHaveLength(1);
+  });
+
+  test('a non-root sensor image (USER 1000): the key file is handed to that user, and the capabilities are checked', async () => {
+    const instance = `nonroot-${sandbox.suffix}`;
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H'], { tag: NON_ROOT_SENSOR_IMAGE_TAG });
+    const granted = capabilitySet(Object.values(GRANTED_CAPABILITIES));
+    const log = await sandbox.waitForLog(`svc-sensor-${instance}`, 'ready').catch(() => '');
+    const report = parseSensorLog(log);
+    // podman puts the added capabilities in the ambient set of a non-root user: the sensor has
+    // them, reads its key, and the launcher's check passes. (Docker gives a non-root user none:
+    // exit 22, covered with the stub runtime.)
+    expectStatus(result, 0);
+    expect(report.uid).toBe('1000');
+    expect(report.keySha256).toBe(sha256(TEST_KEY));
+    expect(report.capabilities.toString(16)).toBe(granted.toString(16));
+    const keyMount = (await sandbox.inspect(`svc-sensor-${instance}`)).Mounts.find((mount) => mount.Destination === '/run/secrets/svc-sensor-api-key');
+    const stat = fs.statSync(keyMount!.Source);
+    expect({ uid: stat.uid, mode: (stat.mode & 0o777).toString(8) }).toEqual({ uid: 1000, mode: '600' });
+  });
+
+  test('by digest, with --pull never: podman runs exactly that image, and the launcher prints its ID', async () => {
+    const instance = `digest-${sandbox.suffix}`;
+    const digest = await sandbox.podmanOk(['image', 'inspect', '--format', '{{.Digest}}', sandbox.image]);
+    const imageId = await sandbox.podmanOk(['image', 'inspect', '--format', '{{.Id}}', sandbox.image]);
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H', '--pull', 'never'], { image: ['-t', digest, '-i', SENSOR_IMAGE_REPOSITORY] });
+    expectStatus(result, 0);
+    const inspection = await sandbox.inspect(`svc-sensor-${instance}`);
+    expect(inspection.ImageName).toBe(`${SENSOR_IMAGE_REPOSITORY}@${digest}`);
+    expect(inspection.Image).toBe(imageId);
+    expect(result.stdout).toContain(`image id:          ${imageId}`);
+    // A digest nobody has: never pulled, exit 15.
+    const unknown = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', `${instance}-x`, '-H', '--pull', 'never'], { image: ['-i', `${SENSOR_IMAGE_REPOSITORY}@sha256:${'0'.repeat(64)}`] });
+    expectStatus(unknown, 15);
   });
 
   test.each([

@@ -3,11 +3,12 @@
  * address module, remembered with where they came from (file:line, prop or addEntries call),
  * one per canonical address, and named for Terraform from that address.
  */
-import * as path from 'node:path';
 import { Token } from 'cdktf';
 import { checkAddress } from '../../src/address';
 import { descriptionProblem } from '../../src/description';
+import { EntryFileError, addressProblem, loadEntryFile } from '../../src/entry-file';
 import { LIST_NAMES, type ListName } from '../../src/api/types';
+export { addressProblem, displayPath } from '../../src/entry-file';
 import { PolicyFileError, SecurityPolicyPropError, describeSource, type EntrySource } from './errors';
 
 /** The service's lists (the wire contract's LIST_NAMES), as SecurityPolicy's props and config name them. */
@@ -42,16 +43,18 @@ export interface CheckedEntry {
   readonly source: EntrySource;
 }
 
-/** How a file is shown in messages: relative to the working directory when inside it. */
-export function displayPath(file: string): string {
-  const absolute = path.resolve(file);
-  const relative = path.relative(process.cwd(), absolute);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
-}
-
-/** Why an ip is not an address, after the value: `"10.0.0.300" <this>`. */
-export function addressProblem(reason: string): string {
-  return `is not an IPv4 or IPv6 address or CIDR range (${reason}); write e.g. 203.0.113.9, 198.51.100.0/24 or 2001:db8::/32`;
+/**
+ * Loads and checks one entry file (src/entry-file.ts, which `svc entries import` reads too);
+ * its problems come as PolicyFileError, like every other SecurityPolicy file problem.
+ */
+export function loadPolicyEntryFile(file: string): CheckedEntry[] {
+  try {
+    return loadEntryFile(file);
+  } catch (error) {
+    if (!(error instanceof EntryFileError)) throw error;
+    const { code, file: shown, line, field, value, detail } = error;
+    throw new PolicyFileError({ code, file: shown, ...(line === undefined ? {} : { line }), field, value, message: detail });
+  }
 }
 
 /** Where an inline entry of a configuration file sits: the file and the field path in it. */

@@ -5,6 +5,7 @@
  * branch on `code`, never on the message text.
  */
 import { ConfigFileError } from '../../src/config-file-error';
+import { FILE_FIELD } from '../../src/entry-file';
 import { SvcConstructError } from '../construct-error';
 
 /** A place an entry came from, for messages: `policy/blacklist.yaml:7` or `security-policy: blacklist.entries[2]`. */
@@ -38,7 +39,7 @@ export type PolicyFileErrorCode =
   | 'invalid_policy_file';
 
 /** The `field` of a problem with the whole file (unreadable, bad syntax); left out of the message. */
-export const FILE_FIELD = '(file)';
+export { FILE_FIELD } from '../../src/entry-file';
 
 /** A problem in an entry file (JSON or YAML), naming file and line. */
 export class PolicyFileError extends Error {

@@ -29,7 +29,7 @@ export {
   type PolicyEntry,
   type PolicyListName,
 } from './entries';
-export { loadPolicyEntryFile } from './entry-files';
+export { loadPolicyEntryFile } from './entries';
 export { SecurityPolicy, type ChannelServiceProvider, type EntryMapToken, type PolicyEntryResource, type PolicyWholeListResource } from './security-policy';
 export { ChannelServiceProviderOutputs, type ChannelServiceProviderOutputsProps } from './saml-outputs';
 export {

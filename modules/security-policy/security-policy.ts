@@ -33,12 +33,12 @@ import {
   checkPropEntry,
   duplicateEntryError,
   entryResourceName,
+  loadPolicyEntryFile,
   nameFragment,
   type AddedPolicyEntry,
   type CheckedEntry,
   type PolicyListName,
 } from './entries';
-import { loadPolicyEntryFile } from './entry-files';
 import { SecurityPolicyPropError } from './errors';
 import { ownInfrastructureValues } from './rules/infrastructure';
 import { SecurityPolicyRules } from './rules/aspect';

@@ -30,6 +30,16 @@ export interface WhitelistConfig extends cdktf.TerraformMetaArguments {
   readonly mode?: string;
 
   /**
+   * mode "additive" only. false (default): declaring an address the list already holds with another
+   * description is an error at plan (the resource would take that entry over, and destroy would
+   * delete it). true: the resource adopts such entries on purpose; the plan warns "adopts existing
+   * entry <ip>, was: <description>" for each, and destroy removes them like its own.
+   *
+   * Optional.
+   */
+  readonly adoptExisting?: boolean | cdktf.IResolvable;
+
+  /**
    * The tenant (customer_name) whose list this is. Defaults to the provider's tenant. Changing it
    * replaces the resource.
    *
@@ -50,6 +60,7 @@ export class Whitelist extends cdktf.TerraformResource {
 
   private _entries?: { [key: string]: string };
   private _mode?: string;
+  private _adoptExisting?: boolean | cdktf.IResolvable;
   private _tenant?: string;
 
   constructor(scope: Construct, id: string, config: WhitelistConfig) {
@@ -69,6 +80,7 @@ export class Whitelist extends cdktf.TerraformResource {
     });
     this._entries = config.entries;
     this._mode = config.mode;
+    this._adoptExisting = config.adoptExisting;
     this._tenant = config.tenant;
   }
 
@@ -119,6 +131,31 @@ export class Whitelist extends cdktf.TerraformResource {
   }
 
   /**
+   * mode "additive" only. false (default): declaring an address the list already holds with another
+   * description is an error at plan (the resource would take that entry over, and destroy would
+   * delete it). true: the resource adopts such entries on purpose; the plan warns "adopts existing
+   * entry <ip>, was: <description>" for each, and destroy removes them like its own.
+   *
+   * Attribute `adopt_existing`. Optional.
+   */
+  get adoptExisting(): cdktf.IResolvable {
+    return this.getBooleanAttribute('adopt_existing');
+  }
+
+  set adoptExisting(value: boolean | cdktf.IResolvable) {
+    this._adoptExisting = value;
+  }
+
+  resetAdoptExisting(): void {
+    this._adoptExisting = undefined;
+  }
+
+  /** The value given in the configuration (not a reference to the attribute). */
+  get adoptExistingInput(): boolean | cdktf.IResolvable | undefined {
+    return this._adoptExisting;
+  }
+
+  /**
    * The tenant (customer_name) whose list this is. Defaults to the provider's tenant. Changing it
    * replaces the resource.
    *
@@ -155,6 +192,7 @@ export class Whitelist extends cdktf.TerraformResource {
     return {
       entries: cdktf.hashMapper(cdktf.stringToTerraform)(this._entries),
       mode: cdktf.stringToTerraform(this._mode),
+      adopt_existing: cdktf.booleanToTerraform(this._adoptExisting),
       tenant: cdktf.stringToTerraform(this._tenant),
     };
   }
@@ -172,6 +210,12 @@ export class Whitelist extends cdktf.TerraformResource {
         isBlock: false,
         type: 'simple',
         storageClassType: 'string',
+      },
+      adopt_existing: {
+        value: cdktf.booleanToHclTerraform(this._adoptExisting),
+        isBlock: false,
+        type: 'simple',
+        storageClassType: 'boolean',
       },
       tenant: {
         value: cdktf.stringToHclTerraform(this._tenant),

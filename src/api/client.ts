@@ -19,6 +19,7 @@ import {
   ValidationError,
 } from './errors';
 import { redact, registerSecret, secretRegistry } from './redaction';
+import { ReplyValueError, checkAuditEvents, checkListEntries, checkListEntry, type Checked, type ReplyWarning } from './reply-checks';
 import { bodyExcerpt, classifyServiceError, parseReplyBody } from './reply';
 import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter, type AttemptOutcome, type RetryPolicy, type ServiceErrorKind } from './retry';
 import { Session } from './session';
@@ -69,7 +70,9 @@ export type ClientLogEvent =
   | { readonly type: 'retry'; readonly command: string; readonly attempt: number; readonly delayMs: number; readonly reason: string }
   | { readonly type: 'reauthenticate'; readonly command: string; readonly reason: string }
   | { readonly type: 'login'; readonly tenant: string }
-  | { readonly type: 'give-up'; readonly command: string; readonly attempt: number; readonly reason: string };
+  | { readonly type: 'give-up'; readonly command: string; readonly attempt: number; readonly reason: string }
+  /** A reply was usable only after a change (see reply-checks.ts); the text goes to onReplyWarning. */
+  | { readonly type: 'reply-warning'; readonly command: string; readonly field: string };
 
 /** Receives what the client does; events never carry the API key, tokens or bodies. */
 export type ClientLogger = (event: ClientLogEvent) => void;
@@ -82,7 +85,10 @@ export interface ManagementClientOptions {
   readonly tenant: string;
   /** An undici dispatcher to use instead of the client's own keep-alive pool (tests, proxies). */
   readonly dispatcher?: Dispatcher;
-  /** @default 30000 */
+  /**
+   * Time allowed for one request, reply headers and the whole body together; the retry policy's
+   * deadlineMs bounds the whole call. @default 30000
+   */
   readonly requestTimeoutMs?: number;
   /** @default 10000 */
   readonly connectTimeoutMs?: number;
@@ -111,6 +117,17 @@ export interface ManagementClientOptions {
    * @default the login runs as it is
    */
   readonly loginWrapper?: (login: () => Promise<string>) => Promise<string>;
+  /**
+   * Told of every reply that was usable only after a change: duplicate addresses merged, control
+   * characters escaped, a long text cut (see reply-checks.ts). The provider shows these as warnings.
+   * @default ignored (the logger still gets a `reply-warning` event)
+   */
+  readonly onReplyWarning?: (warning: CommandReplyWarning) => void;
+}
+
+/** A ReplyWarning and the command whose reply it is about. */
+export interface CommandReplyWarning extends ReplyWarning {
+  readonly command: string;
 }
 
 export interface BulkOptions {
@@ -170,6 +187,7 @@ export class ManagementClient {
   private readonly random: () => number;
   private readonly now: () => number;
   private readonly logger: ClientLogger | undefined;
+  private readonly onReplyWarning: ((warning: CommandReplyWarning) => void) | undefined;
   private readonly bulkChunkSize: number;
   private readonly bulkBodyBytes: number;
   private closed = false;
@@ -198,6 +216,7 @@ export class ManagementClient {
     this.random = options.random ?? Math.random;
     this.now = options.now ?? Date.now;
     this.logger = options.logger;
+    this.onReplyWarning = options.onReplyWarning;
     this.bulkChunkSize = options.bulkChunkSize ?? MAX_BULK_ENTRIES;
     if (!Number.isSafeInteger(this.bulkChunkSize) || this.bulkChunkSize < 1 || this.bulkChunkSize > MAX_BULK_ENTRIES) {
       throw new ValidationError('bulkChunkSize', options.bulkChunkSize, `bulkChunkSize: expected 1 to ${MAX_BULK_ENTRIES}, got ${options.bulkChunkSize}.`);
@@ -240,7 +259,8 @@ export class ManagementClient {
     const command = 'audit_events';
     assertPositiveInteger(limit, 'limit', command);
     const result = await this.execute({ area: 'logs', command, fields: { limit }, authenticated: true, tenantScoped: true });
-    return expectArray(result, command) as AuditEvent[];
+    const events = expectArray(result, command);
+    return this.checkReply(result, command, () => checkAuditEvents(events));
   }
 
   // ---- lists ---------------------------------------------------------------------------
@@ -252,8 +272,7 @@ export class ManagementClient {
     return await this.listReads.read(list, async () => {
       const result = await this.execute({ area: 'lists', command, fields: {}, authenticated: true, tenantScoped: true });
       const entries = expectArray(result, command);
-      entries.forEach((entry, index) => expectListEntry(result, command, entry, `[${index}]`));
-      return entries as ListEntry[];
+      return this.checkReply(result, command, () => checkListEntries(entries));
     });
   }
 
@@ -270,7 +289,8 @@ export class ManagementClient {
       onServiceError: (_message, kind) => (kind === 'not-found' ? { value: null } : undefined),
     });
     if (result.value === null || result.value === undefined) return null;
-    return expectListEntry(result, command, expectObject(result, command), '');
+    const entry = expectObject(result, command);
+    return this.checkReply(result, command, () => checkListEntry(entry));
   }
 
   /** Adds an entry, or replaces the description of the one already there (upsert). */
@@ -463,7 +483,9 @@ export class ManagementClient {
 
       this.counters.requests += 1;
       this.log({ type: 'request', command: spec.command, attempt });
-      const attempted = await this.attempt(spec, payload, attempt, earlierAttemptMayHaveLanded);
+      // The retry deadline bounds the whole call: an attempt gets at most what is left of it.
+      const timeoutMs = this.policy.deadlineMs - (this.now() - started);
+      const attempted = await this.attempt(spec, payload, attempt, earlierAttemptMayHaveLanded, timeoutMs);
       if (!('outcome' in attempted)) return attempted;
       const failure: Failure = attempted;
 
@@ -492,6 +514,12 @@ export class ManagementClient {
       this.counters.retries += 1;
       this.log({ type: 'retry', command: spec.command, attempt, delayMs: decision.delayMs, reason: decision.reason });
       await this.waitBeforeRetry(decision.delayMs, spec.command);
+      if (this.now() - started >= this.policy.deadlineMs) {
+        // The wait used up the deadline: an attempt now would be given no time at all.
+        const reason = `${decision.reason}; no time left of the ${this.policy.deadlineMs} ms deadline`;
+        this.log({ type: 'give-up', command: spec.command, attempt, reason });
+        throw failure.build(reason, attempt);
+      }
     }
   }
 
@@ -501,11 +529,12 @@ export class ManagementClient {
     payload: Record<string, unknown>,
     attempt: number,
     earlierAttemptMayHaveLanded: boolean,
+    timeoutMs: number,
   ): Promise<CallResult | Failure> {
     const { command } = spec;
     let reply;
     try {
-      reply = await this.transport.post(spec.area, payload);
+      reply = await this.transport.post(spec.area, payload, { timeoutMs });
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       this.log({ type: 'network-error', command, attempt, ...(error.networkCode === undefined ? {} : { code: error.networkCode }) });
@@ -567,6 +596,30 @@ export class ManagementClient {
         );
       },
     };
+  }
+
+  /**
+   * Runs a check of reply-checks.ts on a reply: its warnings go to onReplyWarning and the logger,
+   * a value it refuses becomes an UnexpectedReplyError with the status and X-Request-ID.
+   */
+  private checkReply<Value>(result: CallResult, command: string, check: () => Checked<Value>): Value {
+    let checked: Checked<Value>;
+    try {
+      checked = check();
+    } catch (error) {
+      if (!(error instanceof ReplyValueError)) throw error;
+      const excerpt = redact(bodyExcerpt(JSON.stringify(error.item) ?? 'undefined'));
+      throw new UnexpectedReplyError(
+        `${command}: the reply's ${error.message} (HTTP ${result.status}, X-Request-ID ${result.requestId ?? '(none)'}); the service answered ${excerpt}.`,
+        excerpt,
+        { command, status: result.status, ...(result.requestId === undefined ? {} : { requestId: result.requestId }) },
+      );
+    }
+    for (const warning of checked.warnings) {
+      this.log({ type: 'reply-warning', command, field: warning.field });
+      this.onReplyWarning?.({ ...warning, command, message: redact(warning.message) });
+    }
+    return checked.value;
   }
 
   private async waitBeforeRetry(delayMs: number, command: string): Promise<void> {
@@ -662,31 +715,6 @@ function expectArray(result: CallResult, command: string): unknown[] {
 function expectObject(result: CallResult, command: string): object {
   if (result.value !== null && typeof result.value === 'object' && !Array.isArray(result.value)) return result.value;
   throw unexpectedShape(result, command, 'an object');
-}
-
-/**
- * A list entry as the contract describes it (ip text, description text, created and expires
- * numbers when present): a reply that breaks that is the service's fault, reported as what it
- * answered, instead of surfacing later as a value that does not fit somebody's schema.
- */
-function expectListEntry(result: CallResult, command: string, entry: unknown, where: string): ListEntry {
-  const problem = listEntryProblem(entry);
-  if (problem === undefined) return entry as ListEntry;
-  const excerpt = redact(bodyExcerpt(JSON.stringify(entry) ?? 'undefined'));
-  throw new UnexpectedReplyError(
-    `${command}: the entry under "Ok"${where} ${problem} (HTTP ${result.status}, X-Request-ID ${result.requestId ?? '(none)'}); the service answered ${excerpt}.`,
-    excerpt,
-    { command, status: result.status, ...(result.requestId === undefined ? {} : { requestId: result.requestId }) },
-  );
-}
-
-function listEntryProblem(entry: unknown): string | undefined {
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return 'is not an object';
-  const record = entry as Record<string, unknown>;
-  if (typeof record.ip !== 'string') return 'has no text "ip"';
-  if (record.description !== undefined && record.description !== null && typeof record.description !== 'string') return 'has a "description" that is not text';
-  const notNumber = (['created', 'expires'] as const).find((field) => record[field] !== undefined && record[field] !== null && typeof record[field] !== 'number');
-  return notNumber === undefined ? undefined : `has a "${notNumber}" that is not a number`;
 }
 
 function unexpectedShape(result: CallResult, command: string, wanted: string): UnexpectedReplyError {

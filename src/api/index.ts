@@ -13,6 +13,7 @@ export * from './client';
 export * from './errors';
 export * from './redaction';
 export * from './reply';
+export * from './reply-checks';
 export * from './retry';
 export * from './session';
 export * from './shared-read';

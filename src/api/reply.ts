@@ -3,7 +3,11 @@
  * the HTTP status; anything else (not JSON, not an object, neither key) is "unexpected" and the
  * caller reports the status and X-Request-ID.
  */
+import { escapeForDisplay } from '../display-text';
 import type { ServiceErrorKind } from './retry';
+
+/** A service's `Error` text is cut at this many characters before it reaches an error message. */
+export const MAX_SERVICE_MESSAGE_LENGTH = 1000;
 
 export type ParsedReply =
   | { readonly kind: 'ok'; readonly value: unknown }
@@ -24,7 +28,7 @@ export function parseReplyBody(body: string): ParsedReply {
   const reply = parsed as Record<string, unknown>;
   if ('Error' in reply) {
     const message = reply.Error;
-    return { kind: 'error', message: typeof message === 'string' ? message : JSON.stringify(message) };
+    return { kind: 'error', message: serviceMessage(typeof message === 'string' ? message : JSON.stringify(message) ?? 'null') };
   }
   if ('Ok' in reply) return { kind: 'ok', value: reply.Ok };
   if ('ok' in reply) return { kind: 'ok', value: reply.ok };
@@ -44,8 +48,15 @@ export function classifyServiceError(message: string): ServiceErrorKind {
   return 'other';
 }
 
-/** The first characters of a body, on one line, for an error message. */
+/** The first characters of a body, on one line and escaped (display-text.ts), for an error message. */
 export function bodyExcerpt(body: string, length = 200): string {
-  const oneLine = body.replace(/\s+/g, ' ').trim();
-  return oneLine.length > length ? `${oneLine.slice(0, length)}...` : oneLine;
+  const oneLine = body.slice(0, length * 4).replace(/\s+/g, ' ').trim();
+  const cut = oneLine.length > length || body.length > length * 4 ? `${oneLine.slice(0, length)}...` : oneLine;
+  return escapeForDisplay(cut);
+}
+
+/** The service's error text as it may be shown: escaped, and cut with its length when long. */
+function serviceMessage(text: string): string {
+  const cut = text.length > MAX_SERVICE_MESSAGE_LENGTH ? `${text.slice(0, MAX_SERVICE_MESSAGE_LENGTH)}... (${text.length} characters)` : text;
+  return escapeForDisplay(cut);
 }

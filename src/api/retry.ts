@@ -14,7 +14,10 @@ export interface RetryPolicy {
   readonly baseDelayMs: number;
   /** Ceiling of one backoff (a Retry-After from the server may exceed it). */
   readonly maxDelayMs: number;
-  /** No attempt starts later than this many ms after the first one started. */
+  /**
+   * The whole call, retries and waits included, ends within this many ms of the first attempt's
+   * start: no attempt starts later, and an attempt is given no more than what is left.
+   */
   readonly deadlineMs: number;
   readonly jitter: JitterMode;
 }
@@ -67,6 +70,8 @@ export const RETRYABLE_NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
+  // The transport's own: no complete reply within the request timeout (transport.ts).
+  'SVC_REQUEST_TIMEOUT',
 ]);
 
 /** Reads Retry-After as delta seconds or an HTTP date; undefined when absent or unreadable. */

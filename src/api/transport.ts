@@ -14,7 +14,10 @@ export interface TransportOptions {
   readonly baseUrl: string;
   /** Bring your own undici dispatcher (Agent, Pool, MockAgent); it is not closed by close(). */
   readonly dispatcher?: Dispatcher;
-  /** Time allowed for the reply headers, and between body chunks. @default 30000 */
+  /**
+   * Time allowed for one whole request: connection, reply headers and the complete body. A
+   * server that trickles its body a byte at a time is cut off here. @default 30000
+   */
   readonly requestTimeoutMs?: number;
   /** Time allowed to open a connection. @default 10000 */
   readonly connectTimeoutMs?: number;
@@ -25,6 +28,15 @@ export interface TransportOptions {
   /** Allow http:// to a host other than loopback (the key and tokens then travel unencrypted). @default false */
   readonly allowInsecureHttp?: boolean;
 }
+
+/** Per-call options of post(). */
+export interface PostOptions {
+  /** A shorter time for this request than requestTimeoutMs (e.g. what is left of a retry deadline). */
+  readonly timeoutMs?: number;
+}
+
+/** The code of a TransportError for a request that did not complete within its time. */
+export const REQUEST_TIMEOUT_CODE = 'SVC_REQUEST_TIMEOUT';
 
 export interface HttpReply {
   readonly status: number;
@@ -66,9 +78,14 @@ export class HttpTransport {
     return `${this.pathPrefix}/svc_api/v2/${area}`;
   }
 
-  async post(area: ApiArea, payload: object): Promise<HttpReply> {
+  async post(area: ApiArea, payload: object, options: PostOptions = {}): Promise<HttpReply> {
     const path = this.pathOf(area);
-    let response: Dispatcher.ResponseData;
+    const timeoutMs = Math.max(1, Math.min(this.requestTimeoutMs, options.timeoutMs ?? this.requestTimeoutMs));
+    // undici's headersTimeout and bodyTimeout bound each wait, not the sum: a body that arrives
+    // one byte a second never trips them. One timer over the whole request does.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    let response: Dispatcher.ResponseData | undefined;
     let body: string;
     try {
       response = await this.dispatcher.request({
@@ -77,12 +94,24 @@ export class HttpTransport {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(payload),
-        headersTimeout: this.requestTimeoutMs,
-        bodyTimeout: this.requestTimeoutMs,
+        // Backstops only: the deadline above fires first and says which part was missing.
+        headersTimeout: timeoutMs + 1000,
+        bodyTimeout: timeoutMs + 1000,
+        signal: deadline.signal,
       });
       body = await response.body.text();
     } catch (error) {
       // The one deliberate boundary: whatever the network did becomes a TransportError.
+      if (deadline.signal.aborted) {
+        const stage = response === undefined ? 'no reply headers' : `HTTP ${response.statusCode} headers but no complete body`;
+        throw new TransportError(
+          `POST ${this.origin}${path} failed: ${REQUEST_TIMEOUT_CODE} (${stage} within ${formatSeconds(timeoutMs)}; ` +
+            `a request, headers and body together, may take at most ${formatSeconds(this.requestTimeoutMs)}). ` +
+            'Check that the base URL is right and the service is answering normally.',
+          REQUEST_TIMEOUT_CODE,
+          { cause: error },
+        );
+      }
       const code = networkErrorCode(error);
       throw new TransportError(
         `POST ${this.origin}${path} failed: ${code ?? 'network error'} (${describe(error)}). ` +
@@ -90,6 +119,8 @@ export class HttpTransport {
         code,
         { cause: error },
       );
+    } finally {
+      clearTimeout(timer);
     }
     return {
       status: response.statusCode,
@@ -143,6 +174,10 @@ export function networkErrorCode(error: unknown): string | undefined {
     else current = candidate.cause;
   }
   return undefined;
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
 function describe(error: unknown): string {

@@ -4,6 +4,7 @@
  */
 import { checkAddress } from '../address';
 import { descriptionProblem } from '../description';
+import { describeValueForMessage, quoteForMessage } from '../display-text';
 import { describeMetadataUrl, ssoSettingsProblems } from '../sso-rules';
 import { redactUrlCredentials } from '../url-credentials';
 import { ValidationError } from './errors';
@@ -14,7 +15,7 @@ export function assertListName(value: unknown, command?: string): ListName {
   throw new ValidationError(
     'list',
     value,
-    `list: ${JSON.stringify(value)} is not a list of the service; use one of ${LIST_NAMES.join(', ')}.`,
+    `list: ${describeValueForMessage(value)} is not a list of the service; use one of ${LIST_NAMES.join(', ')}.`,
     command === undefined ? {} : { command },
   );
 }
@@ -33,14 +34,14 @@ export function canonicalIp(value: unknown, field: string, command?: string): st
 
 export function assertPositiveInteger(value: unknown, field: string, command?: string): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-  throw new ValidationError(field, value, `${field}: expected a positive whole number, got ${JSON.stringify(value)}.`, {
+  throw new ValidationError(field, value, `${field}: expected a positive whole number, got ${describeValueForMessage(value)}.`, {
     ...(command === undefined ? {} : { command }),
   });
 }
 
 export function assertName(value: unknown, field: string, command?: string): string {
   if (typeof value === 'string' && value.trim().length > 0) return value;
-  throw new ValidationError(field, value, `${field}: expected a non-empty name, got ${JSON.stringify(value)}.`, {
+  throw new ValidationError(field, value, `${field}: expected a non-empty name, got ${describeValueForMessage(value)}.`, {
     ...(command === undefined ? {} : { command }),
   });
 }
@@ -76,7 +77,7 @@ export function normaliseEntry(entry: NewListEntry, field: string, nowSeconds: n
     throw new ValidationError(
       `${field}.created`,
       created,
-      `${field}.created: expected whole epoch seconds, got ${JSON.stringify(created)}.`,
+      `${field}.created: expected whole epoch seconds, got ${describeValueForMessage(created)}.`,
       { ...(command === undefined ? {} : { command }) },
     );
   }
@@ -93,12 +94,12 @@ export function assertSsoSettings(value: unknown, field: string, command?: strin
   const sso = value as Record<string, unknown>;
   for (const flag of ['enabled', 'required'] as const) {
     if (typeof sso[flag] !== 'boolean') {
-      throw new ValidationError(`${field}.${flag}`, sso[flag], `${field}.${flag}: expected true or false, got ${JSON.stringify(sso[flag])}.`, details);
+      throw new ValidationError(`${field}.${flag}`, sso[flag], `${field}.${flag}: expected true or false, got ${describeValueForMessage(sso[flag])}.`, details);
     }
   }
   const url = sso.saml_metadata_url;
   if (typeof url !== 'string') {
-    throw new ValidationError(`${field}.saml_metadata_url`, url, `${field}.saml_metadata_url: expected a URL string, got ${JSON.stringify(url)}.`, details);
+    throw new ValidationError(`${field}.saml_metadata_url`, url, `${field}.saml_metadata_url: expected a URL string, got ${describeValueForMessage(url)}.`, details);
   }
   const enabled = sso.enabled as boolean;
   const required = sso.required as boolean;
@@ -120,8 +121,7 @@ export function assertSsoSettings(value: unknown, field: string, command?: strin
   return { enabled, required, saml_metadata_url: url };
 }
 
-/** A text for a message: JSON-quoted (control characters escaped), the first 60 characters of a long one. */
+/** A text for a message: quoted, escaped, and cut to its first 100 characters and its length (see display-text). */
 export function describeText(text: string): string {
-  const characters = [...text];
-  return characters.length <= 60 ? JSON.stringify(text) : `${JSON.stringify(characters.slice(0, 60).join(''))}... (${characters.length} characters)`;
+  return quoteForMessage(text);
 }

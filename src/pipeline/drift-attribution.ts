@@ -10,8 +10,15 @@ import { checkAddress } from '../address';
 import type { AuditEvent, ListName } from '../api/types';
 import { LIST_NAMES } from '../api/types';
 
-/** Events read per tenant: far more than a day of console work, one call. */
+/** Events read per tenant first: far more than a day of console work, one call. */
 export const AUDIT_EVENTS_SEARCHED = 1000;
+/**
+ * The most read per tenant: the API offers no paging, only `limit`, so a window that comes back
+ * full with a subject unexplained is asked again once with this limit. One bulk call of 1,000
+ * copies of an address cannot push a removal out of it; 10,000 can, and then the answer is
+ * "unknown: the audit window is full", never a guess.
+ */
+export const MAX_AUDIT_EVENTS_SEARCHED = 10_000;
 
 export type DriftKind = 'entry removed' | 'entry added' | 'entry changed' | 'sso changed';
 
@@ -132,8 +139,9 @@ function isAbout(subject: DriftSubject, event: AuditEvent): boolean {
   const { ip, list } = subject;
   if (ip === undefined || list === undefined || !namesAddress(event, ip)) return false;
   if (event.action === 'new_entry' || event.action === 'remove_entry') return namesList(event, list);
-  // Risk-based blocking: onto this list, or (blocklist) moved from it to the blacklist.
-  return event.action === RISK_ACTIONS[list] || (list === 'blocklist' && event.action === 'blacklist_entity');
+  // Risk-based blocking onto this list. A move from the blocklist to the blacklist is an add to
+  // another list: it never explains a removal (a user's removal before it would be hidden).
+  return event.action === RISK_ACTIONS[list];
 }
 
 /** Whether that event explains this kind of change. */
@@ -142,7 +150,7 @@ function explains(subject: DriftSubject, event: AuditEvent): boolean {
     case 'sso changed':
       return true;
     case 'entry removed':
-      return event.action === 'remove_entry' || (subject.list === 'blocklist' && event.action === 'blacklist_entity');
+      return event.action === 'remove_entry';
     case 'entry added':
     case 'entry changed':
       return event.action === 'new_entry' || event.action === RISK_ACTIONS[subject.list!];
@@ -176,34 +184,75 @@ function subjectText(subject: DriftSubject): string {
   }
 }
 
-/** One line for people: who and when, or that no event matched (and the likely reason). */
-export function describeAttribution(subject: DriftSubject, event: AuditEvent | undefined, searched: number): string {
+/**
+ * How sure an attribution is: `matched` (the newest event about it explains it), `no event`
+ * (the log was read to its start and nothing explains it), `window full` (the events read do not
+ * reach back far enough to say), `unreadable` (the log could not be read).
+ */
+export type AttributionCertainty = 'matched' | 'no event' | 'window full' | 'unreadable';
+
+export interface Attribution {
+  readonly subject: DriftSubject;
+  readonly certainty: AttributionCertainty;
+  readonly event?: AuditEvent;
+  /** How many events were searched. */
+  readonly searched: number;
+  /** One line for people (service text escaped by the caller). */
+  readonly text: string;
+}
+
+/** One line for people: who and when, or that no event matched (and the likely reason), or that the window was full. */
+export function describeAttribution(subject: DriftSubject, event: AuditEvent | undefined, searched: number, windowFull = false): string {
   if (event !== undefined) {
     return `${subjectText(subject)}: ${event.category}/${event.action} by ${event.user} at ${isoMinute(event.timestamp)}`;
   }
+  if (windowFull) return `${subjectText(subject)}: unknown: the audit window is full (the newest ${searched} events hold no event that explains it)`;
   const expiry = subject.kind === 'entry removed' && subject.list === 'blocklist' ? '; blocklist entries also end on their own 30 minutes after they are added' : '';
   return `${subjectText(subject)}: no matching audit event in the tenant's last ${searched} events${expiry}`;
 }
 
-/** Reads a tenant's newest events (undefined: the default tenant). */
-export type AuditLookup = (tenant: string | undefined) => Promise<readonly AuditEvent[]>;
+/** Reads a tenant's newest `limit` events (tenant undefined: the default tenant). */
+export type AuditLookup = (tenant: string | undefined, limit: number) => Promise<readonly AuditEvent[]>;
 
 /**
- * One line per subject, reading each tenant's log once. A log that cannot be read gives one
- * line saying why for its subjects, never the key; the drift verdict does not depend on it.
+ * One attribution per subject. Each tenant's log is read once (AUDIT_EVENTS_SEARCHED events);
+ * when that window comes back full and leaves a subject unexplained, once more with
+ * MAX_AUDIT_EVENTS_SEARCHED; a window still full says "unknown" rather than name anyone from
+ * what is left. A log that cannot be read gives its reason per subject, never the key; the
+ * drift verdict does not depend on it.
  */
-export async function attributeDrift(subjects: readonly DriftSubject[], lookup: AuditLookup): Promise<string[]> {
-  const logs = new Map<string, Promise<readonly AuditEvent[]>>();
-  const lines: string[] = [];
+export async function attributeDriftDetailed(subjects: readonly DriftSubject[], lookup: AuditLookup): Promise<Attribution[]> {
+  const logs = new Map<string, { limit: number; events: Promise<readonly AuditEvent[]> }>();
+  const read = (tenant: string | undefined, limit: number) => {
+    const key = tenant ?? '';
+    const known = logs.get(key);
+    if (known !== undefined && known.limit >= limit) return known.events;
+    const events = lookup(tenant, limit);
+    logs.set(key, { limit, events });
+    return events;
+  };
+  const results: Attribution[] = [];
   for (const subject of subjects) {
-    const key = subject.tenant ?? '';
-    if (!logs.has(key)) logs.set(key, lookup(subject.tenant));
     try {
-      const events = await logs.get(key)!;
-      lines.push(describeAttribution(subject, matchAuditEvent(subject, events), events.length));
+      let limit = logs.get(subject.tenant ?? '')?.limit ?? AUDIT_EVENTS_SEARCHED;
+      let events = await read(subject.tenant, limit);
+      let event = matchAuditEvent(subject, events);
+      if (event === undefined && events.length >= limit && limit < MAX_AUDIT_EVENTS_SEARCHED) {
+        limit = MAX_AUDIT_EVENTS_SEARCHED;
+        events = await read(subject.tenant, limit);
+        event = matchAuditEvent(subject, events);
+      }
+      const windowFull = event === undefined && events.length >= limit;
+      const certainty: AttributionCertainty = event !== undefined ? 'matched' : windowFull ? 'window full' : 'no event';
+      results.push({ subject, certainty, ...(event === undefined ? {} : { event }), searched: events.length, text: describeAttribution(subject, event, events.length, windowFull) });
     } catch (error) {
-      lines.push(`${subjectText(subject)}: who did it is unknown, the audit log could not be read (${(error as Error).message})`);
+      results.push({ subject, certainty: 'unreadable', searched: 0, text: `${subjectText(subject)}: who did it is unknown, the audit log could not be read (${(error as Error).message})` });
     }
   }
-  return lines;
+  return results;
+}
+
+/** The same as lines for people. */
+export async function attributeDrift(subjects: readonly DriftSubject[], lookup: AuditLookup): Promise<string[]> {
+  return (await attributeDriftDetailed(subjects, lookup)).map((attribution) => attribution.text);
 }

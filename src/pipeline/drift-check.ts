@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ManagementClient } from '../api/client';
-import { AUDIT_EVENTS_SEARCHED, attributeDrift, driftSubjects, type AuditLookup, type DriftedResource } from './drift-attribution';
+import { attributeDrift, driftSubjects, type AuditLookup, type DriftedResource } from './drift-attribution';
 import { isFollowOnDiagnostic, terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { formatPlanChanges, planChanges, type JsonPlan, type PlanChanges } from './plan-changes';
 import { prepareSynthesizedStacks, stackSvcRequirement, svcProviderSetting, synthesizedStacks, terraformCliConfig, type ProviderMirror, type SynthesizedStack, type TerraformCliConfig } from './provider-mirror';
@@ -198,7 +198,7 @@ export function describeStackCheck(check: StackCheck): string {
 
 /** The default audit lookup: the same settings terraform's svc provider gets. */
 export function defaultAuditLookup(stackFile: string, env: NodeJS.ProcessEnv): AuditLookup {
-  return async (tenant) => {
+  return async (tenant, limit) => {
     const baseUrl = svcProviderSetting(stackFile, 'base_url') ?? env.SVC_BASE_URL;
     const apiKey = env.TF_VAR_api_key || env.SVC_API_KEY;
     const tenantName = tenant ?? svcProviderSetting(stackFile, 'tenant') ?? env.SVC_TENANT;
@@ -207,7 +207,7 @@ export function defaultAuditLookup(stackFile: string, env: NodeJS.ProcessEnv): A
     if (tenantName === undefined || tenantName === '') throw new Error('no tenant: the stack sets none and SVC_TENANT is unset');
     const client = new ManagementClient({ baseUrl, apiKey, tenant: tenantName, retry: { maxAttempts: 2 } });
     try {
-      return await client.auditEvents(AUDIT_EVENTS_SEARCHED);
+      return await client.auditEvents(limit);
     } finally {
       await client.close();
     }
@@ -265,9 +265,12 @@ export async function runDriftCheck(options: DriftCheckOptions): Promise<DriftCh
   }
   const exitCode = driftExitCode(results);
   const counts = (status: StackStatus) => results.filter((check) => check.status === status).length;
+  // A stack whose plan only carries the configuration's own changes is pending, not drifted.
+  const drifted = results.filter((check) => check.status === 'drift' && (check.changes?.drift.length ?? 0) > 0).length;
+  const pending = counts('drift') - drifted;
   log(
-    `drift check: ${results.length} stack${results.length === 1 ? '' : 's'}: ${counts('clean')} clean, ${counts('drift')} drifted, ` +
-      `${counts('error')} failed, ${counts('skipped')} skipped; exit ${exitCode}`,
+    `drift check: ${results.length} stack${results.length === 1 ? '' : 's'}: ${counts('clean')} clean, ${drifted} drifted, ` +
+      `${pending} with pending changes, ${counts('error')} failed, ${counts('skipped')} skipped; exit ${exitCode}`,
   );
   return { stacks: results, exitCode };
 }

@@ -4,6 +4,7 @@
  * `output_changes`), each with the attributes that differ. Values marked sensitive in the plan
  * are never shown, only "(sensitive)".
  */
+import { escapeForDisplay } from '../display-text';
 
 /** forget: leaves state, the object stays (a removed block); import and move: no other change (terraform's plan still counts them, exit 2). */
 export type ChangeAction = 'create' | 'update' | 'delete' | 'replace' | 'read' | 'forget' | 'import' | 'move';
@@ -82,14 +83,15 @@ function childMask(mask: unknown, key: string | number): unknown {
 function childPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return `${parent}[${key}]`;
   if (parent === '') return key;
-  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${escapeForDisplay(JSON.stringify(key))}]`;
 }
 
 function render(value: Value, sensitive: unknown, unknown: unknown = false): string {
   if (unknown === true) return '(known after apply)';
   if (value === ABSENT) return '(absent)';
   if (sensitive === true) return '(sensitive)';
-  const text = JSON.stringify(value) ?? 'null';
+  // JSON escapes C0 controls; escapeForDisplay also C1 controls (U+009B) and bidi overrides (U+202E).
+  const text = escapeForDisplay(JSON.stringify(value) ?? 'null');
   return text.length > MAX_VALUE_LENGTH ? `${text.slice(0, MAX_VALUE_LENGTH - 3)}...` : text;
 }
 

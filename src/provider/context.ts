@@ -6,10 +6,21 @@
  * not known yet during plan, is only an error when a hook actually needs it, and the error
  * names the attribute and the variable.
  */
-import { ClientClosedError, ManagementApiError, ManagementClient, registerSecret, type ClientLogEvent, type ListName, type ManagementClientOptions, type RetryPolicy } from '../api';
-import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Unknown } from './core';
+import {
+  ClientClosedError,
+  ManagementApiError,
+  ManagementClient,
+  registerSecret,
+  type ClientLogEvent,
+  type CommandReplyWarning,
+  type ListName,
+  type ManagementClientOptions,
+  type RetryPolicy,
+} from '../api';
+import { DiagnosticsError, UNKNOWN, errorDiagnostic, reportWarning, warningDiagnostic, type Diagnostic, type Unknown } from './core';
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
+import { ApplyRegistry } from './apply-registry';
 import { ListCache } from './list-cache';
 
 export type ProviderLog = (level: 'info' | 'debug' | 'warn', message: string) => void;
@@ -75,6 +86,8 @@ export class SvcContext {
   readonly lists: ListCache;
   /** Tenant and channel names for plan-time checks; a list read that works proves its tenant. */
   readonly names: KnownNames;
+  /** What the changes of this process know of each other (replacements, swaps, duplicate addresses). */
+  readonly registry = new ApplyRegistry();
   private readonly clients = new Map<string, ManagementClient>();
   /** accountClient()'s client when no tenant is set or known; it never makes tenant-scoped calls. */
   private accountOnly: ManagementClient | undefined;
@@ -107,6 +120,11 @@ export class SvcContext {
   /** True when base_url or api_key is not known yet (plan with a provider block fed by other resources). */
   get connectionUnknown(): boolean {
     return this.settings.baseUrl.state === 'unknown' || this.settings.apiKey.state === 'unknown';
+  }
+
+  /** base_url and the provider's tenant: what a plan binds to (see service-binding.ts). */
+  get boundSettings(): Pick<SvcSettings, 'baseUrl' | 'tenant'> {
+    return { baseUrl: this.settings.baseUrl, tenant: this.settings.tenant };
   }
 
   get allowBroadRanges(): boolean {
@@ -241,6 +259,8 @@ export class SvcContext {
       retry: { ...overrides.retry, ...this.retryOverride() },
       allowInsecureHttp: this.settings.allowInsecureHttp,
       loginWrapper: (login) => this.gatedLogin(login),
+      // Shown by terraform with the result of the resource or data source whose read met it.
+      onReplyWarning: (warning) => reportWarning(replyWarningDiagnostic(tenant, warning)),
     });
   }
 
@@ -304,6 +324,27 @@ function notKnownYet(name: TextSetting): DiagnosticsError {
         `Give ${attribute} a value known at plan time (a literal or a variable), or set the environment variable ${env}.`,
     ),
   ]);
+}
+
+/** How the summary of a warning about what the service returned starts, by kind (help/troubleshooting.md lists them). */
+export const REPLY_WARNING_SUMMARIES: Readonly<Record<CommandReplyWarning['kind'], string>> = {
+  duplicate: 'The svc management API listed one address more than once',
+  escaped: 'The svc management API returned text with control characters, shown escaped',
+  cut: 'The svc management API returned text too long to keep, cut',
+};
+
+/**
+ * A warning of the client's reply checks, as terraform shows it. The summary names the command
+ * and tenant: terraform folds warnings with one summary into the first ("and N more similar
+ * warnings"), which keeps a list of a thousand hostile entries to one warning per kind.
+ */
+function replyWarningDiagnostic(tenant: string, warning: CommandReplyWarning): Diagnostic {
+  return warningDiagnostic(
+    `${REPLY_WARNING_SUMMARIES[warning.kind]} (${warning.command}, tenant ${JSON.stringify(tenant)})`,
+    `${warning.command} for tenant ${JSON.stringify(tenant)}: ${warning.message}. ` +
+      'State and plans hold the changed value; fix the entry on the service (or let the configuration set it) to make this go away. ' +
+      'See help/troubleshooting.md.',
+  );
 }
 
 function describeClientEvent(tenant: string, event: ClientLogEvent): string {

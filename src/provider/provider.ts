@@ -30,6 +30,7 @@ import { overlapsFunction } from './resources/function-overlaps';
 import { listResources } from './resources/list';
 import { listEntryResources } from './resources/list-entry';
 import { tenantSsoResource } from './resources/tenant-sso';
+import { bindingMismatch, serviceBinding } from './service-binding';
 
 export interface SvcProviderOptions {
   /** Where SVC_* settings come from. @default process.env */
@@ -337,6 +338,9 @@ export function createSvcProvider(options: SvcProviderOptions = {}): ProviderDef
       contexts.add(context);
       return context;
     },
+
+    serviceBinding: (context) => serviceBinding(context.boundSettings),
+    bindingMismatch: (context, recorded) => bindingMismatch(context.boundSettings, recorded),
 
     resources: [...listEntryResources, ...listResources, tenantSsoResource, channelSsoResource],
     dataSources: [listDataSource, auditEventsDataSource, tenantDataSource, channelDataSource],

@@ -37,6 +37,25 @@ export interface Exemption {
 const IMPORT_TESTS = ['__tests__/provider-acceptance/entry-resources.test.ts', '__tests__/provider-acceptance/list-resources.test.ts', '__tests__/provider-acceptance/sso-resources.test.ts'];
 
 export const EXEMPTIONS: readonly Exemption[] = [
+  // client.md and drift-in-ci.md: the svc command against a service of the reader's.
+  {
+    page: 'client.md',
+    command: /^(export SVC_BASE_URL=|export SVC_API_KEY=|svc (entries|audit|sso) )/,
+    reason: "the reader's service and secret store; the test runs every verb of svc entries, svc audit and svc sso show against the emulator, with a bad key and an unreachable service",
+    coveredBy: ['__tests__/pipeline/svc-entries.test.ts'],
+  },
+  {
+    page: 'client.md',
+    command: /^(TOKEN=\$\(curl |curl )/,
+    reason: "the reader's service; the test runs this block of the page with bash against the emulator (login, list, delete)",
+    coveredBy: ['__tests__/pipeline/svc-entries.test.ts'],
+  },
+  {
+    page: 'drift-in-ci.md',
+    command: /^(npx )?svc drift /,
+    reason: "the reader's roots and state; the test runs svc drift on an HCL root and a synthesized cdktf app against the emulator: clean, pending, drift, markdown and json",
+    coveredBy: ['__tests__/pipeline/svc-drift.test.ts'],
+  },
   // cdktf-or-cdk-terrain.md: a user's own project moving to CDK Terrain.
   {
     page: 'cdktf-or-cdk-terrain.md',
@@ -180,8 +199,8 @@ export const EXEMPTIONS: readonly Exemption[] = [
   // own-cdktf-project.md: another team's project, outside this repository.
   {
     page: 'own-cdktf-project.md',
-    command: /^(npm pack$|npm install \.\.\/svc-prevent\/svc-prevent-|npm install @cdktf\/provider-aws@|export CHECKPOINT_DISABLE=1$|npx cdktf synth$|npx svc-drift --outdir cdktf\.out policy$)/,
-    reason: 'a team\'s own project installing the packed library (npm install needs the registry, or its cache); the library test packs it, installs the tarball offline in a scratch project outside the repository, runs the page\'s program, deploys it, and runs svc-drift --outdir cdktf.out policy',
+    command: /^(npm pack$|npm install \.\.\/svc-prevent\/svc-prevent-|npm install @cdktf\/provider-aws@|export CHECKPOINT_DISABLE=1$|npx cdktf synth$|npx svc drift cdktf\.out --stack policy$)/,
+    reason: 'a team\'s own project installing the packed library (npm install needs the registry, or its cache); the library test packs it, installs the tarball offline in a scratch project outside the repository, runs the page\'s program, deploys it, and runs svc drift cdktf.out --stack policy',
     coveredBy: ['__tests__/library/consumer.test.ts'],
   },
 

@@ -74,6 +74,11 @@ export interface UpdateRequest<Context> {
 export interface DeleteRequest<Context> {
   readonly context: Context;
   readonly prior: ObjectValue;
+  /**
+   * The notes of the plan that planned this destroy: for a replacement, what its create plan
+   * returned as `privateData` (so a destroy can know what the object replacing it declares).
+   */
+  readonly privateData?: PrivateData | null;
   readonly warn: ApplyWarning;
 }
 
@@ -131,8 +136,24 @@ export interface ConfigureRequest {
   readonly terraformVersion: string;
 }
 
+/**
+ * What a plan records of the service it read (fingerprints, never a secret): one value per
+ * setting, so a refusal can name the setting that changed. Null values: that setting was unset.
+ */
+export type ServiceBinding = Readonly<Record<string, string | null>>;
+
 export interface ProviderDefinition<Context> {
   readonly schema: Schema;
+  /**
+   * The service this provider process points at, recorded in every resource's private data by
+   * refresh and plan; undefined when not known (settings not known yet). Omit to bind nothing.
+   */
+  serviceBinding?(context: Context): ServiceBinding | undefined;
+  /**
+   * The refusal when `recorded` (what the plan read) is not the service this process points at
+   * now; undefined when it is. Checked before any hook runs, so nothing is sent.
+   */
+  bindingMismatch?(context: Context, recorded: ServiceBinding): Diagnostic | undefined;
   validate?(request: ValidateRequest): readonly Diagnostic[];
   /** Called once per provider process before any plan/apply/read/import hook. Log in lazily. */
   configure(request: ConfigureRequest): Promise<Context>;

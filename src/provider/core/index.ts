@@ -5,3 +5,4 @@ export * from './functions';
 export * from './schema';
 export * from './types';
 export * from './values';
+export * from './hook-warnings';

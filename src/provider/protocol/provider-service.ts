@@ -6,9 +6,10 @@
  * throw, which the gRPC layer turns into an INTERNAL status.
  */
 import { inspect } from 'node:util';
-import type { PrivateData, ProviderDefinition } from '../core/definition';
+import type { PrivateData, ProviderDefinition, ServiceBinding } from '../core/definition';
 import { DiagnosticsError, PartialApplyError, errorDiagnostic, type AttributePath, type Diagnostic } from '../core/diagnostics';
 import { FunctionCallError, type FunctionDefinition } from '../core/functions';
+import { collectWarnings } from '../core/hook-warnings';
 import { defaultPlan, findAppliedInconsistency, replacementPaths } from '../core/plan';
 import type { Schema } from '../core/schema';
 import type { ValueType } from '../core/types';
@@ -31,7 +32,8 @@ export interface ProviderServiceOptions {
 }
 
 const SERVER_CAPABILITIES: messages.ServerCapabilities = {
-  planDestroy: false,
+  // A destroy is planned through us too, so its private data records the service the plan read.
+  planDestroy: true,
   getProviderSchemaOptional: true,
   moveResourceState: false,
 };
@@ -43,7 +45,8 @@ const REPORT_IT = 'This is a bug in the svc provider; please report it (with the
 
 /** A hook's result, or the diagnostics its failure became (and the state it left, when it said so). */
 type HookOutcome<T> =
-  | { readonly ok: true; readonly value: T }
+  /** `warnings`: what was reported (reportWarning) while the hook ran; a failure's diagnostics hold them first. */
+  | { readonly ok: true; readonly value: T; readonly warnings: readonly Diagnostic[] }
   | { readonly ok: false; readonly diagnostics: Diagnostic[]; readonly partialState?: ObjectValue };
 
 interface Typed<Definition> {
@@ -64,6 +67,35 @@ export function createProviderService<Context>(
   const redact = options.redact ?? NO_REDACTION;
   const toProtocol = (diagnostics: readonly Diagnostic[]) => toProtocolDiagnostics(diagnostics, redact);
   const toDiagnostic = (diagnostic: Diagnostic) => toProtocolDiagnostic(diagnostic, redact);
+  /** The first refusal of a plan made against another service: every later change of this process gets it too. */
+  let bindingRefused: Diagnostic | undefined;
+
+  /** The current service binding, or undefined (not configured, not known, or nothing bound). */
+  function currentBinding(): ServiceBinding | undefined {
+    if (configured === undefined) return undefined;
+    return definition.serviceBinding?.(configured.context);
+  }
+
+  /**
+   * The refusal when private data (what a refresh or plan recorded) names another service than
+   * this process points at; also once any change of this process was refused so.
+   */
+  function bindingRefusal(privateBytes: Buffer | undefined): Diagnostic | undefined {
+    if (bindingRefused !== undefined) return bindingRefused;
+    const mismatch = definition.bindingMismatch;
+    const recorded = recordedBinding(privateBytes);
+    if (configured === undefined || mismatch === undefined || recorded === undefined) return undefined;
+    bindingRefused = mismatch.call(definition, configured.context, recorded);
+    return bindingRefused;
+  }
+
+  /** Private data with the current service binding in it (when there is one). */
+  function bound(notes: PrivateData | null): Buffer {
+    const binding = currentBinding();
+    const { [BINDING_KEY]: _old, ...rest } = notes ?? {};
+    const merged = binding === undefined ? rest : { ...rest, [BINDING_KEY]: binding };
+    return Object.keys(merged).length === 0 ? EMPTY : Buffer.from(JSON.stringify(merged));
+  }
 
   function providerSchemas(): messages.GetProviderSchemaResponse {
     schemaResponse ??= {
@@ -79,13 +111,14 @@ export function createProviderService<Context>(
 
   /** Runs a hook at the deliberate boundary where any failure becomes diagnostics. */
   async function runHook<T>(operation: string, hook: () => Promise<T> | T): Promise<HookOutcome<T>> {
+    const warnings: Diagnostic[] = [];
     try {
-      return { ok: true, value: await hook() };
+      return { ok: true, value: await collectWarnings(hook, warnings), warnings };
     } catch (error) {
       if (error instanceof PartialApplyError) {
-        return { ok: false, diagnostics: diagnosticsForError(error.cause, operation), partialState: error.state };
+        return { ok: false, diagnostics: [...warnings, ...diagnosticsForError(error.cause, operation)], partialState: error.state };
       }
-      return { ok: false, diagnostics: diagnosticsForError(error, operation) };
+      return { ok: false, diagnostics: [...warnings, ...diagnosticsForError(error, operation)] };
     }
   }
 
@@ -236,8 +269,11 @@ export function createProviderService<Context>(
       const outcome = await runHook(operation, () => resource.definition.read({ context, state }));
       if (!outcome.ok) return { ...unchanged, diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
-      if (problem !== undefined) return { ...unchanged, diagnostics: [toDiagnostic(problem)] };
-      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: request.private, diagnostics: [] };
+      if (problem !== undefined) return { ...unchanged, diagnostics: toProtocol([...outcome.warnings, problem]) };
+      // What this refresh read: a plan made from it is applied only against the same service. The
+      // notes of an earlier plan are not carried on: they belong to that plan's calls alone.
+      if (outcome.value === null) return { newState: { msgpack: encodeValue(resource.type, null) }, private: EMPTY, diagnostics: toProtocol(outcome.warnings) };
+      return { newState: { msgpack: encodeValue(resource.type, outcome.value) }, private: bound(null), diagnostics: toProtocol(outcome.warnings) };
     },
 
     async planResourceChange(request) {
@@ -249,10 +285,18 @@ export function createProviderService<Context>(
       const resource = resources.get(request.typeName);
       if (resource === undefined) return failed([unknownTypeDiagnostic('resource', request.typeName, resources)]);
       const { type, definition: resourceDefinition } = resource;
+      // The prior object as refreshed by the plan: applying that plan elsewhere stops here, before any call.
+      const refused = bindingRefusal(request.priorPrivate);
+      if (refused !== undefined) return failed([refused]);
       const proposed = decodeObjectOrNull(type, request.proposedNewState, 'PlanResourceChange proposed_new_state');
       if (proposed === null) {
-        // Destroy: terraform plans it without asking the provider anything more.
-        return { plannedState: { msgpack: encodeValue(type, null) }, requiresReplace: [], plannedPrivate: request.priorPrivate, diagnostics: [] };
+        // Destroy: nothing to plan but the service it is planned against.
+        return {
+          plannedState: { msgpack: encodeValue(type, null) },
+          requiresReplace: [],
+          plannedPrivate: bound(decodePrivate(request.priorPrivate)),
+          diagnostics: [],
+        };
       }
       const config = decodeObject(type, request.config, 'PlanResourceChange config');
       const prior = decodeObjectOrNull(type, request.priorState, 'PlanResourceChange prior_state');
@@ -270,17 +314,17 @@ export function createProviderService<Context>(
         const outcome = await runHook(operation, () => plan.call(resourceDefinition, { context, config, prior, proposed: proposedPlan, priorPrivate }));
         if (!outcome.ok) return failed(outcome.diagnostics);
         const problem = badReturnedValue(operation, type, outcome.value.planned, true);
-        if (problem !== undefined) return failed([...(outcome.value.diagnostics ?? []), problem]);
+        if (problem !== undefined) return failed([...outcome.warnings, ...(outcome.value.diagnostics ?? []), problem]);
         planned = outcome.value.planned;
         hookReplace = outcome.value.requiresReplace ?? [];
-        hookDiagnostics = outcome.value.diagnostics ?? [];
+        hookDiagnostics = [...outcome.warnings, ...(outcome.value.diagnostics ?? [])];
         hookPrivate = outcome.value.privateData;
       }
       const requiresReplace = uniquePaths([...replacementPaths(resourceDefinition.schema, prior, planned), ...hookReplace]);
       return {
         plannedState: { msgpack: encodeValue(type, planned) },
         requiresReplace: requiresReplace.map(toProtocolPath),
-        plannedPrivate: hookPrivate === undefined ? request.priorPrivate : Buffer.from(JSON.stringify(hookPrivate)),
+        plannedPrivate: bound(hookPrivate ?? decodePrivate(request.priorPrivate)),
         diagnostics: toProtocol(hookDiagnostics),
       };
     },
@@ -300,24 +344,29 @@ export function createProviderService<Context>(
       const config = decodeObjectOrNull(type, request.config, 'ApplyResourceChange config');
       const action = planned === null ? 'delete' : prior === null ? 'create' : 'update';
       const operation = `${action} ${request.typeName}`;
+      // The state keeps neither the plan's notes (they belong to that plan's calls: a note read by a
+      // later plan would mislead it) nor its binding (only a refresh says which service an object is on).
+      const statePrivate = EMPTY;
       // On failure terraform keeps what we return: the prior object still exists after a failed
       // update or delete, and nothing exists after a failed create.
       const stateOnFailure = (diagnostics: readonly Diagnostic[]): messages.ApplyResourceChangeResponse => ({
         newState: { msgpack: encodeValue(type, action === 'create' ? null : prior) },
-        private: request.plannedPrivate,
+        private: statePrivate,
         diagnostics: toProtocol(diagnostics),
       });
       if (configured === undefined) return stateOnFailure([notConfigured(operation)]);
       const { context } = configured;
+      const refused = bindingRefusal(request.plannedPrivate);
+      if (refused !== undefined) return stateOnFailure([refused]);
 
       // Warnings a hook reports travel with its result, also when it fails afterwards.
       const warnings: Diagnostic[] = [];
       const warn = (diagnostic: Diagnostic) => warnings.push({ ...diagnostic, severity: 'warning' });
       if (planned === null) {
         if (prior === null) return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: [] };
-        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn }));
+        const outcome = await runHook(operation, () => resourceDefinition.delete({ context, prior, warn, privateData: decodePrivate(request.plannedPrivate) }));
         if (!outcome.ok) return stateOnFailure([...warnings, ...outcome.diagnostics]);
-        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol(warnings) };
+        return { newState: { msgpack: encodeValue(type, null) }, private: EMPTY, diagnostics: toProtocol([...warnings, ...outcome.warnings]) };
       }
       const appliedConfig = config ?? planned;
       const outcome = await runHook(operation, () =>
@@ -334,11 +383,12 @@ export function createProviderService<Context>(
         if (problem !== undefined) return stateOnFailure([...warnings, ...outcome.diagnostics, problem]);
         return {
           newState: { msgpack: encodeValue(type, partial) },
-          private: request.plannedPrivate,
+          private: statePrivate,
           diagnostics: toProtocol([...warnings, ...outcome.diagnostics]),
         };
       }
       const applied = outcome.value;
+      warnings.push(...outcome.warnings);
       const problem = badReturnedValue(operation, type, applied, false);
       if (problem !== undefined) return stateOnFailure([...warnings, problem]);
       const newState = { msgpack: encodeValue(type, applied) };
@@ -348,7 +398,7 @@ export function createProviderService<Context>(
         // The state is still recorded as applied, so terraform tracks the real object.
         return {
           newState,
-          private: request.plannedPrivate,
+          private: statePrivate,
           diagnostics: toProtocol([
             ...warnings,
             errorDiagnostic(
@@ -360,7 +410,7 @@ export function createProviderService<Context>(
           ]),
         };
       }
-      return { newState, private: request.plannedPrivate, diagnostics: toProtocol(warnings) };
+      return { newState, private: statePrivate, diagnostics: toProtocol(warnings) };
     },
 
     async importResourceState(request) {
@@ -385,12 +435,12 @@ export function createProviderService<Context>(
       const outcome = await runHook(operation, () => importHook.call(resource.definition, { context, id: request.id }));
       if (!outcome.ok) return { importedResources: [], diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, resource.type, outcome.value, false);
-      if (problem !== undefined) return failed(problem);
+      if (problem !== undefined) return { importedResources: [], diagnostics: toProtocol([...outcome.warnings, problem]) };
       return {
         importedResources: [
           { typeName: request.typeName, state: { msgpack: encodeValue(resource.type, outcome.value) }, private: EMPTY },
         ],
-        diagnostics: [],
+        diagnostics: toProtocol(outcome.warnings),
       };
     },
 
@@ -404,8 +454,8 @@ export function createProviderService<Context>(
       const outcome = await runHook(operation, () => dataSource.definition.read({ context, config }));
       if (!outcome.ok) return { diagnostics: toProtocol(outcome.diagnostics) };
       const problem = badReturnedValue(operation, dataSource.type, outcome.value, false);
-      if (problem !== undefined) return { diagnostics: [toDiagnostic(problem)] };
-      return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: [] };
+      if (problem !== undefined) return { diagnostics: toProtocol([...outcome.warnings, problem]) };
+      return { state: { msgpack: encodeValue(dataSource.type, outcome.value) }, diagnostics: toProtocol(outcome.warnings) };
     },
 
     async getFunctions() {
@@ -548,6 +598,17 @@ function decodeObject(type: ValueType, dynamicValue: messages.DynamicValue | und
 }
 
 /** Private bytes as a hook's notes: only a JSON object counts (other providers' or empty bytes are none). */
+/** Where private data keeps the service binding (ProviderDefinition.serviceBinding). */
+const BINDING_KEY = 'service';
+
+/** The binding private data records, or undefined when it records none (or not ours). */
+function recordedBinding(bytes: Buffer | undefined): ServiceBinding | undefined {
+  const recorded = decodePrivate(bytes)?.[BINDING_KEY];
+  if (!isPlainObject(recorded)) return undefined;
+  const values = Object.values(recorded);
+  return values.every((value) => value === null || typeof value === 'string') ? (recorded as ServiceBinding) : undefined;
+}
+
 function decodePrivate(bytes: Buffer | undefined): PrivateData | null {
   if (bytes === undefined || bytes.length === 0) return null;
   try {

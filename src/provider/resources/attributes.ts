@@ -5,6 +5,7 @@
  */
 import { checkAddress } from '../../address';
 import { descriptionProblem } from '../../description';
+import { quoteForMessage } from '../../display-text';
 import { ManagementApiError, describeText, type ListName } from '../../api';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
@@ -85,7 +86,7 @@ export function checkIpAttribute(value: string, path: AttributePath, what = 'ip'
   return {
     diagnostic: errorDiagnostic(
       `Invalid IP address or CIDR in ${what}`,
-      `${what} = ${JSON.stringify(value)}: ${checked.error.reason}. ${ADDRESS_FIX}`,
+      `${what} = ${quoteForMessage(value)}: ${checked.error.reason}. ${ADDRESS_FIX}`,
       path,
     ),
   };

@@ -8,7 +8,7 @@ import type { Channel } from '../../api';
 import { UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { checkNameForPlan, requireNamed, serviceProviderUrls, ssoAttributes, ssoFromConfig, validateSso } from './sso';
+import { checkNameForPlan, requireNamed, ssoKeptWarning, serviceProviderUrls, ssoAttributes, ssoFromConfig, validateSso } from './sso';
 import { SSO_SETTING_ATTRIBUTES } from './tenant-sso';
 
 const TYPE_NAME = 'svc_channel_sso';
@@ -54,6 +54,8 @@ function channelState(context: SvcContext, name: string, channel: Channel, store
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
   const name = requiredString(config, 'name');
+  // Before the call: a destroy later in this apply (of the object this one replaces) must not undo it.
+  context.registry.ssoApplied('channel', name);
   try {
     await context.accountClient().setChannelSso(name, ssoFromConfig(config));
   } catch (error) {
@@ -110,8 +112,12 @@ export const channelSsoResource: ResourceDefinition<SvcContext> = {
 
   update: ({ context, config }) => applySso(context, config),
 
-  async delete({ context, prior }) {
+  async delete({ context, prior, warn }) {
     const name = requiredString(prior, 'name');
+    if (context.registry.ssoAppliedInThisProcess('channel', name)) {
+      warn(ssoKeptWarning('channel', name));
+      return;
+    }
     try {
       await context.accountClient().setChannelSso(name, null);
     } catch (error) {

@@ -1,4 +1,5 @@
 /** `svc_tenant` data source: one tenant (customer) and its SSO settings. */
+import { escapeForDisplay } from '../../display-text';
 import { type DataSourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, emptyStringDiagnostic, stringAttribute } from './attributes';
@@ -41,9 +42,11 @@ export const tenantDataSource: DataSourceDefinition<SvcContext> = {
     return {
       ...config,
       id: name,
-      uuid: tenant.uuid,
-      contact_email: tenant.contact_email,
-      description: tenant.description,
+      // The client hands tenants on as listed (an update must copy them exactly); what is only
+      // shown is escaped here, as the client escapes list entries (src/display-text.ts).
+      uuid: escapeForDisplay(tenant.uuid),
+      contact_email: escapeForDisplay(tenant.contact_email),
+      description: escapeForDisplay(tenant.description),
       active: tenant.active,
       sso_enabled: sso.enabled,
       sso_required: sso.required,

@@ -10,6 +10,7 @@ import {
   DiagnosticsError,
   UNKNOWN,
   errorDiagnostic,
+  warningDiagnostic,
   type Diagnostic,
   type ObjectValue,
   type ResourceDefinition,
@@ -155,6 +156,45 @@ function alreadyOnListDiagnostic(list: ListName, tenant: string, canonical: stri
   );
 }
 
+/** A create of an address the list already holds with exactly the configured description. */
+function adoptsSameEntryWarning(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}_entry: adopts existing entry ${canonical}`,
+    `Tenant ${JSON.stringify(tenant)}'s ${list} already holds ${canonical} with the configured description; this resource takes it over, ` +
+      'and destroying the resource will remove it. (During a create_before_destroy replacement this is the entry of the object being replaced.)',
+    ['ip'],
+  );
+}
+
+function keptForReplacementWarning(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}_entry: ${canonical} kept for the resource that replaces this one`,
+    `A create earlier in this apply wrote ${canonical} to the ${list} of tenant ${JSON.stringify(tenant)} (a create_before_destroy replacement, ` +
+      'or another resource for the same address), so destroying this object left the entry on the list.',
+  );
+}
+
+function keptForWholeListWarning(list: ListName, tenant: string, canonical: string): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}_entry: ${canonical} kept for svc_${list}`,
+    `svc_${list} of tenant ${JSON.stringify(tenant)}, written earlier in this apply, declares ${canonical}, so destroying this per-entry ` +
+      `resource left the entry on the list: it belongs to svc_${list} now. (To move between per-entry and whole-list resources without ` +
+      'a destroy at all, use removed { lifecycle { destroy = false } } and import: see help/provider.md.)',
+  );
+}
+
+/** Two per-entry resources of one configuration for the same address (in any spelling). */
+function duplicateAddressDiagnostic(list: ListName, tenant: string, canonical: string, earlier: string, written: string): Diagnostic {
+  const spellings = earlier === written ? JSON.stringify(written) : `${JSON.stringify(earlier)} and ${JSON.stringify(written)}`;
+  return errorDiagnostic(
+    `Two svc_${list}_entry resources for ${canonical}`,
+    `Two svc_${list}_entry resources of this configuration declare ${canonical} (${spellings}) in the ${list} of tenant ${JSON.stringify(tenant)}. ` +
+      'They are one entry on the service: both would write it, each overwriting the other\'s description, and destroying one would delete the ' +
+      "other's entry. Keep one resource for the address.",
+    ['ip'],
+  );
+}
+
 /**
  * Parses `<tenant>/<ip or CIDR>`: the tenant is everything before the first slash, with a "/" in
  * its name written %2F (and "%" as %25), as the resource's id shows it.
@@ -207,9 +247,20 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       // replacement (-replace) plans its create right after the update plan of the object it
       // replaces, whose entry is in the list until apply deletes it: that one is ours.
       const replacing = typeof priorPrivate?.[REPLACES_NOTE] === 'string' ? priorPrivate[REPLACES_NOTE] : undefined;
+      const adoption: Diagnostic[] = [];
+      // Two resources creating one address would race at apply, each overwriting the other's
+      // description (a create next to an existing resource is refused below as already on the list).
+      if (prior === null && replacing === undefined && canonical !== undefined && typeof tenant === 'string') {
+        const earlier = context.registry.claimEntry(tenant, list, canonical, configuredIp as string);
+        if (earlier !== undefined) throw new DiagnosticsError([duplicateAddressDiagnostic(list, tenant, canonical, earlier, configuredIp as string)]);
+      }
       if (prior === null && canonical !== undefined && typeof tenant === 'string' && !context.connectionUnknown && replacing !== entryId(tenant, canonical)) {
         const existing = await context.lists.find(tenant, list, canonical);
-        if (existing !== undefined) throw new DiagnosticsError([alreadyOnListDiagnostic(list, tenant, canonical, existing)]);
+        const wanted = configuredDescription === null ? '' : configuredDescription;
+        // The same entry as configured (also the old object of a create_before_destroy replacement,
+        // planned again at apply) is adopted with a warning; another description is a takeover.
+        if (existing !== undefined && (existing.description ?? '') === wanted) adoption.push(adoptsSameEntryWarning(list, tenant, canonical));
+        else if (existing !== undefined) throw new DiagnosticsError([alreadyOnListDiagnostic(list, tenant, canonical, existing)]);
       }
       // Same tenant and address: an update in place (the upsert keeps created and the block's end).
       const sameEntry = prior !== null && canonical !== undefined && ip === prior.ip && tenant === prior.tenant;
@@ -238,6 +289,7 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
             })
           : [];
       const priorId = prior === null ? null : stringAttribute(prior, 'id');
+      diagnostics.push(...adoption);
       return { planned, diagnostics, ...(typeof priorId === 'string' ? { privateData: { [REPLACES_NOTE]: priorId } } : {}) };
     },
 
@@ -246,7 +298,14 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       await context.writeList(desired.tenant, list, async (client) => {
         // Again right before writing: new_<list> is an upsert, and the entry may have appeared since the plan.
         const existing = await client.getEntry(list, desired.canonical);
+        // The entry exactly as configured (the old object of a create_before_destroy replacement): nothing to write.
+        if (existing !== null && (existing.description ?? '') === desired.description) {
+          context.registry.entryWritten(desired.tenant, list, desired.canonical);
+          return;
+        }
         if (existing !== null) throw new DiagnosticsError([alreadyOnListDiagnostic(list, desired.tenant, desired.canonical, existing)]);
+        // Before the write: a destroy later in this apply (of the object this one replaces) must not undo it.
+        context.registry.entryWritten(desired.tenant, list, desired.canonical);
         await client.addEntry(list, { ip: desired.canonical, description: desired.description });
       });
       const entry = await readBack(context, list, desired.tenant, desired.canonical);
@@ -280,16 +339,28 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
       return entryState(list, ip, desired.tenant, entry);
     },
 
-    async delete({ context, prior }) {
+    async delete({ context, prior, warn }) {
       const ip = canonicalIpOf(requiredString(prior, 'ip'), ['ip']);
       const tenant = requiredString(prior, 'tenant');
-      await context.writeList(tenant, list, async (client) => {
-        try {
-          await client.deleteEntry(list, ip);
-        } catch (error) {
-          // Deliberate: an entry already gone (removed elsewhere, or an ended block) is deleted.
-          if ((error as { code?: unknown }).code !== 'not_found') throw error;
+      await context.registry.deleteEntry(tenant, list, ip, async (declaredByWholeList) => {
+        if (declaredByWholeList) {
+          // The whole list created in this apply owns the entry now (moving from per-entry resources to svc_<list>).
+          warn(keptForWholeListWarning(list, tenant, ip));
+          return;
         }
+        if (context.registry.entryWrittenInThisProcess(tenant, list, ip)) {
+          // A create earlier in this apply wrote the same address: the create_before_destroy replacement of this object.
+          warn(keptForReplacementWarning(list, tenant, ip));
+          return;
+        }
+        await context.writeList(tenant, list, async (client) => {
+          try {
+            await client.deleteEntry(list, ip);
+          } catch (error) {
+            // Deliberate: an entry already gone (removed elsewhere, or an ended block) is deleted.
+            if ((error as { code?: unknown }).code !== 'not_found') throw error;
+          }
+        });
       });
     },
 
@@ -306,7 +377,8 @@ export function createListEntryResource(list: ListName): ResourceDefinition<SvcC
           ),
         ]);
       }
-      return entryState(list, ip, tenant, entry);
+      // The canonical spelling, as a create would have written it (2001:DB8:0::7 is 2001:db8::7).
+      return entryState(list, canonicalIpOf(ip, ['ip']), tenant, entry);
     },
   };
 }

@@ -61,6 +61,14 @@ function listSchema(list: ListName): Schema {
           'Import gives `"authoritative"` with every entry in state; switching such a state to `"additive"` still removes the ' +
           'imported entries the configuration leaves out (the plan lists them).',
       ),
+      adopt_existing: {
+        type: types.bool,
+        optional: true,
+        description:
+          'mode "additive" only. false (default): declaring an address the list already holds with another description is an error at plan ' +
+          '(the resource would take that entry over, and destroy would delete it). true: the resource adopts such entries on purpose; ' +
+          'the plan warns "adopts existing entry <ip>, was: <description>" for each, and destroy removes them like its own.',
+      },
       tenant: attribute.optionalComputedString("The tenant (customer_name) whose list this is. Defaults to the provider's tenant. Changing it replaces the resource.", {
         requiresReplace: true,
       }),
@@ -264,6 +272,35 @@ async function applyList(
 
   const desired = new Map<string, string>();
   for (const [canonical, entry] of byCanonicalIp(entries)) desired.set(canonical, effectiveDescription(entry.description) as string);
+  // Alone on the list in this process: a destroy of the object this one replaces, or of per-entry
+  // resources of the same list, then leaves what it declares (see apply-registry.ts).
+  return context.registry.writeWholeList(tenant, list, new Set(desired.keys()), () =>
+    writeDifference(context, list, {
+      tenant,
+      mode,
+      entries,
+      desired,
+      prior,
+      priorEntries,
+      warn,
+      adoptExisting: typeof config.adopt_existing === 'boolean' ? config.adopt_existing : null,
+    }),
+  );
+}
+
+interface ListWrite {
+  readonly tenant: string;
+  readonly mode: ListMode;
+  readonly entries: EntryMap;
+  readonly desired: ReadonlyMap<string, string>;
+  readonly prior: ObjectValue | null;
+  readonly priorEntries: EntryMap | null;
+  readonly warn: ApplyWarning;
+  readonly adoptExisting: boolean | null;
+}
+
+async function writeDifference(context: SvcContext, list: ListName, write: ListWrite): Promise<ObjectValue> {
+  const { tenant, mode, entries, desired, prior, priorEntries, warn } = write;
   const current = (await context.lists.read(tenant, list)).byIp;
 
   const toAdd = [...desired]
@@ -276,7 +313,7 @@ async function applyList(
     if (unshown.length > 0) warn(leftInPlaceWarning(list, tenant, unshown, 'apply'));
   }
 
-  const applied = { entries, mode, tenant, id: listId(tenant, list) };
+  const applied = { entries, mode, adopt_existing: write.adoptExisting, tenant, id: listId(tenant, list) };
   if (toAdd.length > 0 || toDelete.length > 0) {
     context.progress(`svc_${list} (${tenant}): ${toAdd.length} to add or update, ${toDelete.length} to remove`);
     try {
@@ -294,6 +331,16 @@ async function applyList(
     }
   }
   return applied;
+}
+
+/** The destroy of an object whose entries a newer resource of the same apply declares. */
+function keptForNewerWarning(list: ListName, tenant: string, kept: number): Diagnostic {
+  return warningDiagnostic(
+    `svc_${list}: ${kept === 1 ? '1 entry' : `${kept} entries`} kept for the resource that replaces this one`,
+    `The object replacing this one in this apply (terraform apply -replace, create_before_destroy), or another resource taking the list ` +
+      `over, declares ${kept === 1 ? 'this entry' : 'these entries'} of the ${list} of tenant ${JSON.stringify(tenant)}, so this destroy left ` +
+      `${kept === 1 ? 'it' : 'them'} in place and removed only the rest: the list is never emptied in between.`,
+  );
 }
 
 /** Entries an authoritative apply or destroy did not remove because its plan never showed them. */
@@ -325,6 +372,72 @@ function mayExistAfterFailure(planned: EntryMap, prior: EntryMap | null): EntryM
   const plannedIps = byCanonicalIp(planned);
   const kept = Object.entries(prior ?? {}).filter(([key]) => !plannedIps.has(canonicalIpOf(key, ['entries', { key }])));
   return { ...Object.fromEntries(kept), ...planned };
+}
+
+/**
+ * The private note an update plan leaves for the create plan of a replacement: the list it
+ * replaces and the canonical addresses its state held (they are the resource's own, not a takeover).
+ */
+const REPLACES_NOTE = 'replaces';
+const OWNED_NOTE = 'owned';
+/** What the create plan of a replacement declares: the destroy of the object it replaces keeps those entries. */
+const KEEP_NOTE = 'keep';
+
+/**
+ * An additive resource that declares an address the list already holds, which its state does not:
+ * with another description that is a takeover (an error unless adopt_existing = true, then a warning
+ * naming the description it replaces); with the same description it is adopted with a warning, since
+ * destroy will remove it.
+ */
+async function takeoverDiagnostics(
+  context: SvcContext,
+  list: ListName,
+  tenant: string,
+  tenantIsConfigured: boolean,
+  configured: EntryMap,
+  owned: ReadonlySet<string>,
+  adopt: boolean,
+): Promise<Diagnostic[]> {
+  const declared = [...byCanonicalIp(configured)].filter(([canonical]) => !owned.has(canonical));
+  if (declared.length === 0) return [];
+  const current = (await readListForPlan(context, tenant, list, tenantIsConfigured)).byIp;
+  const diagnostics: Diagnostic[] = [];
+  for (const [canonical, { key, description }] of declared) {
+    const existing = current.get(canonical);
+    if (existing === undefined) continue;
+    const was = existing.description ?? '';
+    const path: AttributePath = ['entries', { key }];
+    const wanted = effectiveDescription(description);
+    if (wanted !== UNKNOWN && wanted === was) {
+      diagnostics.push(
+        warningDiagnostic(
+          `svc_${list}: adopts existing entry ${canonical}`,
+          `The ${list} of tenant ${JSON.stringify(tenant)} already holds ${canonical} with the same description; this resource takes it over, ` +
+            'and destroying the resource (or dropping the key) will remove it.',
+          path,
+        ),
+      );
+    } else if (adopt) {
+      diagnostics.push(
+        warningDiagnostic(
+          `svc_${list}: adopts existing entry ${canonical}, was: ${JSON.stringify(was)}`,
+          `adopt_existing = true: the entry's description ${JSON.stringify(was)} is replaced, and destroy will remove the entry.`,
+          path,
+        ),
+      );
+    } else {
+      diagnostics.push(
+        errorDiagnostic(
+          `The ${list} already holds ${canonical}`,
+          `svc_${list} (tenant ${JSON.stringify(tenant)}, mode "additive") declares ${canonical}, which the ${list} already holds with description ` +
+            `${JSON.stringify(was)}, an entry this resource did not create: applying would overwrite it and destroying the resource would delete it. ` +
+            'Nothing was sent. Remove the key, or set adopt_existing = true to take the entry over on purpose (the plan then names each adopted entry).',
+          path,
+        ),
+      );
+    }
+  }
+  return diagnostics;
 }
 
 /** How many of the unseen addresses a warning names. */
@@ -389,7 +502,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
 
     validate: ({ config }) => validateList(list, config),
 
-    async plan({ context, config, prior, proposed }) {
+    async plan({ context, config, prior, proposed, priorPrivate }) {
       const configuredTenant = stringAttribute(config, 'tenant');
       const tenant = context.tenantForPlan(configuredTenant);
       const configuredMode = stringAttribute(config, 'mode');
@@ -403,6 +516,14 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       const stateSawWholeList = prior !== null && modeOf(prior) === 'authoritative';
       if (entries !== null && mode === 'authoritative' && !stateSawWholeList && typeof tenant === 'string' && !context.connectionUnknown) {
         diagnostics.push(...(await unseenEntriesWarning(context, list, tenant, configuredTenant !== null, configured, knownPriorEntries)));
+      }
+      const id = typeof tenant === 'string' ? listId(tenant, list) : UNKNOWN;
+      // A replacement's create plan: the entries of the object it replaces are its own.
+      const replacing = priorPrivate?.[REPLACES_NOTE] === id && Array.isArray(priorPrivate?.[OWNED_NOTE]) ? (priorPrivate[OWNED_NOTE] as unknown[]) : undefined;
+      const owned = new Set([...byCanonicalIp(knownPriorEntries).keys(), ...(replacing ?? []).filter((ip): ip is string => typeof ip === 'string')]);
+      if (configured !== null && mode === 'additive' && typeof tenant === 'string' && !context.connectionUnknown) {
+        const adopt = config.adopt_existing === true;
+        diagnostics.push(...(await takeoverDiagnostics(context, list, tenant, configuredTenant !== null, configured, owned, adopt)));
       }
       if (configured !== null) {
         diagnostics.push(
@@ -424,9 +545,14 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
           entries: configured === null ? entries : planEntries(configured, knownPriorEntries),
           mode,
           tenant,
-          id: typeof tenant === 'string' ? listId(tenant, list) : UNKNOWN,
+          id,
         },
         diagnostics,
+        ...(prior !== null
+          ? { privateData: { [REPLACES_NOTE]: prior.id, [OWNED_NOTE]: [...byCanonicalIp(knownPriorEntries).keys()] } }
+          : replacing !== undefined && configured !== null
+            ? { privateData: { [REPLACES_NOTE]: id, [KEEP_NOTE]: [...byCanonicalIp(configured).keys()] } }
+            : {}),
       };
     },
 
@@ -442,21 +568,29 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
 
     update: ({ context, config, prior, warn }) => applyList(context, list, config, prior, warn),
 
-    async delete({ context, prior, warn }) {
+    async delete({ context, prior, warn, privateData }) {
       // Only what the destroy plan showed (the state's entries); anything added since stays.
       const tenant = requiredString(prior, 'tenant');
-      const current = (await context.lists.read(tenant, list)).byIp;
-      const shown = byCanonicalIp(knownEntries(prior));
-      const owned = [...shown.keys()].filter((ip) => current.has(ip));
-      if (modeOf(prior) === 'authoritative') {
-        const unshown = [...current.keys()].filter((ip) => !shown.has(ip));
-        if (unshown.length > 0) warn(leftInPlaceWarning(list, tenant, unshown, 'destroy'));
-      }
-      if (owned.length === 0) return;
-      context.progress(`svc_${list} (${tenant}): removing ${owned.length} entries`);
-      await context.writeList(tenant, list, (client) =>
-        client.bulkDeleteEntries(list, owned, { onProgress: (progress) => context.progress(describeProgress(list, progress)) }),
-      );
+      // The destroy half of a replacement by the same list: what the new object declares stays, so the list is never emptied.
+      const keep = privateData?.[REPLACES_NOTE] === prior.id && Array.isArray(privateData?.[KEEP_NOTE]) ? (privateData[KEEP_NOTE] as unknown[]) : [];
+      await context.registry.destroyWholeList(tenant, list, async (declaredByNewer) => {
+        const current = (await context.lists.read(tenant, list)).byIp;
+        const shown = byCanonicalIp(knownEntries(prior));
+        const present = [...shown.keys()].filter((ip) => current.has(ip));
+        // A create_before_destroy replacement (or another resource taking the list over) wrote
+        // this list earlier in this apply: what it declares is its own now.
+        const owned = present.filter((ip) => !declaredByNewer.has(ip) && !keep.includes(ip));
+        if (owned.length < present.length) warn(keptForNewerWarning(list, tenant, present.length - owned.length));
+        if (modeOf(prior) === 'authoritative') {
+          const unshown = [...current.keys()].filter((ip) => !shown.has(ip));
+          if (unshown.length > 0) warn(leftInPlaceWarning(list, tenant, unshown, 'destroy'));
+        }
+        if (owned.length === 0) return;
+        context.progress(`svc_${list} (${tenant}): removing ${owned.length} entries`);
+        await context.writeList(tenant, list, (client) =>
+          client.bulkDeleteEntries(list, owned, { onProgress: (progress) => context.progress(describeProgress(list, progress)) }),
+        );
+      });
     },
 
     async import({ context, id }) {
@@ -465,6 +599,7 @@ export function createListResource(list: ListName): ResourceDefinition<SvcContex
       return {
         entries: entriesFromService(current, null, 'authoritative'),
         mode: DEFAULT_MODE,
+        adopt_existing: null,
         tenant,
         id: listId(tenant, list),
       };

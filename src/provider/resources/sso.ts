@@ -5,7 +5,7 @@
  * tenant or channel name (at plan, and again when apply finds it missing).
  */
 import type { SsoSettings } from '../../api';
-import { DiagnosticsError, UNKNOWN, errorDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
+import { DiagnosticsError, UNKNOWN, errorDiagnostic, warningDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
 import { NOT_KNOWN_YET, describeMetadataUrl, ssoSettingsProblems } from '../../sso-rules';
@@ -124,5 +124,18 @@ function unknownNameDiagnostic(
     `Unknown ${kind} ${JSON.stringify(name)}`,
     `The service lists no ${kind} named ${JSON.stringify(name)} (it lists ${describeNames(known)}). Check the name; it is case-sensitive.`,
     path,
+  );
+}
+
+/**
+ * The destroy of an SSO resource whose tenant or channel had its SSO set earlier in the same
+ * apply (the create of a create_before_destroy replacement, or another resource for the same
+ * name): turning SSO off would undo that, so the destroy leaves it.
+ */
+export function ssoKeptWarning(kind: 'tenant' | 'channel', name: string): Diagnostic {
+  return warningDiagnostic(
+    `SSO of ${kind} ${JSON.stringify(name)} left as set earlier in this apply`,
+    `A resource created or updated earlier in this apply set the SSO of ${kind} ${JSON.stringify(name)} (a create_before_destroy replacement, ` +
+      'or another resource for the same name), so destroying this one did not turn SSO off: the service keeps what the newer resource set.',
   );
 }

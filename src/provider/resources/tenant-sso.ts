@@ -7,7 +7,7 @@ import type { Customer } from '../../api';
 import { UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
-import { checkNameForPlan, requireNamed, ssoAttributes, ssoFromConfig, validateSso } from './sso';
+import { checkNameForPlan, requireNamed, ssoKeptWarning, ssoAttributes, ssoFromConfig, validateSso } from './sso';
 
 const TYPE_NAME = 'svc_tenant_sso';
 
@@ -43,6 +43,8 @@ function tenantState(name: string, tenant: Customer): ObjectValue {
 
 async function applySso(context: SvcContext, config: ObjectValue): Promise<ObjectValue> {
   const name = requiredString(config, 'name');
+  // Before the call: a destroy later in this apply (of the object this one replaces) must not undo it.
+  context.registry.ssoApplied('tenant', name);
   try {
     await context.accountClient(name).setTenantSso(name, ssoFromConfig(config));
   } catch (error) {
@@ -97,8 +99,12 @@ export const tenantSsoResource: ResourceDefinition<SvcContext> = {
 
   update: ({ context, config }) => applySso(context, config),
 
-  async delete({ context, prior }) {
+  async delete({ context, prior, warn }) {
     const name = requiredString(prior, 'name');
+    if (context.registry.ssoAppliedInThisProcess('tenant', name)) {
+      warn(ssoKeptWarning('tenant', name));
+      return;
+    }
     try {
       await context.accountClient(name).setTenantSso(name, null);
     } catch (error) {

@@ -1,5 +1,6 @@
 /**
- * Entry files the security team keeps in the repository: YAML (.yaml, .yml) or JSON (.json),
+ * Entry files of list entries: YAML (.yaml, .yml) or JSON (.json), the files SecurityPolicy reads
+ * at synth (modules/security-policy) and `svc entries import` sends to the service,
  * either a top-level array of `{ ip, description? }` or `{ entries: [...] }`. Every entry is
  * checked here, at synth, and a problem names the file, the line and the field:
  *
@@ -12,11 +13,65 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
-import { checkAddress } from '../../src/address';
-import { descriptionProblem } from '../../src/description';
-import { FILE_FIELD, PolicyFileError } from './errors';
-import { addressProblem, displayPath, type CheckedEntry } from './entries';
+import { checkAddress } from './address';
+import { descriptionProblem } from './description';
 import { jsonSyntaxProblem } from './json-syntax';
+
+/** The `field` of a problem with the whole file (unreadable, bad syntax); left out of the message. */
+export const FILE_FIELD = '(file)';
+
+export type EntryFileErrorCode =
+  /** An entry of a file is wrong: its ip (not an address, host bits set, empty, missing), a wrong type, an unknown field. */
+  | 'invalid_policy_entry'
+  /** The file cannot be read, is not valid YAML/JSON, has an unknown extension or the wrong top-level shape. */
+  | 'invalid_policy_file';
+
+/** A problem in an entry file, naming file, line and field: `policy/blacklist.yaml:7: entries[2].ip: ...`. */
+export class EntryFileError extends Error {
+  readonly code: EntryFileErrorCode;
+  readonly file: string;
+  readonly line: number | undefined;
+  /** The field path inside the file, e.g. `entries[2].ip`, or `(file)` for the whole file. */
+  readonly field: string;
+  /** The value found (never anything but the entry's own text). */
+  readonly value: unknown;
+  /** The message without the file, line and field. */
+  readonly detail: string;
+
+  constructor(details: { code: EntryFileErrorCode; file: string; line?: number; field: string; value?: unknown; message: string }) {
+    const where = details.line === undefined ? details.file : `${details.file}:${details.line}`;
+    super(details.field === FILE_FIELD ? `${where}: ${details.message}` : `${where}: ${details.field}: ${details.message}`);
+    this.name = 'EntryFileError';
+    this.code = details.code;
+    this.file = details.file;
+    this.line = details.line;
+    this.field = details.field;
+    this.value = details.value;
+    this.detail = details.message;
+  }
+}
+
+/** One entry of a file, checked. */
+export interface EntryFileEntry {
+  /** As written (the provider keeps the user's spelling in state). */
+  readonly ip: string;
+  readonly canonical: string;
+  readonly description: string | undefined;
+  /** The file as shown, the entry's line and its field path (`entries[2]`). */
+  readonly source: { readonly file: string; readonly line: number | undefined; readonly field: string };
+}
+
+/** How a file is shown in messages: relative to the working directory when inside it. */
+export function displayPath(file: string): string {
+  const absolute = path.resolve(file);
+  const relative = path.relative(process.cwd(), absolute);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
+}
+
+/** Why an ip is not an address, after the value: `"10.0.0.300" <this>`. */
+export function addressProblem(reason: string): string {
+  return `is not an IPv4 or IPv6 address or CIDR range (${reason}); write e.g. 203.0.113.9, 198.51.100.0/24 or 2001:db8::/32`;
+}
 
 const ENTRY_FIELDS = ['ip', 'description'];
 const FORMAT_HINT = 'a list of { ip, description? } objects, at the top level or under "entries"';
@@ -38,7 +93,7 @@ function readText(file: string, shown: string): string {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === undefined) throw error;
     const fix = code === 'ENOENT' ? 'check the path (paths in the config file are relative to its directory)' : 'check the file and its permissions';
-    throw new PolicyFileError({ code: 'invalid_policy_file', file: shown, field: FILE_FIELD, message: `cannot be read (${code}); ${fix}` });
+    throw new EntryFileError({ code: 'invalid_policy_file', file: shown, field: FILE_FIELD, message: `cannot be read (${code}); ${fix}` });
   }
 }
 
@@ -53,7 +108,7 @@ function lineAt(text: string, offset: number): number {
 function checkJsonSyntax(text: string, shown: string): void {
   const problem = jsonSyntaxProblem(text);
   if (problem === undefined) return;
-  throw new PolicyFileError({ code: 'invalid_policy_file', file: shown, line: lineAt(text, problem.offset), field: FILE_FIELD, message: `is not valid JSON: ${problem.message}` });
+  throw new EntryFileError({ code: 'invalid_policy_file', file: shown, line: lineAt(text, problem.offset), field: FILE_FIELD, message: `is not valid JSON: ${problem.message}` });
 }
 
 function describeNode(node: unknown): string {
@@ -70,11 +125,11 @@ function describeNode(node: unknown): string {
  * config parser makes paths from the config file absolute. Returns the entries in file order,
  * each with its line; duplicates are the caller's to find (they may span files).
  */
-export function loadPolicyEntryFile(file: string): CheckedEntry[] {
+export function loadEntryFile(file: string): EntryFileEntry[] {
   const shown = displayPath(file);
   const format = formatOf(file);
   if (format === undefined) {
-    throw new PolicyFileError({
+    throw new EntryFileError({
       code: 'invalid_policy_file',
       file: shown,
       field: FILE_FIELD,
@@ -89,7 +144,7 @@ export function loadPolicyEntryFile(file: string): CheckedEntry[] {
   const lineOf = (node: YamlNode | null | undefined, fallback?: number): number | undefined =>
     node?.range ? lineCounter.linePos(node.range[0]).line : fallback;
   const fail = (line: number | undefined, field: string, message: string, value?: unknown, code: 'invalid_policy_entry' | 'invalid_policy_file' = 'invalid_policy_entry') =>
-    new PolicyFileError({ code, file: shown, ...(line === undefined ? {} : { line }), field, value, message });
+    new EntryFileError({ code, file: shown, ...(line === undefined ? {} : { line }), field, value, message });
 
   const syntaxError = document.errors[0];
   if (syntaxError !== undefined) {
@@ -121,7 +176,7 @@ export function loadPolicyEntryFile(file: string): CheckedEntry[] {
     throw fail(lineOf(contents), '(top level)', `expected ${FORMAT_HINT}, got ${describeNode(contents)}`, undefined, 'invalid_policy_file');
   }
 
-  return items.items.map((item, index): CheckedEntry => {
+  return items.items.map((item, index): EntryFileEntry => {
     const field = `${prefix}[${index}]`;
     const itemNode = item as YamlNode | null;
     const itemLine = lineOf(itemNode, lineOf(items as YamlNode));
