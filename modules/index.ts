@@ -18,7 +18,7 @@ export * from './security-policy/aws';
 export * from './control-plane';
 export * from './deployment-policy';
 export * from './provider';
-export { ArchitectureRules, ArchitectureRulesOptionError, type ArchitectureRulesOptions, type ArchitectureRulesProps } from './architecture-rules';
+export { ArchitectureRules, ArchitectureRulesOptionError, type ArchitectureRulesOptionErrorCode, type ArchitectureRulesOptions, type ArchitectureRulesProps } from './architecture-rules';
 export { ManagementClient, ManagementApiError, type ManagementClientOptions, type ManagementErrorCode } from '../src/api';
 /**
  * The architecture rules and the client entry points whole, under a name: some of their names

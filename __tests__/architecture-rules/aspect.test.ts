@@ -180,7 +180,9 @@ describe('the ArchitectureRules aspect', () => {
     expect(caught).toBeInstanceOf(ArchitectureRulesOptionError);
     const error = caught as ArchitectureRulesOptionError;
     expect(error.code).toBe('invalid_architecture_rules_option');
-    expect(error.option).toBe(option);
+    expect({ constructPath: error.constructPath, prop: error.prop, option: error.option }).toEqual({ constructPath: 'ArchitectureRules', prop: option, option });
+    expect(error.fix).toEqual(expect.any(String));
+    expect(error.message).toMatch(new RegExp(`^ArchitectureRules: ${option.replace(/[[\]]/g, '\\$&')} = ".*": .*\\. Fix: `));
     expect(error.message).toContain(option);
     expect(error.message).toContain(reason);
   });

@@ -5,7 +5,7 @@ import { DataAwsAcmCertificate } from '@cdktf/provider-aws/lib/data-aws-acm-cert
 import { IamServerCertificate } from '@cdktf/provider-aws/lib/iam-server-certificate';
 import { LbListener, LbListenerConfig } from '@cdktf/provider-aws/lib/lb-listener';
 import { LbListenerCertificate } from '@cdktf/provider-aws/lib/lb-listener-certificate';
-import { isTls12OrLaterPolicy } from '../../modules/architecture-rules';
+import { isTls12OrLaterPolicy } from '../../modules/architecture-rules/rules/tls-listeners';
 import { findingsOfRule, synthWithRules, expectOnlyFinding } from './stacks';
 
 const RULE = 'SVC-ARCH-4';

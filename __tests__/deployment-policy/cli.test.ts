@@ -49,21 +49,21 @@ describe('svc-deployment-policy (child process)', () => {
     const result = run(['--account-id', '12345', '--hosted-zone-id', ZONE]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('--account-id = "12345" is invalid: an AWS account id is exactly 12 digits');
+    expect(result.stderr).toContain('svc-deployment-policy: --account-id = "12345": an AWS account id is exactly 12 digits. Fix: give the 12 digits');
   });
 });
 
 describe('svc-deployment-policy (in process)', () => {
   test.each([
-    ['a stack name over 14 characters', ['--stack-name', 'ControlPlaneProd', '--account-id', ACCOUNT, '--hosted-zone-id', ZONE], '--stack-name = "ControlPlaneProd" is invalid'],
-    ['a malformed hosted zone id', ['--account-id', ACCOUNT, '--hosted-zone-id', 'example.com'], '--hosted-zone-id = "example.com" is invalid'],
+    ['a stack name over 14 characters', ['--stack-name', 'ControlPlaneProd', '--account-id', ACCOUNT, '--hosted-zone-id', ZONE], 'svc-deployment-policy: --stack-name = "ControlPlaneProd": it has 16 characters'],
+    ['a malformed hosted zone id', ['--account-id', ACCOUNT, '--hosted-zone-id', 'example.com'], 'svc-deployment-policy: --hosted-zone-id = "example.com": a Route53 hosted zone id looks like'],
     ['a missing hosted zone id', ['--account-id', ACCOUNT], '--hosted-zone-id is required'],
     ['a missing account id', ['--hosted-zone-id', ZONE], '--account-id is required'],
     ['an unknown flag', ['--acount-id', ACCOUNT], 'unknown option "--acount-id"'],
     ['a flag without value', ['--account-id'], '--account-id needs a value'],
     ['a flag given twice', ['--account-id', ACCOUNT, '--account-id', ACCOUNT, '--hosted-zone-id', ZONE], '--account-id is given twice'],
-    ['a part that does not exist', ['--account-id', ACCOUNT, '--hosted-zone-id', ZONE, '--part', '9'], '--part = "9" is invalid: this policy has'],
-    ['a part that is no number', ['--account-id', ACCOUNT, '--hosted-zone-id', ZONE, '--part', 'two'], '--part = "two" is invalid'],
+    ['a part that does not exist', ['--account-id', ACCOUNT, '--hosted-zone-id', ZONE, '--part', '9'], '--part = "9": this policy has 3 parts. Fix: give a part number from 1 to 3'],
+    ['a part that is no number', ['--account-id', ACCOUNT, '--hosted-zone-id', ZONE, '--part', 'two'], '--part = "two": not a part number'],
   ])('%s: exit 2 with a message', (_name, args, message) => {
     const result = runInProcess(args);
     expect(result.code).toBe(2);

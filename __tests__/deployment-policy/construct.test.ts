@@ -123,7 +123,7 @@ describe('DeploymentPolicy', () => {
   test('an unusable trusted principal is a typed error naming it', () => {
     expect(() => synth({ installationRole: { trustedPrincipal: 'ci-user' } })).toThrow(DeploymentPolicyPropError);
     expect(() => synth({ installationRole: { trustedPrincipal: 'ci-user' } })).toThrow(
-      'installationRole.trustedPrincipal = "ci-user" is invalid',
+      'stack/deployment: installationRole.trustedPrincipal = "ci-user": neither an IAM ARN',
     );
   });
 

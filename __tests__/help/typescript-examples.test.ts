@@ -1,6 +1,7 @@
 /**
- * The TypeScript of help/ is real code: every ```ts block type-checks, as a file saved in the
- * repository's root, against the modules as they are now (the svc bindings, SecurityPolicy,
+ * The TypeScript of help/ is real code: every ```ts block type-checks, as a user's file that
+ * imports the package's entry points (`svc-prevent/security-policy`, resolved to this
+ * repository's sources), against the modules as they are now (the svc bindings, SecurityPolicy,
  * ControlPlane, the client) with the repository's strict compiler options. The CDKTF example of
  * each resource and data-source page also runs: it synthesizes, the stack holds the page's
  * type, and `terraform validate` accepts the synthesized JSON with the provider as built.
@@ -50,6 +51,14 @@ function cdktfExamples(object: ObjectPage): TypeScriptExample[] {
 describe('the ```ts blocks of help/ type-check against the real modules', () => {
   test('there are examples to check', () => {
     expect(examples.length).toBeGreaterThan(objectPages.length);
+  });
+
+  test('they import the library as a user does, through the package\'s entry points, never a path of this repository', () => {
+    const relative = examples.flatMap((example) =>
+      [...example.code.matchAll(/from\s+['"](\.[^'"]*)['"]/g)].map((match) => `help/${example.page}, block at line ${example.line}: ${match[1]}`),
+    );
+    expect(relative).toEqual([]);
+    expect(examples.filter((example) => /from\s+'svc-prevent\/security-policy'/.test(example.code)).length).toBeGreaterThan(0);
   });
 
   test('no compiler errors', () => {

@@ -31,6 +31,7 @@ export interface ArchitectureRulesProps extends ArchitectureRulesOptions {
  * ArchitectureRulesOptionError. See help/architecture-rules.md.
  */
 export class ArchitectureRules implements IAspect {
+  /** The rules this aspect runs, in order. */
   readonly rules: readonly ArchitectureRule[];
   private readonly options: ResolvedArchitectureRulesOptions;
   private readonly inventories = new WeakMap<TerraformStack, TerraformInventory>();
@@ -43,6 +44,7 @@ export class ArchitectureRules implements IAspect {
     this.rules = props.rules ?? ARCHITECTURE_RULES;
   }
 
+  /** Runs every rule on one construct (cdktf calls this for each construct of the tree); findings become Annotations. */
   visit(node: IConstruct): void {
     const stack = TerraformStack.of(node);
     const context: RuleContext = {

@@ -10,6 +10,11 @@ import { ResolvedArchitectureRulesOptions } from './options';
 /** How a non-compliant finding is reported: error fails synth, warning and info do not. */
 export type FindingSeverity = 'error' | 'warning' | 'info';
 
+/**
+ * What a rule answers for one construct: compliant, not applicable (the construct is not what
+ * the rule looks at, or its values are only known at plan time), or non-compliant with a
+ * message. Build it with COMPLIANT, NOT_APPLICABLE and nonCompliant.
+ */
 export type RuleResult =
   | { readonly compliance: 'compliant' }
   | { readonly compliance: 'not_applicable' }
@@ -25,26 +30,38 @@ export type RuleResult =
 export interface RuleContext {
   /** Resolved Terraform attributes of every element in the construct's stack. */
   readonly inventory: TerraformInventory;
+  /** The aspect's options, validated, with plan-time values (tokens) left out. */
   readonly options: ResolvedArchitectureRulesOptions;
   /** True for the construct the aspect was added to: scope-wide rules report there, once. */
   readonly isScopeRoot: boolean;
 }
 
+/** A rule's check: a pure function of one construct and the context; it may throw (the aspect reports that as a defect of the rule). */
 export type RuleFunction = (node: IConstruct, context: RuleContext) => RuleResult;
 
+/** One rule of the pack: what `ArchitectureRulesProps.rules` lists. */
 export interface ArchitectureRule {
   /** Stable id, shown in every finding; do not renumber. */
   readonly id: string;
   /** The spec's architectural rule number (1-6). */
   readonly specRule: number;
+  /** A few words, shown after the id in every finding, e.g. `multi-AZ placement`. */
   readonly title: string;
+  /** The severity of its findings unless a result overrides it. */
   readonly severity: FindingSeverity;
+  /** The check, run once per construct of the tree the aspect visits. */
   readonly evaluate: RuleFunction;
 }
 
+/** The construct follows the rule. */
 export const COMPLIANT: RuleResult = { compliance: 'compliant' };
+/** The rule does not look at this construct, or cannot tell before plan. */
 export const NOT_APPLICABLE: RuleResult = { compliance: 'not_applicable' };
 
+/**
+ * A finding: `message` names the resource, what is wrong and how to fix it; `severity`
+ * overrides the rule's own for this finding only.
+ */
 export function nonCompliant(message: string, severity?: FindingSeverity): RuleResult {
   return severity === undefined
     ? { compliance: 'non_compliant', message }

@@ -15,22 +15,31 @@ import {
 } from 'cdktf';
 import { isRecord } from './expressions';
 
+/** One resource or data source of the stack, with its attributes as synth writes them. */
 export interface TerraformElementView {
+  /** The cdktf construct of the element. */
   readonly construct: TerraformResource | TerraformDataSource;
+  /** A resource or a data source. */
   readonly kind: 'resource' | 'data';
   /** e.g. `aws_autoscaling_group` */
   readonly type: string;
   /** e.g. `aws_autoscaling_group.service_asg_1A2B3C4D` or `data.aws_subnet.a` */
   readonly address: string;
+  /** The Terraform (snake_case) attributes, overrides applied, references as `${type.name.attribute}` strings. */
   readonly attributes: Readonly<Record<string, unknown>>;
 }
 
 const RESOLVER = new DefaultTokenResolver(new StringConcat());
 
+/**
+ * The Terraform elements of one stack, as a rule reads them (RuleContext.inventory). Built by
+ * the aspect, once per stack; a rule only reads it.
+ */
 export class TerraformInventory {
   private readonly views = new WeakMap<IConstruct, TerraformElementView>();
   private byAddressCache?: Map<string, TerraformElementView>;
 
+  /** @param stack the stack whose elements are read (lazily, on first use). */
   constructor(readonly stack: TerraformStack) {}
 
   /** The view of a resource or data source construct; undefined for any other construct. */
@@ -54,6 +63,7 @@ export class TerraformInventory {
     );
   }
 
+  /** The element at a Terraform address such as `aws_subnet.a` or `data.aws_vpc.main`; undefined when there is none. */
   byAddress(address: string): TerraformElementView | undefined {
     return this.addressIndex().get(address);
   }

@@ -6,6 +6,7 @@
 import { IConstruct } from 'constructs';
 import { Token } from 'cdktf';
 import { parseAddress, InvalidAddressError } from '../../src/address';
+import { SvcConstructError } from '../construct-error';
 
 /** What the rules need to know about the deployment that the stack cannot tell them. */
 export interface ArchitectureRulesOptions {
@@ -34,25 +35,46 @@ export interface ArchitectureRulesOptions {
   readonly scannerSecurityGroups?: readonly IConstruct[];
 }
 
+/** ArchitectureRulesOptions as the rules see them (RuleContext.options): validated, canonical, defaults filled in. */
 export interface ResolvedArchitectureRulesOptions {
   /** Canonical range, or undefined when not given or only known at plan time. */
   readonly vpcCidr?: string;
   /** Canonical literal ranges; tokens are dropped (checked nowhere at synth). */
   readonly sensorCidrs: readonly string[];
+  /** Availability zone by literal subnet id; empty when none were given. */
   readonly subnetAvailabilityZones: Readonly<Record<string, string>>;
+  /** The Scan Template Service's security groups; empty when none were given. */
   readonly scannerSecurityGroups: readonly IConstruct[];
 }
 
-/** A bad option given to ArchitectureRules; names the option and the value. */
-export class ArchitectureRulesOptionError extends Error {
-  readonly code = 'invalid_architecture_rules_option';
-  constructor(
-    readonly option: string,
-    readonly value: string,
-    readonly reason: string,
-  ) {
-    super(`ArchitectureRules option ${option} = ${JSON.stringify(value)} is invalid: ${reason}`);
-    this.name = 'ArchitectureRulesOptionError';
+/** The `code` of an ArchitectureRulesOptionError. */
+export type ArchitectureRulesOptionErrorCode = 'invalid_architecture_rules_option';
+
+/**
+ * A bad option given to ArchitectureRules, raised when the aspect is created: the earliest
+ * moment, before it is added to any construct, so its construct path is `ArchitectureRules`
+ * (the aspect itself). Names the option, the value, what is wrong and how to fix it.
+ */
+export class ArchitectureRulesOptionError extends SvcConstructError<ArchitectureRulesOptionErrorCode> {
+  /** The option (e.g. `sensorCidrs[1]`), the value, what is wrong and how to fix it. */
+  constructor(details: { prop: string; value: string; problem: string; fix: string }) {
+    super({ code: 'invalid_architecture_rules_option', constructPath: 'ArchitectureRules', ...details });
+  }
+
+  /**
+   * The option that is wrong.
+   * @deprecated read `prop`, as on every construct error.
+   */
+  get option(): string {
+    return this.prop;
+  }
+
+  /**
+   * What is wrong and how to fix it, in one text.
+   * @deprecated read `problem` and `fix`.
+   */
+  get reason(): string {
+    return `${this.problem}; ${this.fix}`;
   }
 }
 
@@ -61,11 +83,12 @@ function canonicalRange(option: string, value: string): string {
     return parseAddress(value).canonical;
   } catch (error) {
     if (error instanceof InvalidAddressError) {
-      throw new ArchitectureRulesOptionError(
-        option,
+      throw new ArchitectureRulesOptionError({
+        prop: option,
         value,
-        `${error.reason}; give an IP address or CIDR range such as 10.0.0.0/16`,
-      );
+        problem: error.reason,
+        fix: 'give an IP address or CIDR range such as 10.0.0.0/16',
+      });
     }
     throw error;
   }
@@ -89,11 +112,12 @@ export function resolveArchitectureRulesOptions(
   const subnetAvailabilityZones = { ...(options.subnetAvailabilityZones ?? {}) };
   for (const [subnet, zone] of Object.entries(subnetAvailabilityZones)) {
     if (typeof zone !== 'string' || zone.trim() === '') {
-      throw new ArchitectureRulesOptionError(
-        `subnetAvailabilityZones[${subnet}]`,
-        String(zone),
-        'give the availability zone name, e.g. eu-west-1a',
-      );
+      throw new ArchitectureRulesOptionError({
+        prop: `subnetAvailabilityZones[${subnet}]`,
+        value: String(zone),
+        problem: 'not an availability zone name',
+        fix: 'give the availability zone name, e.g. eu-west-1a',
+      });
     }
   }
   return {

@@ -2,7 +2,7 @@
  * svc-deployment-policy: prints the deployment policy JSON for a stack name, account and hosted
  * zone, for users who attach it by hand. Exit codes: 0 printed, 2 bad usage or value.
  */
-import { MANAGED_POLICY_MAX_CHARACTERS, deploymentPolicyDocument, splitPolicyDocument } from './policy-document';
+import { MANAGED_POLICY_MAX_CHARACTERS, namedDeploymentPolicyDocument, splitPolicyDocument } from './policy-document';
 import { DeploymentPolicyPropError } from './errors';
 import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 import { PropLabels } from './validation';
@@ -108,13 +108,13 @@ export function main(argv: readonly string[], streams: CliStreams = process): nu
   let part: number | undefined;
   if (values.part !== undefined) {
     if (!/^[1-9]\d*$/.test(values.part)) {
-      streams.stderr.write(`svc-deployment-policy: --part = ${JSON.stringify(values.part)} is invalid: give a part number from 1\n`);
+      streams.stderr.write(`svc-deployment-policy: --part = ${JSON.stringify(values.part)}: not a part number. Fix: give a part number from 1\n`);
       return 2;
     }
     part = Number(values.part);
   }
   try {
-    const document = deploymentPolicyDocument(
+    const document = namedDeploymentPolicyDocument(
       {
         stackName: values.stackName,
         accountId: values.accountId as string,
@@ -122,13 +122,13 @@ export function main(argv: readonly string[], streams: CliStreams = process): nu
         region: values.region,
         partition: values.partition,
       },
-      FLAG_LABELS,
+      { constructPath: 'svc-deployment-policy', labels: FLAG_LABELS },
     );
     const parts = splitPolicyDocument(document);
     if (part !== undefined) {
       if (part > parts.length) {
         streams.stderr.write(
-          `svc-deployment-policy: --part = "${part}" is invalid: this policy has ${parts.length} parts\n`,
+          `svc-deployment-policy: --part = "${part}": this policy has ${parts.length} parts. Fix: give a part number from 1 to ${parts.length}\n`,
         );
         return 2;
       }
@@ -146,7 +146,8 @@ export function main(argv: readonly string[], streams: CliStreams = process): nu
     return 0;
   } catch (error) {
     if (!(error instanceof DeploymentPolicyPropError)) throw error;
-    streams.stderr.write(`svc-deployment-policy: ${error.message}\n`);
+    // The error names the command as its place already.
+    streams.stderr.write(`${error.message}\n`);
     return 2;
   }
 }

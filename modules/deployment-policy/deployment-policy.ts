@@ -15,15 +15,18 @@ import { DeploymentPolicyPropError } from './errors';
 import {
   DeploymentPolicyDocumentInput,
   PolicyDocument,
-  deploymentPolicyDocument,
+  namedDeploymentPolicyDocument,
   splitPolicyDocument,
 } from './policy-document';
+import { CONSTRUCT_PROP_LABELS } from './validation';
 import { outputName } from '../output-names';
 import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 /** The stack service of the spec: a role it may assume is an installation role for templates. */
 export const CLOUDFORMATION_SERVICE_PRINCIPAL = 'cloudformation.amazonaws.com';
+/** The tag key the policies and the role carry (the spec's product tag). */
 export const PRODUCT_TAG_KEY = 'product';
+/** The default value of the product tag (`DeploymentPolicyProps.productTagValue`). */
 export const DEFAULT_PRODUCT_TAG_VALUE = 'svc-prevent';
 
 /** The optional installation role: an IAM role with the deployment policy attached, for the deployer to assume. */
@@ -59,15 +62,18 @@ const SERVICE_PRINCIPAL = /^[a-z0-9][a-z0-9.-]*\.amazonaws\.com(\.cn)?$/;
 export function trustPrincipal(
   trusted: string,
   partition: string,
+  constructPath: string,
 ): { readonly AWS: string } | { readonly Service: string } {
   if (Token.isUnresolved(trusted) || trusted.startsWith('arn:')) return { AWS: trusted };
   if (ACCOUNT_ID.test(trusted)) return { AWS: `arn:${partition}:iam::${trusted}:root` };
   if (SERVICE_PRINCIPAL.test(trusted)) return { Service: trusted };
-  throw new DeploymentPolicyPropError(
-    'installationRole.trustedPrincipal',
-    trusted,
-    `give an IAM ARN, a 12-digit account id, or a service principal such as ${CLOUDFORMATION_SERVICE_PRINCIPAL}`,
-  );
+  throw new DeploymentPolicyPropError({
+    constructPath,
+    prop: 'installationRole.trustedPrincipal',
+    value: trusted,
+    problem: 'neither an IAM ARN, nor a 12-digit account id, nor a service principal',
+    fix: `give the ARN of the user or role that runs terraform, an account id, or a service principal such as ${CLOUDFORMATION_SERVICE_PRINCIPAL}`,
+  });
 }
 
 /**
@@ -97,6 +103,7 @@ export class DeploymentPolicy extends Construct {
   readonly document: PolicyDocument;
   /** The document split to fit IAM's size limit: one managed policy per part, in order. */
   readonly policies: readonly IamPolicy[];
+  /** The installation role with every policy attached; undefined without `installationRole` in the props. */
   readonly installationRole?: IamRole;
 
   /** Throws DeploymentPolicyPropError naming the prop and value for a malformed literal. */
@@ -104,10 +111,11 @@ export class DeploymentPolicy extends Construct {
     super(scope, id);
     const stackName = props.stackName ?? DEFAULT_STACK_NAME;
     const partition = props.partition ?? 'aws';
-    this.document = deploymentPolicyDocument(props);
+    const naming = { constructPath: this.node.path, labels: CONSTRUCT_PROP_LABELS };
+    this.document = namedDeploymentPolicyDocument(props, naming);
     const tags = { [PRODUCT_TAG_KEY]: props.productTagValue ?? DEFAULT_PRODUCT_TAG_VALUE };
 
-    const parts = splitPolicyDocument(this.document, deploymentPolicyDocument(sizingInput(props)));
+    const parts = splitPolicyDocument(this.document, namedDeploymentPolicyDocument(sizingInput(props), naming));
     const baseName = props.policyName ?? `${stackName}-deployment`;
     this.policies = parts.map(
       (part, index) =>
@@ -126,7 +134,7 @@ export class DeploymentPolicy extends Construct {
         description: `Installation role for control plane ${stackName}`,
         assumeRolePolicy: JSON.stringify({
           Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: trustPrincipal(trusted, partition), Action: 'sts:AssumeRole' }],
+          Statement: [{ Effect: 'Allow', Principal: trustPrincipal(trusted, partition, this.node.path), Action: 'sts:AssumeRole' }],
         }),
         tags,
       });

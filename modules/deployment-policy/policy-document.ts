@@ -11,11 +11,12 @@
  *    creates that the table does not cover. Each action says why (TERRAFORM_ONLY_ACTIONS).
  */
 import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY } from '../stack-naming';
-import { validateDeploymentPolicyValues, PropLabels, CONSTRUCT_PROP_LABELS } from './validation';
+import { validateDeploymentPolicyValues, PropNaming, CONSTRUCT_PROP_LABELS } from './validation';
 
 /** The tag ControlPlane puts on every resource it creates (value: the stack name). */
 export { STACK_NAME_TAG_KEY } from '../stack-naming';
 
+/** The values the policy document is built from: the control plane stack it lets a deployer create. */
 export interface DeploymentPolicyDocumentInput {
   /** @default 'SvcPrevent' */
   readonly stackName?: string;
@@ -29,16 +30,25 @@ export interface DeploymentPolicyDocumentInput {
   readonly partition?: string;
 }
 
+/** One IAM policy statement, as IAM's JSON spells it. */
 export interface PolicyStatement {
+  /** Starts with the spec area's prefix (e.g. `LoadBalancing`) or `TerraformRead` / `TerraformWrite`. */
   readonly Sid: string;
+  /** Only grants: the policy denies nothing explicitly. */
   readonly Effect: 'Allow';
+  /** IAM actions, e.g. `ec2:CreateLaunchTemplate`. */
   readonly Action: readonly string[];
+  /** ARNs, limited to the stack-name prefix where the ARN carries a name; `*` for calls IAM scopes to no resource. */
   readonly Resource: readonly string[];
+  /** IAM conditions, e.g. on the stack tag where an ARN carries only an id. */
   readonly Condition?: Readonly<Record<string, Readonly<Record<string, string | readonly string[]>>>>;
 }
 
+/** An IAM policy document, as IAM's JSON spells it (`JSON.stringify` gives the policy text). */
 export interface PolicyDocument {
+  /** IAM's policy language version. */
   readonly Version: '2012-10-17';
+  /** The statements, in order: the spec's areas, then the Terraform-only statements. */
   readonly Statement: readonly PolicyStatement[];
 }
 
@@ -55,16 +65,21 @@ export const SPEC_AREAS = [
   { area: 'Auto scaling', sidPrefix: 'AutoScaling' },
 ] as const;
 
+/** The name of an area of the spec's table. */
 export type SpecArea = (typeof SPEC_AREAS)[number]['area'];
 
 /** Sid prefixes of the Terraform-only part. */
 export const TERRAFORM_READ_SID_PREFIX = 'TerraformRead';
+/** Sid prefix of the Terraform-only writes. */
 export const TERRAFORM_WRITE_SID_PREFIX = 'TerraformWrite';
 
+/** An action the policy grants beyond the spec's table, with the reason (for a security review). */
 export interface TerraformOnlyAction {
+  /** The IAM action, e.g. `logs:CreateLogGroup`. */
   readonly action: string;
   /** read: refresh/plan/wait calls; write: calls for resources the spec's table does not cover. */
   readonly kind: 'read' | 'write';
+  /** Why deploying with Terraform needs it. */
   readonly why: string;
 }
 
@@ -117,7 +132,7 @@ interface Names {
   readonly zone: string;
 }
 
-function resolveInput(input: DeploymentPolicyDocumentInput, labels: PropLabels): Names {
+function resolveInput(input: DeploymentPolicyDocumentInput, naming: PropNaming): Names {
   const values = {
     stackName: input.stackName ?? DEFAULT_STACK_NAME,
     accountId: input.accountId,
@@ -125,7 +140,7 @@ function resolveInput(input: DeploymentPolicyDocumentInput, labels: PropLabels):
     region: input.region ?? '*',
     partition: input.partition ?? 'aws',
   };
-  validateDeploymentPolicyValues(values, labels);
+  validateDeploymentPolicyValues(values, naming);
   return {
     partition: values.partition,
     region: values.region,
@@ -424,14 +439,17 @@ function terraformStatements(n: Names): PolicyStatement[] {
 }
 
 /**
- * The policy document (a plain JSON object). Throws DeploymentPolicyPropError for a bad value;
- * `labels` names the props as the caller knows them (flags, for the command).
+ * The deployment policy as a plain JSON object: what DeploymentPolicy attaches and
+ * `svc-deployment-policy` prints. Throws DeploymentPolicyPropError (construct path
+ * `deploymentPolicyDocument`) for a malformed value.
  */
-export function deploymentPolicyDocument(
-  input: DeploymentPolicyDocumentInput,
-  labels: PropLabels = CONSTRUCT_PROP_LABELS,
-): PolicyDocument {
-  const names = resolveInput(input, labels);
+export function deploymentPolicyDocument(input: DeploymentPolicyDocumentInput): PolicyDocument {
+  return namedDeploymentPolicyDocument(input, { constructPath: 'deploymentPolicyDocument', labels: CONSTRUCT_PROP_LABELS });
+}
+
+/** deploymentPolicyDocument reporting a bad value from the caller's place: a construct path, or the command with its flags. */
+export function namedDeploymentPolicyDocument(input: DeploymentPolicyDocumentInput, naming: PropNaming): PolicyDocument {
+  const names = resolveInput(input, naming);
   return { Version: '2012-10-17', Statement: [...specStatements(names), ...terraformStatements(names)] };
 }
 

@@ -30,6 +30,12 @@ export interface DeploymentPolicyValues {
 /** Prop names as the caller knows them: construct props by default, flags for the command. */
 export type PropLabels = Record<keyof DeploymentPolicyValues, string>;
 
+/** Where a bad value is reported: the construct path (or the command's name) and the names of its props. */
+export interface PropNaming {
+  readonly constructPath: string;
+  readonly labels: PropLabels;
+}
+
 export const CONSTRUCT_PROP_LABELS: PropLabels = {
   stackName: 'stackName',
   accountId: 'accountId',
@@ -38,29 +44,29 @@ export const CONSTRUCT_PROP_LABELS: PropLabels = {
   partition: 'partition',
 };
 
-export function validateDeploymentPolicyValues(
-  values: DeploymentPolicyValues,
-  labels: PropLabels = CONSTRUCT_PROP_LABELS,
-): void {
+export function validateDeploymentPolicyValues(values: DeploymentPolicyValues, naming: PropNaming): void {
   const { stackName, accountId, hostedZoneId, region, partition } = values;
+  const { constructPath, labels } = naming;
+  const fail = (prop: keyof DeploymentPolicyValues, problem: string, fix: string) =>
+    new DeploymentPolicyPropError({ constructPath, prop: labels[prop], value: values[prop], problem, fix });
   if (known(stackName)) {
     const found = stackNameProblem(stackName);
-    if (found) throw new DeploymentPolicyPropError(labels.stackName, stackName, `it ${found.problem}; ${found.fix}`);
+    if (found) throw fail('stackName', `it ${found.problem}`, found.fix);
   }
   if (known(accountId) && !ACCOUNT_ID.test(accountId)) {
-    throw new DeploymentPolicyPropError(labels.accountId, accountId, 'an AWS account id is exactly 12 digits');
+    throw fail('accountId', 'an AWS account id is exactly 12 digits', 'give the 12 digits of the account, e.g. 123456789012');
   }
   if (known(hostedZoneId) && !HOSTED_ZONE_ID_PATTERN.test(hostedZoneId)) {
-    throw new DeploymentPolicyPropError(
-      labels.hostedZoneId,
-      hostedZoneId,
+    throw fail(
+      'hostedZoneId',
       `a Route53 hosted zone id looks like ${HOSTED_ZONE_ID_EXAMPLE} (upper case, without /hostedzone/)`,
+      `give the id Route53 shows for the hosted zone, e.g. ${HOSTED_ZONE_ID_EXAMPLE}`,
     );
   }
   if (known(region) && region !== '*' && !REGION.test(region)) {
-    throw new DeploymentPolicyPropError(labels.region, region, 'give a region name such as eu-west-1, or * for every region');
+    throw fail('region', 'not a region name', 'give a region name such as eu-west-1, or * for every region');
   }
   if (known(partition) && !PARTITION.test(partition)) {
-    throw new DeploymentPolicyPropError(labels.partition, partition, 'give a partition such as aws, aws-cn or aws-us-gov');
+    throw fail('partition', 'not an AWS partition', 'give a partition such as aws, aws-cn or aws-us-gov');
   }
 }

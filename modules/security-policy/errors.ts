@@ -6,6 +6,7 @@
  */
 import { ConfigFileError } from '../../src/config-file-error';
 import { FILE_FIELD } from '../../src/entry-file';
+import { SvcConstructError } from '../construct-error';
 
 /** A place an entry came from, for messages: `policy/blacklist.yaml:7` or `security-policy: blacklist.entries[2]`. */
 export interface EntrySource {
@@ -77,27 +78,28 @@ export type SecurityPolicyPropErrorCode =
   /** Two entries map to the same terraform resource name (only possible for rare IPv6 spellings). */
   | 'policy_resource_name_clash';
 
-/** A wrong SecurityPolicy prop or addEntries argument, naming the construct path, the prop and the value. */
-export class SecurityPolicyPropError extends Error {
-  readonly code: SecurityPolicyPropErrorCode;
-  readonly constructPath: string;
-  /** The prop path, e.g. `blacklist.mode` or `whitelist.entries[3].ip`. */
-  readonly prop: string;
-  readonly value: unknown;
-
+/**
+ * A wrong SecurityPolicy prop or addEntries argument, naming the construct path, the prop and
+ * the value (a SvcConstructError, as every construct's prop error).
+ */
+export class SecurityPolicyPropError extends SvcConstructError<SecurityPolicyPropErrorCode> {
+  /** `message` is what is wrong (the problem); `fix`, when given, is printed after it as `Fix: ...`. */
   constructor(details: {
     code?: SecurityPolicyPropErrorCode;
     constructPath: string;
     prop: string;
     value: unknown;
     message: string;
+    fix?: string;
   }) {
-    super(`${details.constructPath}: ${details.prop} = ${JSON.stringify(details.value)}: ${details.message}`);
-    this.name = 'SecurityPolicyPropError';
-    this.code = details.code ?? 'invalid_security_policy_prop';
-    this.constructPath = details.constructPath;
-    this.prop = details.prop;
-    this.value = details.value;
+    super({
+      code: details.code ?? 'invalid_security_policy_prop',
+      constructPath: details.constructPath,
+      prop: details.prop,
+      value: details.value,
+      problem: details.message,
+      fix: details.fix,
+    });
   }
 }
 

@@ -9,6 +9,7 @@
  * ./config (parseSecurityPolicyConfig, svcProviderSettings) and the rules' check functions run
  * only inside the rules' aspect; both stay inside the package.
  */
+export { SvcConstructError, type SvcConstructErrorDetails } from '../construct-error';
 export { PolicyFileError, SecurityPolicyPropError, type EntrySource, type PolicyFileErrorCode, type SecurityPolicyPropErrorCode } from './errors';
 export {
   POLICY_LIST_MODES,

@@ -1,13 +1,21 @@
 /**
- * The ```ts blocks of help/ as programs: each is a complete file as a user would save it in
- * the repository's root (imports like `./modules/svc-provider/blacklist-entry`), type-checked
- * in memory against the real modules with the repository's compiler options, and, for running,
- * transpiled to CommonJS with its imports pointed at the repository.
+ * The ```ts blocks of help/ as programs: each is a complete file as a user of the package would
+ * write it (imports like `svc-prevent/security-policy`), type-checked in memory against the
+ * real modules with the repository's compiler options, and, for running, transpiled to
+ * CommonJS with its imports pointed at the repository. `svc-prevent/<entry>` resolves, for
+ * both, to the source of that entry point of package.json's exports (scripts/api-report.ts's
+ * entryPoints), so an example can import only what the package exports.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { codeBlocks, helpPages, repositoryRoot, type CodeBlock } from './markdown';
+import { entryPoints } from '../../../scripts/api-report';
+
+/** `svc-prevent/security-policy` -> the absolute path of its source, `modules/security-policy/index.ts`. */
+function packageEntrySources(): Map<string, string> {
+  return new Map(entryPoints().map((entry) => [entry.specifier, path.join(repositoryRoot, entry.source)]));
+}
 
 export interface TypeScriptExample extends CodeBlock {
   /** Where the example is checked as if saved: a file in the repository's root (never written). */
@@ -29,7 +37,9 @@ function repositoryCompilerOptions(): ts.CompilerOptions {
   const configFile = path.join(repositoryRoot, 'tsconfig.json');
   const read = ts.readConfigFile(configFile, (file) => ts.sys.readFile(file));
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, repositoryRoot, undefined, configFile);
-  return { ...parsed.options, noEmit: true, sourceMap: false, types: ['node'] };
+  // The package's entry points, and nothing else of it, as a consumer's compiler sees them.
+  const paths = Object.fromEntries([...packageEntrySources()].map(([specifier, source]) => [specifier, [source]]));
+  return { ...parsed.options, noEmit: true, sourceMap: false, types: ['node'], baseUrl: repositoryRoot, paths };
 }
 
 export interface ExampleProblem {
@@ -78,8 +88,14 @@ export function runnableJavaScript(example: TypeScriptExample): string {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
     fileName: example.virtualFile,
   }).outputText;
+  const entries = packageEntrySources();
   return output.replace(/require\("([^"]+)"\)/g, (_match, specifier: string) => {
     if (specifier.startsWith('node:')) return `require(${JSON.stringify(specifier)})`;
+    if (specifier === 'svc-prevent' || specifier.startsWith('svc-prevent/')) {
+      const source = entries.get(specifier);
+      if (source === undefined) throw new Error(`${example.page}, block at line ${example.line}: ${specifier} is not an entry point of package.json's exports`);
+      return `require(${JSON.stringify(source)})`;
+    }
     const absolute = specifier.startsWith('.') ? path.join(repositoryRoot, specifier) : require.resolve(specifier, { paths: [repositoryRoot] });
     return `require(${JSON.stringify(absolute)})`;
   });

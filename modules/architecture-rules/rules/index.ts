@@ -14,6 +14,7 @@ export { checkTlsListeners, isTls12OrLaterPolicy } from './tls-listeners';
 export { checkSensorConnectivity } from './sensor-connectivity';
 export { checkScannerIngressGuidance } from './scanner-ingress';
 
+/** SVC-ARCH-1 (spec rule 1, error): auto scaling groups and load balancers span at least 2 subnets in 2 availability zones. */
 export const MULTI_AZ_PLACEMENT: ArchitectureRule = {
   id: 'SVC-ARCH-1',
   specRule: 1,
@@ -22,6 +23,7 @@ export const MULTI_AZ_PLACEMENT: ArchitectureRule = {
   evaluate: checkMultiAzPlacement,
 };
 
+/** SVC-ARCH-2 (spec rule 2, error): every instance runs from a launch template in an auto scaling group with ELB health checks. */
 export const AUTO_SCALING_GROUPS: ArchitectureRule = {
   id: 'SVC-ARCH-2',
   specRule: 2,
@@ -30,6 +32,7 @@ export const AUTO_SCALING_GROUPS: ArchitectureRule = {
   evaluate: checkAutoScalingGroups,
 };
 
+/** SVC-ARCH-3 (spec rule 3, error): internal load balancers, no public IP addresses, no ingress from anywhere (`/0`). */
 export const PRIVATE_PLACEMENT: ArchitectureRule = {
   id: 'SVC-ARCH-3',
   specRule: 3,
@@ -38,6 +41,7 @@ export const PRIVATE_PLACEMENT: ArchitectureRule = {
   evaluate: checkPrivatePlacement,
 };
 
+/** SVC-ARCH-4 (spec rule 4, error): listeners are HTTPS or TLS, with an ACM certificate and a TLS 1.2+ policy. */
 export const TLS_LISTENERS: ArchitectureRule = {
   id: 'SVC-ARCH-4',
   specRule: 4,
@@ -46,6 +50,7 @@ export const TLS_LISTENERS: ArchitectureRule = {
   evaluate: checkTlsListeners,
 };
 
+/** SVC-ARCH-5 (spec rule 5, warning): sensor ranges outside the VPC need peering or a transit gateway. */
 export const SENSOR_CONNECTIVITY: ArchitectureRule = {
   id: 'SVC-ARCH-5',
   specRule: 5,
@@ -54,6 +59,7 @@ export const SENSOR_CONNECTIVITY: ArchitectureRule = {
   evaluate: checkSensorConnectivity,
 };
 
+/** SVC-ARCH-6 (spec rule 6, info): how to admit the Scan Template Service to the endpoints it scans. */
 export const SCANNER_INGRESS: ArchitectureRule = {
   id: 'SVC-ARCH-6',
   specRule: 6,
@@ -62,6 +68,7 @@ export const SCANNER_INGRESS: ArchitectureRule = {
   evaluate: checkScannerIngressGuidance,
 };
 
+/** The whole pack, spec rules 1-6 in order: the default of `ArchitectureRulesProps.rules`. */
 export const ARCHITECTURE_RULES: readonly ArchitectureRule[] = [
   MULTI_AZ_PLACEMENT,
   AUTO_SCALING_GROUPS,
