@@ -66,7 +66,7 @@ describe('a default ControlPlane', () => {
 
   it('keeps its construct IDs, which are Terraform addresses (renaming one replaces the resource)', () => {
     const ids = built.controlPlane.node.findAll().map((node) => node.node.path.replace(/^test\/control-plane\/?/, '')).filter((id) => id !== '');
-    const perService = ['log-group', 'role', 'policy', 'instance-profile', 'security-group', 'launch-template', 'target-group', 'listener', 'auto-scaling-group', 'dns-record'];
+    const perService = ['log-group', 'role', 'policy', 'instance-profile', 'security-group', 'launch-template', 'target-group', 'listener', 'auto-scaling-group', 'dns-record', 'boot-failure-filter', 'boot-failure-alarm'];
     expect(ids.filter((id) => !id.startsWith('parameter-')).sort()).toEqual(
       [
         'subnet', 'vpc', 'hosted-zone', 'partition', 'caller-identity', 'instance-image',
@@ -100,7 +100,7 @@ describe('a default ControlPlane', () => {
   });
 
   it('tags every taggable resource with the stack name', () => {
-    const untaggable = new Set(['aws_iam_role_policy', 'aws_route53_record', 'aws_acm_certificate_validation', 'aws_secretsmanager_secret_version', 'aws_autoscaling_group']);
+    const untaggable = new Set(['aws_iam_role_policy', 'aws_route53_record', 'aws_acm_certificate_validation', 'aws_secretsmanager_secret_version', 'aws_autoscaling_group', 'aws_cloudwatch_log_metric_filter']);
     for (const [type, blocks] of Object.entries(built.json.resource)) {
       if (untaggable.has(type)) continue;
       for (const block of Object.values(blocks)) expect(block.tags).toMatchObject({ [STACK_NAME_TAG_KEY]: 'SvcPrevent' });
@@ -249,7 +249,7 @@ describe('a default ControlPlane', () => {
 
     it('configures the collector for TLS on its OTLP and health ports, matching its target group', () => {
       const script = userDataOf(built.json, 'otel');
-      expect(script).toMatch(/health_check:\n {4}endpoint: 0\.0\.0\.0:13133\n {4}tls:\n {6}cert_file: \/etc\/svc\/tls\/tls\.crt/);
+      expect(script).toMatch(/health_check:\n {4}endpoint: 0\.0\.0\.0:13133\n {4}path: \/\n {4}tls:\n {6}cert_file: \/etc\/svc\/tls\/tls\.crt/);
       expect(script).toMatch(/http:\n {8}endpoint: 0\.0\.0\.0:4318\n {8}tls:/);
       expect(script).toContain('-p 4318:4318 -p 13133:13133');
       expect(script).toContain('authorization: Bearer $API_KEY');

@@ -124,6 +124,7 @@ describe('deploymentPolicyDocument', () => {
     }
     if (resource.includes(`/${prefix}*`) || resource.includes(`:${prefix}/*`) || resource.includes(`/${prefix}/*`)) return 'stack prefix';
     if (resource.endsWith(`:hostedzone/${ZONE}`)) return 'the given hosted zone';
+    if (resource.endsWith(`:alarm:${prefix}*`)) return 'stack prefix (alarm ARNs end in the name after a colon)';
     if (/^arn:[^:]+:ec2:[^:]*:\d{12}:[a-z-]+\/\*$/.test(resource)) {
       if (stackTagCondition) return 'EC2 ids: stack tag condition';
       if (condition.includes('"ec2:LaunchTemplate"') || condition.includes('"ec2:CreateAction"')) return 'EC2: launched from a template / tag on create';

@@ -30,7 +30,7 @@ import {
   type ResolvedControlPlaneProps,
 } from './props';
 import { ControlPlaneService } from './service';
-import { SERVICES, type ServiceName } from './services';
+import { resolveServices, type ServiceName } from './services';
 import { securityGroupCidrs, validateControlPlaneProps } from './validation';
 
 // Shared with the deployment policy and the sensor script; re-exported for users of this module.
@@ -117,8 +117,10 @@ export class ControlPlane extends Construct {
     const clientCidrs = Token.isUnresolved(resolved.sensorCidrs)
       ? { ipv4: Token.asList(Fn.concat([[vpcCidr], resolved.sensorCidrs])), ipv6: [] }
       : securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
-    const listenerPorts = SERVICES.map((service) => service.port);
-    const targetPorts = [...new Set(SERVICES.flatMap((service) => [service.port, ...service.extraPorts]))];
+    // The services with the container contract this control plane was given.
+    const serviceDefinitions = resolveServices(resolved.containers);
+    const listenerPorts = serviceDefinitions.map((service) => service.port);
+    const targetPorts = [...new Set(serviceDefinitions.flatMap((service) => [service.port, ...service.extraPorts]))];
     const lbName = `${this.stackName}-lb`;
     this.loadBalancerSecurityGroup = new SecurityGroup(this, 'load-balancer-security-group', {
       name: lbName,
@@ -153,7 +155,7 @@ export class ControlPlane extends Construct {
     });
 
     // ---- certificate for the three names, DNS-validated in the hosted zone ----
-    const hostnames = SERVICES.map((service) => serviceHostname(service.name, this.stackName, this.hostedZoneName));
+    const hostnames = serviceDefinitions.map((service) => serviceHostname(service.name, this.stackName, this.hostedZoneName));
     this.certificate = new AcmCertificate(this, 'certificate', {
       domainName: hostnames[0],
       subjectAlternativeNames: hostnames.slice(1),
@@ -182,7 +184,7 @@ export class ControlPlane extends Construct {
 
     // ---- the three services ----
     const services: Partial<Record<ServiceName, ControlPlaneService>> = {};
-    for (const service of SERVICES) {
+    for (const service of serviceDefinitions) {
       services[service.name] = new ControlPlaneService(this, service.name, {
         service,
         props: resolved,
@@ -208,7 +210,7 @@ export class ControlPlane extends Construct {
     this.sensorCommand = sensorCommandLine(resolved.tenantId, this.hostedZoneName, this.stackName);
     const output = (name: string, value: string, description: string) =>
       new TerraformOutput(this, name, { value, description }).overrideLogicalId(outputName(id, name));
-    for (const service of SERVICES) {
+    for (const service of serviceDefinitions) {
       output(`${service.name}-address`, `${this.services[service.name].hostname}:${service.port}`, `${service.title} address (host:port, TLS)`);
     }
     output('load-balancer-dns-name', this.loadBalancer.dnsName, 'DNS name of the internal load balancer');

@@ -8,6 +8,7 @@
  * cannot drift apart.
  */
 import type { TerraformVariable } from 'cdktf';
+import type { ContainerOverrides, ServiceName } from './container-contract';
 import { DEFAULT_STACK_NAME } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 
@@ -145,6 +146,48 @@ export interface ControlPlaneProps {
    */
   readonly otelGatewayUrl?: string;
 
+  // ---- image source (parameters of ours: the spec does not show the vendor's registry) ----
+
+  /**
+   * Container image repository of the services: registry host and path, without a tag.
+   * Template key `ImageRepository` (ours).
+   * @default DEFAULT_IMAGE_REPOSITORY (a stand-in: ask the vendor for theirs)
+   */
+  readonly imageRepository?: string;
+
+  /**
+   * Runtime Analyzer image without its tag, when it is not `<imageRepository>/runtime-analyzer`
+   * (a mirror in your own registry, say). The tag still comes from analyzerImageTag.
+   * Template key `AnalyzerImage` (ours).
+   * @default - `<imageRepository>/runtime-analyzer`
+   */
+  readonly analyzerImage?: string;
+
+  /**
+   * Scan Template Service image without its tag, when it is not
+   * `<imageRepository>/scan-template-service`. Template key `ScanTemplateServiceImage` (ours).
+   * @default - `<imageRepository>/scan-template-service`
+   */
+  readonly scanTemplateServiceImage?: string;
+
+  /**
+   * OTEL Collector image without its tag, when it is not `<imageRepository>/otel-collector`.
+   * Template key `OtelCollectorImage` (ours).
+   * @default - `<imageRepository>/otel-collector`
+   */
+  readonly otelCollectorImage?: string;
+
+  /**
+   * ARN of a Secrets Manager secret holding the registry login as JSON,
+   * `{"username": "...", "password": "..."}`. The instances read it at boot through their
+   * role and pass the password to `docker login --password-stdin`: it never appears in user
+   * data, the plan or the state. Not needed for Amazon ECR in this account (`<account>.dkr.ecr.
+   * <region>.amazonaws.com/...`), which the instance role reaches by itself, nor for a public
+   * registry. Template key `RegistryLoginArn` (ours; a key without "secret" in it, which the app's configuration refuses).
+   * @default - no login (public registry, or ECR through the instance role)
+   */
+  readonly registryLoginSecretArn?: string;
+
   // ---- construct-only props (not template parameters) ----
 
   /**
@@ -161,8 +204,6 @@ export interface ControlPlaneProps {
    */
   readonly apiKeyVersion?: number;
 
-  /** Container image repository of the services. @default DEFAULT_IMAGE_REPOSITORY */
-  readonly imageRepository?: string;
 
   /**
    * CIDR ranges the sensors connect from. They may reach the load balancer; architectural
@@ -179,6 +220,16 @@ export interface ControlPlaneProps {
 
   /** Retention of the CloudWatch log groups, in days. @default 30 */
   readonly logRetentionDays?: number;
+
+  /**
+   * How each service's container is run, per service (`analyzer`, `sts`, `otel`): port,
+   * health check (protocol, port, path, matcher), target protocol version, the UID the image
+   * runs as, the env-file prefix, the certificate directory and the API key file in the
+   * container. The spec shows none of these; what is left out keeps our documented assumption
+   * (help/control-plane.md, "The container contract").
+   * @default - the assumptions of SERVICES for every service
+   */
+  readonly containers?: { readonly [Name in ServiceName]?: ContainerOverrides };
 
   /**
    * Run the architecture rules (modules/architecture-rules, spec rules 1-6) over this
@@ -237,13 +288,28 @@ export const CONTROL_PLANE_PARAMETERS: readonly ParameterDefinition[] = [
   { key: 'OtelCollectorImageTag', prop: 'otelCollectorImageTag', kind: 'string', required: false, store: { scope: 'otel', name: 'image-tag' } },
   { key: 'OtelCollectorInstanceType', prop: 'otelCollectorInstanceType', kind: 'string', required: false, store: { scope: 'otel', name: 'instance-type' } },
   { key: 'OtelGatewayUrl', prop: 'otelGatewayUrl', kind: 'string', required: false, store: { scope: 'otel', name: 'gateway-url' } },
+  // Ours, as the template's further parameters would be: where the images come from.
+  { key: 'ImageRepository', prop: 'imageRepository', kind: 'string', required: false },
+  { key: 'AnalyzerImage', prop: 'analyzerImage', kind: 'string', required: false },
+  { key: 'ScanTemplateServiceImage', prop: 'scanTemplateServiceImage', kind: 'string', required: false },
+  { key: 'OtelCollectorImage', prop: 'otelCollectorImage', kind: 'string', required: false },
+  { key: 'RegistryLoginArn', prop: 'registryLoginSecretArn', kind: 'string', required: false },
 ];
 
-/** Props with every default applied; the two props without a default stay optional. */
-export type ResolvedControlPlaneProps = Required<
-  Omit<ControlPlaneProps, 'apiKey' | 'analyzerEnvironmentName' | 'otelGatewayUrl' | 'sensorCidrs' | 'vpcCidr'>
-> &
-  Pick<ControlPlaneProps, 'apiKey' | 'analyzerEnvironmentName' | 'otelGatewayUrl' | 'vpcCidr'> & {
+/** The props without a default: they stay optional once defaults are applied. */
+type PropsWithoutDefault =
+  | 'apiKey'
+  | 'analyzerEnvironmentName'
+  | 'otelGatewayUrl'
+  | 'vpcCidr'
+  | 'analyzerImage'
+  | 'scanTemplateServiceImage'
+  | 'otelCollectorImage'
+  | 'registryLoginSecretArn';
+
+/** Props with every default applied; the props without a default stay optional. */
+export type ResolvedControlPlaneProps = Required<Omit<ControlPlaneProps, PropsWithoutDefault | 'sensorCidrs'>> &
+  Pick<ControlPlaneProps, PropsWithoutDefault> & {
     readonly sensorCidrs: string[];
   };
 
@@ -270,6 +336,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   apiKeyVersion: 1,
   imageRepository: DEFAULT_IMAGE_REPOSITORY,
   logRetentionDays: 30,
+  containers: {},
   checkArchitectureRules: true,
 } as const;
 
