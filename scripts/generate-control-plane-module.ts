@@ -490,11 +490,21 @@ mock_provider "aws" {
       account_id = "123456789012"
     }
   }
+  mock_data "aws_route_table" {
+    defaults = {
+      routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }]
+    }
+  }
+  mock_data "aws_ebs_default_kms_key" {
+    defaults = {
+      key_arn = "arn:aws:kms:eu-west-1:123456789012:alias/aws/ebs"
+    }
+  }
 }
 
 # The second subnet in another zone (the mock's default zone is eu-west-1a).
 override_data {
-  target = data.${synthesized.subnetData}["subnet-0fedcba9876543210"]
+  target = data.${synthesized.subnetData}["subnet-2"]
   values = {
     vpc_id                  = "vpc-0123456789abcdef0"
     availability_zone       = "eu-west-1b"
@@ -540,7 +550,7 @@ ${REFUSED_SAMPLES.map((sample) => `run "refuses_${snakeCase(sample.prop)}" {
 run "refuses_subnets_in_one_zone" {
   command = plan
   override_data {
-    target = data.${synthesized.subnetData}["subnet-0fedcba9876543210"]
+    target = data.${synthesized.subnetData}["subnet-2"]
     values = {
       vpc_id                  = "vpc-0123456789abcdef0"
       availability_zone       = "eu-west-1a"
@@ -553,7 +563,7 @@ run "refuses_subnets_in_one_zone" {
 run "refuses_a_public_subnet" {
   command = plan
   override_data {
-    target = data.${synthesized.subnetData}["subnet-0fedcba9876543210"]
+    target = data.${synthesized.subnetData}["subnet-2"]
     values = {
       vpc_id                  = "vpc-0123456789abcdef0"
       availability_zone       = "eu-west-1b"

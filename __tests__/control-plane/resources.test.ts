@@ -70,6 +70,7 @@ describe('a default ControlPlane', () => {
     expect(ids.filter((id) => !id.startsWith('parameter-')).sort()).toEqual(
       [
         'subnet', 'vpc', 'hosted-zone', 'partition', 'caller-identity', 'instance-image',
+        'key-pair', 'subnet-route-table-ids', 'main-route-table', 'subnet-route-table', 'ebs-default-key-id',
         'api-key', 'api-key-secret', 'api-key-secret-version',
         'load-balancer-security-group', 'load-balancer', 'certificate', 'certificate-validation-record', 'certificate-validation',
         ...SERVICES.flatMap((service) => [service, ...perService.map((id) => `${service}/${id}`)]),

@@ -119,7 +119,7 @@ describe('deploymentPolicyDocument', () => {
       condition.includes(`"aws:RequestTag/svc:stack-name":"${prefix}"`);
     if (resource === '*') {
       // IAM offers no resource-level permission for these calls.
-      const unscopable = /^[a-z0-9]+:(Describe|List)[A-Za-z]*$|^acm:RequestCertificate$/;
+      const unscopable = /^[a-z0-9]+:(Describe|List)[A-Za-z]*$|^acm:RequestCertificate$|^ec2:GetEbsDefaultKmsKeyId$/;
       return statement.Action.every((action) => unscopable.test(action)) ? 'no resource-level permission' : undefined;
     }
     if (resource.includes(`/${prefix}*`) || resource.includes(`:${prefix}/*`) || resource.includes(`/${prefix}/*`)) return 'stack prefix';

@@ -5,7 +5,7 @@
  * address, so renaming one destroys and re-creates that resource. Add, never rename.
  */
 import { Construct } from 'constructs';
-import { Aspects, Fn, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
+import { Aspects, Fn, Op, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
 import { AcmCertificate } from '@cdktf/provider-aws/lib/acm-certificate';
 import { AcmCertificateValidation } from '@cdktf/provider-aws/lib/acm-certificate-validation';
 import { DataAwsCallerIdentity } from '@cdktf/provider-aws/lib/data-aws-caller-identity';
@@ -31,7 +31,7 @@ import {
 } from './props';
 import { ControlPlaneService } from './service';
 import { resolveServices, type ServiceName } from './services';
-import { securityGroupCidrs, validateControlPlaneProps } from './validation';
+import { MAX_CERTIFICATE_DOMAIN_NAME_LENGTH, securityGroupCidrs, validateControlPlaneProps } from './validation';
 
 // Shared with the deployment policy and the sensor script; re-exported for users of this module.
 export { STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
@@ -84,6 +84,8 @@ export class ControlPlane extends Construct {
       subnetIds: resolved.subnetIds,
       hostedZoneId: resolved.hostedZoneId,
       hostedZoneName: this.hostedZoneName,
+      keyName: resolved.keyName,
+      customerManagedEbsKeyGranted: resolved.customerManagedEbsKeyGranted,
     });
     const partition = new DataAwsPartition(this, 'partition', {});
     const callerIdentity = new DataAwsCallerIdentity(this, 'caller-identity', {});
@@ -160,7 +162,20 @@ export class ControlPlane extends Construct {
       domainName: hostnames[0],
       subjectAlternativeNames: hostnames.slice(1),
       validationMethod: 'DNS',
-      lifecycle: { createBeforeDestroy: true },
+      lifecycle: {
+        createBeforeDestroy: true,
+        // A literal name is checked at synth; a zone name given as a variable here, at plan.
+        ...(Token.isUnresolved(hostnames[0])
+          ? {
+              precondition: [
+                {
+                  condition: Token.asString(Op.lte(Fn.lengthOf(hostnames[0]), MAX_CERTIFICATE_DOMAIN_NAME_LENGTH)),
+                  errorMessage: `HostedZoneName: the certificate name ${hostnames[0]} is longer than ${MAX_CERTIFICATE_DOMAIN_NAME_LENGTH} characters, which ACM refuses. Use a shorter zone (a delegated subzone) or a shorter stack name.`,
+                },
+              ],
+            }
+          : {}),
+      },
       tags: tags(`${this.stackName}-certificate`),
     });
     // Keyed by the names known at synth, not by the certificate's computed options, so the

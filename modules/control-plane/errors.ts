@@ -16,6 +16,7 @@ export type ControlPlaneValidationCode =
   | 'invalid_subnet_id'
   | 'invalid_hosted_zone_id'
   | 'invalid_hosted_zone_name'
+  | 'certificate_name_too_long'
   | 'empty_tenant_id'
   | 'empty_analyzer_tags'
   | 'empty_key_name'

@@ -222,6 +222,14 @@ export interface ControlPlaneProps {
   readonly logRetentionDays?: number;
 
   /**
+   * Say true once the account's default EBS key in the region is customer managed and its key
+   * policy lets AWSServiceRoleForAutoScaling use it; the plan otherwise stops, since auto
+   * scaling could not start an instance with that key.
+   * @default false
+   */
+  readonly customerManagedEbsKeyGranted?: boolean;
+
+  /**
    * How each service's container is run, per service (`analyzer`, `sts`, `otel`): port,
    * health check (protocol, port, path, matcher), target protocol version, the UID the image
    * runs as, the env-file prefix, the certificate directory and the API key file in the
@@ -337,6 +345,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   imageRepository: DEFAULT_IMAGE_REPOSITORY,
   logRetentionDays: 30,
   containers: {},
+  customerManagedEbsKeyGranted: false,
   checkArchitectureRules: true,
 } as const;
 

@@ -5,7 +5,7 @@
  */
 import { Token } from 'cdktf';
 import { checkAddress, parseAddress } from '../../src/address';
-import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, stackNameProblem } from '../stack-naming';
+import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, serviceHostname, stackNameProblem } from '../stack-naming';
 import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
 import type { ResolvedControlPlaneProps } from './props';
 
@@ -40,6 +40,27 @@ function checkStackName(props: ResolvedControlPlaneProps, fail: Fail): void {
   }
   const found = stackNameProblem(name);
   if (found) fail(found.code, 'stackName', name, found.problem, found.fix);
+}
+
+/** ACM refuses a certificate whose first domain name is longer than this. */
+export const MAX_CERTIFICATE_DOMAIN_NAME_LENGTH = 64;
+
+/** The service whose name is the certificate's first domain name (the others are alternative names). */
+export const CERTIFICATE_DOMAIN_SERVICE = 'analyzer';
+
+function checkCertificateName(props: ResolvedControlPlaneProps, fail: Fail): void {
+  if (!isResolved(props.stackName) || !isResolved(props.hostedZoneName) || !HOSTED_ZONE_NAME.test(props.hostedZoneName)) return;
+  const zone = props.hostedZoneName.toLowerCase().replace(/\.$/, '');
+  const name = serviceHostname(CERTIFICATE_DOMAIN_SERVICE, props.stackName, zone);
+  if (name.length <= MAX_CERTIFICATE_DOMAIN_NAME_LENGTH) return;
+  const room = MAX_CERTIFICATE_DOMAIN_NAME_LENGTH - (name.length - zone.length);
+  fail(
+    'certificate_name_too_long',
+    'hostedZoneName',
+    props.hostedZoneName,
+    `with stackName ${JSON.stringify(props.stackName)} gives the certificate name ${name} (${name.length} characters); ACM refuses a first domain name over ${MAX_CERTIFICATE_DOMAIN_NAME_LENGTH}`,
+    `use a zone name of at most ${room} characters (a delegated subzone such as svc.<your zone> that is shorter), or a shorter stackName`,
+  );
 }
 
 function checkSubnets(props: ResolvedControlPlaneProps, fail: Fail): void {
@@ -117,6 +138,7 @@ function collectProblems(props: ResolvedControlPlaneProps, fail: Fail): void {
   checkSubnets(props, fail);
   checkPattern('invalid_hosted_zone_id', 'hostedZoneId', props.hostedZoneId, HOSTED_ZONE_ID_PATTERN, 'is not a hosted zone id', `use the zone id as Route 53 shows it, e.g. ${HOSTED_ZONE_ID_EXAMPLE}, without /hostedzone/`, fail);
   checkPattern('invalid_hosted_zone_name', 'hostedZoneName', props.hostedZoneName, HOSTED_ZONE_NAME, 'is not a DNS zone name', 'use the zone name, e.g. example.com', fail);
+  checkCertificateName(props, fail);
   checkNotEmpty('empty_key_name', 'keyName', props.keyName, 'set keyName (KeyName) to an existing EC2 key pair', fail);
   checkNotEmpty('empty_analyzer_tags', 'analyzerTags', props.analyzerTags, 'set analyzerTags (AnalyzerTags) to the tag values the vendor gave you', fail);
   checkPattern('invalid_gateway_hostname', 'gatewayHostname', props.gatewayHostname, HOSTED_ZONE_NAME, 'is not a DNS hostname', 'give the hostname only, e.g. gateway.vendor.example.net, without https://', fail);

@@ -106,6 +106,7 @@ export const TERRAFORM_ONLY_ACTIONS: readonly TerraformOnlyAction[] = [
   { action: 'autoscaling:StartInstanceRefresh', kind: 'write', why: 'a new launch template version replaces instances through a rolling instance refresh' },
   { action: 'ec2:RevokeSecurityGroupIngress', kind: 'write', why: 'changing the sensor ranges removes old ingress rules (the table grants revoke egress only)' },
   { action: 'iam:DeleteRolePolicy', kind: 'write', why: 'destroy or replacement of aws_iam_role_policy deletes the inline policy' },
+  { action: 'ec2:GetEbsDefaultKmsKeyId', kind: 'read', why: 'the plan-time EBS check (data aws_ebs_default_kms_key) reads the default EBS key' },
   { action: 'logs:PutMetricFilter', kind: 'write', why: 'each service log group gets a metric filter counting boot failures' },
   { action: 'logs:DeleteMetricFilter', kind: 'write', why: 'destroy removes the boot-failure metric filters' },
   { action: 'logs:DescribeMetricFilters', kind: 'read', why: 'refresh of aws_cloudwatch_log_metric_filter' },
@@ -409,6 +410,8 @@ function terraformStatements(n: Names): PolicyStatement[] {
     statement('TerraformWriteStackMetricFilters', terraformOnly('logs:PutMetricFilter', 'logs:DeleteMetricFilter'), [stackLogGroups]),
     // DescribeMetricFilters and DescribeAlarms take no resource-level scope.
     statement('TerraformReadMetricFiltersAndAlarms', terraformOnly('logs:DescribeMetricFilters', 'cloudwatch:DescribeAlarms'), ['*']),
+    // An account setting: IAM offers no resource for it.
+    statement('TerraformReadEbsDefaultKey', terraformOnly('ec2:GetEbsDefaultKmsKeyId'), ['*']),
     statement(
       'TerraformWriteStackAlarms',
       terraformOnly('cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms', 'cloudwatch:TagResource', 'cloudwatch:UntagResource'),
