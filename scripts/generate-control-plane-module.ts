@@ -59,10 +59,11 @@ const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${lette
 
 /**
  * Template parameters the module does not offer yet, with the reason. The registry login
- * secret changes the instance role's policy and the boot script by its presence, which a
- * construct decides at synth and a module variable (null or not) only at plan.
+ * secret and an explicit AMI change what is synthesized by their presence (role policy, boot
+ * script, the image lookup), which a construct decides at synth and a module variable (null or
+ * not) only at plan; the module keeps the pinned AMI of instanceImageTracking's default.
  */
-const NOT_IN_MODULE: ReadonlySet<PropName> = new Set<PropName>(['registryLoginSecretArn']);
+const NOT_IN_MODULE: ReadonlySet<PropName> = new Set<PropName>(['registryLoginSecretArn', 'instanceImageId', 'instanceImageTracking']);
 
 /** Per-service image overrides: the module passes `coalesce(override, <image_repository>/<name>)`. */
 const IMAGE_OVERRIDES: ReadonlyArray<{ prop: PropName; variable: string; imageName: string }> = SERVICES.map((service) => {

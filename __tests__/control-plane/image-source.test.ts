@@ -114,3 +114,25 @@ describe('wrong props', () => {
     expect(error.code).toBe('empty_tenant_id');
   });
 });
+
+describe('the instance image', () => {
+  it('is pinned by default: resolved once from the parameter, again only when the parameter changes', () => {
+    const { json } = synthControlPlane();
+    const [pin] = Object.values(json.resource.terraform_data);
+    expect(pin).toMatchObject({
+      input: { id: expect.stringMatching(/^\$\{data\.aws_ssm_parameter\..*\.insecure_value\}$/) },
+      triggers_replace: { parameter: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64' },
+      lifecycle: { ignore_changes: ['input'] },
+    });
+  });
+
+  it('follows the parameter at every plan only when asked (latest), and takes an explicit AMI', () => {
+    const latest = synthControlPlane({ instanceImageTracking: 'latest' }).json;
+    expect(latest.resource.terraform_data).toBeUndefined();
+    expect(resourceNamed(latest, 'aws_launch_template', '_sts_').image_id).toMatch(/^\$\{data\.aws_ssm_parameter\..*\.insecure_value\}$/);
+    const explicit = synthControlPlane({ instanceImageId: 'ami-0123456789abcdef0' }).json;
+    expect(resourceNamed(explicit, 'aws_launch_template', '_sts_').image_id).toBe('ami-0123456789abcdef0');
+    expect(explicit.data.aws_ssm_parameter).toBeUndefined();
+    expect(() => synthControlPlane({ instanceImageId: 'al2023' })).toThrow(expect.objectContaining({ code: 'invalid_instance_image', propName: 'instanceImageId' }));
+  });
+});

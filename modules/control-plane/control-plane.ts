@@ -5,7 +5,7 @@
  * address, so renaming one destroys and re-creates that resource. Add, never rename.
  */
 import { Construct } from 'constructs';
-import { Aspects, Fn, Op, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
+import { Aspects, DataResource, Fn, Op, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
 import { AcmCertificate } from '@cdktf/provider-aws/lib/acm-certificate';
 import { AcmCertificateValidation } from '@cdktf/provider-aws/lib/acm-certificate-validation';
 import { DataAwsCallerIdentity } from '@cdktf/provider-aws/lib/data-aws-caller-identity';
@@ -89,7 +89,7 @@ export class ControlPlane extends Construct {
     });
     const partition = new DataAwsPartition(this, 'partition', {});
     const callerIdentity = new DataAwsCallerIdentity(this, 'caller-identity', {});
-    const instanceImage = new DataAwsSsmParameter(this, 'instance-image', { name: resolved.instanceImageParameter });
+    const imageId = this.instanceImageId(resolved);
 
     // ---- the API key: sensitive, ephemeral variable -> write-only secret argument ----
     this.apiKeyVariable = resolved.apiKey ?? this.createApiKeyVariable();
@@ -122,7 +122,6 @@ export class ControlPlane extends Construct {
     // The services with the container contract this control plane was given.
     const serviceDefinitions = resolveServices(resolved.containers);
     const listenerPorts = serviceDefinitions.map((service) => service.port);
-    const targetPorts = [...new Set(serviceDefinitions.flatMap((service) => [service.port, ...service.extraPorts]))];
     const lbName = `${this.stackName}-lb`;
     this.loadBalancerSecurityGroup = new SecurityGroup(this, 'load-balancer-security-group', {
       name: lbName,
@@ -136,14 +135,8 @@ export class ControlPlane extends Construct {
         cidrBlocks: clientCidrs.ipv4,
         ipv6CidrBlocks: clientCidrs.ipv6,
       })),
-      // Only where the targets listen and answer health checks: nothing else leaves the load balancer.
-      egress: targetPorts.map((port) => ({
-        description: `To the service instances in the VPC, port ${port}`,
-        protocol: 'tcp',
-        fromPort: port,
-        toPort: port,
-        cidrBlocks: [vpcCidr],
-      })),
+      // No inline egress: each service adds a rule to its own security group (service.ts), so
+      // instances in any range of the VPC are reached and nothing else is.
       tags: tags(lbName),
     });
     this.loadBalancer = new Lb(this, 'load-balancer', {
@@ -210,7 +203,7 @@ export class ControlPlane extends Construct {
         certificateArn: certificateValidation.certificateArn,
         hostedZoneId: this.planChecks.hostedZone.zoneId,
         vpcCidr,
-        imageId: instanceImage.insecureValue,
+        imageId,
         apiKeySecret: this.apiKeySecret,
         apiKeySecretName: secretName,
         bootDependencies: [apiKeySecretVersion, ...this.parameters],
@@ -242,6 +235,24 @@ export class ControlPlane extends Construct {
         }),
       );
     }
+  }
+
+  /**
+   * The AMI of the instances. A new AMI replaces every instance (a rolling refresh), so it
+   * changes only when asked: an explicit instanceImageId; else the parameter's value as it was
+   * at the first apply, kept by a terraform_data whose input changes are ignored (a new
+   * instanceImageParameter resolves it again); or, opted in, the parameter's value at each plan.
+   */
+  private instanceImageId(resolved: ResolvedControlPlaneProps): string {
+    if (resolved.instanceImageId !== undefined) return resolved.instanceImageId;
+    const parameter = new DataAwsSsmParameter(this, 'instance-image', { name: resolved.instanceImageParameter });
+    if (resolved.instanceImageTracking === 'latest') return parameter.insecureValue;
+    const pinned = new DataResource(this, 'instance-image-pin', {
+      input: { id: parameter.insecureValue },
+      triggersReplace: { parameter: resolved.instanceImageParameter },
+      lifecycle: { ignoreChanges: ['input'] },
+    });
+    return pinned.getStringAttribute('output.id');
   }
 
   private createApiKeyVariable(): TerraformVariable {

@@ -26,6 +26,7 @@ export type ControlPlaneValidationCode =
   | 'invalid_image_repository'
   | 'invalid_otel_gateway_url'
   | 'invalid_registry_login_secret_arn'
+  | 'invalid_instance_image'
   | 'api_key_not_sensitive'
   | 'unknown_parameter'
   | 'missing_parameter'

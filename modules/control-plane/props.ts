@@ -93,6 +93,24 @@ export interface ControlPlaneProps {
   readonly instanceImageParameter?: string;
 
   /**
+   * AMI of the service instances, `ami-…`, when you pin it yourself (it then wins over
+   * instanceImageParameter). Changing it replaces every instance through a rolling refresh.
+   * Template key `InstanceImageId` (ours).
+   * @default - the value of instanceImageParameter, resolved once (see instanceImageTracking)
+   */
+  readonly instanceImageId?: string;
+
+  /**
+   * How the AMI follows instanceImageParameter when instanceImageId is not given: `pinned`
+   * resolves it at the first apply and keeps it (a plan never replaces instances because AWS
+   * published a new AMI; a changed instanceImageParameter resolves it again); `latest` reads it
+   * at every plan, so a new AMI release turns the next apply into a rolling refresh of all
+   * instances. Template key `InstanceImageTracking` (ours).
+   * @default 'pinned'
+   */
+  readonly instanceImageTracking?: 'pinned' | 'latest';
+
+  /**
    * Runtime Analyzer environment name.
    * @default - none (no parameter is written; the analyzer uses its own default)
    */
@@ -302,6 +320,9 @@ export const CONTROL_PLANE_PARAMETERS: readonly ParameterDefinition[] = [
   { key: 'ScanTemplateServiceImage', prop: 'scanTemplateServiceImage', kind: 'string', required: false },
   { key: 'OtelCollectorImage', prop: 'otelCollectorImage', kind: 'string', required: false },
   { key: 'RegistryLoginArn', prop: 'registryLoginSecretArn', kind: 'string', required: false },
+  // Ours: which AMI, and whether it follows the parameter (a new AMI replaces every instance).
+  { key: 'InstanceImageId', prop: 'instanceImageId', kind: 'string', required: false },
+  { key: 'InstanceImageTracking', prop: 'instanceImageTracking', kind: 'string', required: false },
 ];
 
 /** The props without a default: they stay optional once defaults are applied. */
@@ -313,7 +334,8 @@ type PropsWithoutDefault =
   | 'analyzerImage'
   | 'scanTemplateServiceImage'
   | 'otelCollectorImage'
-  | 'registryLoginSecretArn';
+  | 'registryLoginSecretArn'
+  | 'instanceImageId';
 
 /** Props with every default applied; the props without a default stay optional. */
 export type ResolvedControlPlaneProps = Required<Omit<ControlPlaneProps, PropsWithoutDefault | 'sensorCidrs'>> &
@@ -326,6 +348,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   logLevel: 'info',
   gatewayHostname: DEFAULT_GATEWAY_HOSTNAME,
   instanceImageParameter: DEFAULT_INSTANCE_IMAGE_PARAMETER,
+  instanceImageTracking: 'pinned',
   analyzerEnableCaching: false,
   analyzerEnableCompression: false,
   analyzerImageTag: '1.2.1',

@@ -19,6 +19,7 @@ import { LbTargetGroup } from '@cdktf/provider-aws/lib/lb-target-group';
 import { Route53Record } from '@cdktf/provider-aws/lib/route53-record';
 import type { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanager-secret';
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
+import { SecurityGroupRule } from '@cdktf/provider-aws/lib/security-group-rule';
 import type { ResolvedControlPlaneProps } from './props';
 import { LISTENER_TLS_POLICY, serviceImage, type ServiceDefinition } from './services';
 import { BOOT_FAILURE_MARKER, encodeUserData, renderUserData } from './user-data';
@@ -111,7 +112,9 @@ export class ControlPlaneService extends Construct {
       tags: tags(name),
     });
 
-    const ports = [service.port, ...service.extraPorts];
+    // Where the load balancer reaches an instance: the service port, further ports, the health-check port.
+    const healthPort = Number(service.healthCheck.port);
+    const ports = [...new Set([service.port, ...service.extraPorts, ...(Number.isInteger(healthPort) ? [healthPort] : [])])];
     this.securityGroup = new SecurityGroup(this, 'security-group', {
       name,
       description: `${service.title} instances of control plane ${stackName}`,
@@ -157,6 +160,20 @@ export class ControlPlaneService extends Construct {
       treatMissingData: 'notBreaching',
       tags: tags(`${name}-boot-failures`),
     });
+
+    // The load balancer's way out: to this service's security group only, on its ports (a
+    // group, not the VPC range, so instances in a secondary range of the VPC are reached too).
+    for (const port of ports) {
+      new SecurityGroupRule(this, `load-balancer-egress-${port}`, {
+        type: 'egress',
+        description: `To the ${service.title} instances, port ${port}`,
+        securityGroupId: input.loadBalancerSecurityGroupId,
+        sourceSecurityGroupId: this.securityGroup.id,
+        protocol: 'tcp',
+        fromPort: port,
+        toPort: port,
+      });
+    }
 
     const script = renderUserData({
       service,

@@ -137,7 +137,9 @@ function imagePull(): string[] {
 
 export function renderUserData(input: UserDataInput): string {
   const { service } = input;
-  const ports = [service.port, ...service.extraPorts].map((port) => `-p ${port}:${port}`).join(' ');
+  const healthPort = Number(service.healthCheck.port);
+  const published = new Set([service.port, ...service.extraPorts, ...(Number.isInteger(healthPort) ? [healthPort] : [])]);
+  const ports = [...published].map((port) => `-p ${port}:${port}`).join(' ');
   const isCollector = service.name === 'otel';
   const lines = [
     '#!/bin/bash',

@@ -152,6 +152,12 @@ function collectProblems(props: ResolvedControlPlaneProps, fail: Fail): void {
       checkPattern('invalid_image_repository', propName, image, IMAGE_REPOSITORY, 'is not a container image name', 'give registry host, path and name without a tag (the tag comes from the ImageTag parameter), e.g. 123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc/otel-collector', fail);
     }
   }
+  if (props.instanceImageId !== undefined) {
+    checkPattern('invalid_instance_image', 'instanceImageId', props.instanceImageId, /^ami-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'is not an AMI id', 'give an id such as ami-0123456789abcdef0 (aws ssm get-parameter --name <instanceImageParameter> shows the current one)', fail);
+  }
+  if (isResolved(props.instanceImageTracking) && !['pinned', 'latest'].includes(props.instanceImageTracking)) {
+    fail('invalid_instance_image', 'instanceImageTracking', props.instanceImageTracking, 'is neither pinned nor latest', 'write pinned (the default) or latest');
+  }
   if (props.registryLoginSecretArn !== undefined) {
     checkPattern('invalid_registry_login_secret_arn', 'registryLoginSecretArn', props.registryLoginSecretArn, SECRET_ARN, 'is not a Secrets Manager secret ARN', 'give the full ARN of the secret holding {"username","password"}, e.g. arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf', fail);
   }
