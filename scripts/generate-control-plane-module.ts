@@ -51,15 +51,28 @@ interface ModuleVariable {
 /** Construct-only props a module user sets; the rest are fixed (stackName) or for synth only. */
 const CONSTRUCT_ONLY: ReadonlyArray<{ prop: PropName; kind: ModuleVariable['kind'] }> = [
   { prop: 'apiKeyVersion', kind: 'number' },
-  { prop: 'imageRepository', kind: 'string' },
   { prop: 'sensorCidrs', kind: 'list' },
   { prop: 'logRetentionDays', kind: 'number' },
 ];
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
+/**
+ * Template parameters the module does not offer yet, with the reason. The registry login
+ * secret and an explicit AMI change what is synthesized by their presence (role policy, boot
+ * script, the image lookup), which a construct decides at synth and a module variable (null or
+ * not) only at plan; the module keeps the pinned AMI of instanceImageTracking's default.
+ */
+const NOT_IN_MODULE: ReadonlySet<PropName> = new Set<PropName>(['registryLoginSecretArn', 'instanceImageId', 'instanceImageTracking']);
+
+/** Per-service image overrides: the module passes `coalesce(override, <image_repository>/<name>)`. */
+const IMAGE_OVERRIDES: ReadonlyArray<{ prop: PropName; variable: string; imageName: string }> = SERVICES.map((service) => {
+  const prop = ({ analyzer: 'analyzerImage', sts: 'scanTemplateServiceImage', otel: 'otelCollectorImage' } as const)[service.name];
+  return { prop, variable: snakeCase(prop), imageName: service.imageName };
+});
+
 function moduleVariables(): ModuleVariable[] {
-  const fromTemplate = CONTROL_PLANE_PARAMETERS.filter((definition) => definition.kind !== 'secret').map(
+  const fromTemplate = CONTROL_PLANE_PARAMETERS.filter((definition) => definition.kind !== 'secret' && !NOT_IN_MODULE.has(definition.prop)).map(
     (definition): ModuleVariable => ({
       prop: definition.prop,
       name: snakeCase(definition.prop),
@@ -170,6 +183,17 @@ const VALIDATIONS: Partial<Record<PropName, Validation[]>> = {
   scanTemplateServiceImageTag: [pattern('scan_template_service_image_tag', IMAGE_TAG, 'is not a container image tag', 'use a tag such as 1.2.0: letters, digits, _ . - (up to 128 characters)')],
   otelCollectorImageTag: [pattern('otel_collector_image_tag', IMAGE_TAG, 'is not a container image tag', 'use a tag such as 1.1.0: letters, digits, _ . - (up to 128 characters)')],
   imageRepository: [pattern('image_repository', IMAGE_REPOSITORY, 'is not a container image repository', 'give registry host and path without a tag, e.g. registry.example.net/svc')],
+  ...Object.fromEntries(
+    IMAGE_OVERRIDES.map((override) => [
+      override.prop,
+      [
+        {
+          condition: `var.${override.variable} == null ? true : can(regex("${IMAGE_REPOSITORY}", var.${override.variable}))`,
+          message: `${override.variable} = \${jsonencode(var.${override.variable})}: is not a container image name; give registry host, path and name without a tag, e.g. 123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc/${override.imageName}.`,
+        },
+      ],
+    ]),
+  ),
   otelGatewayUrl: [
     {
       condition: 'var.otel_gateway_url == null ? true : can(regex("^https?://[^\\\\s$`\\\\\\\\\\"\']+$", var.otel_gateway_url))',
@@ -236,6 +260,11 @@ function synthesize(variables: readonly ModuleVariable[], stackName: string): Sy
     const otelGatewayUrl = new TerraformLocal(stack, 'otel_gateway_url', '${coalesce(var.otel_gateway_url, "https://${var.gateway_hostname}")}');
     otelGatewayUrl.overrideLogicalId('otel_gateway_url');
     props.otelGatewayUrl = otelGatewayUrl.asString;
+    for (const override of IMAGE_OVERRIDES) {
+      const image = new TerraformLocal(stack, override.variable, `\${coalesce(var.${override.variable}, "\${var.image_repository}/${override.imageName}")}`);
+      image.overrideLogicalId(override.variable);
+      props[override.prop] = image.asString;
+    }
     const controlPlane = new ControlPlane(stack, 'control-plane', props as unknown as ControlPlaneProps);
     // Optional parameters without a default are written to the parameter store only when given, as the construct does for literals.
     for (const parameter of controlPlane.parameters) {
@@ -462,11 +491,21 @@ mock_provider "aws" {
       account_id = "123456789012"
     }
   }
+  mock_data "aws_route_table" {
+    defaults = {
+      routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }]
+    }
+  }
+  mock_data "aws_ebs_default_kms_key" {
+    defaults = {
+      key_arn = "arn:aws:kms:eu-west-1:123456789012:alias/aws/ebs"
+    }
+  }
 }
 
 # The second subnet in another zone (the mock's default zone is eu-west-1a).
 override_data {
-  target = data.${synthesized.subnetData}["subnet-0fedcba9876543210"]
+  target = data.${synthesized.subnetData}["subnet-2"]
   values = {
     vpc_id                  = "vpc-0123456789abcdef0"
     availability_zone       = "eu-west-1b"
@@ -512,7 +551,7 @@ ${REFUSED_SAMPLES.map((sample) => `run "refuses_${snakeCase(sample.prop)}" {
 run "refuses_subnets_in_one_zone" {
   command = plan
   override_data {
-    target = data.${synthesized.subnetData}["subnet-0fedcba9876543210"]
+    target = data.${synthesized.subnetData}["subnet-2"]
     values = {
       vpc_id                  = "vpc-0123456789abcdef0"
       availability_zone       = "eu-west-1a"
@@ -525,7 +564,7 @@ run "refuses_subnets_in_one_zone" {
 run "refuses_a_public_subnet" {
   command = plan
   override_data {
-    target = data.${synthesized.subnetData}["subnet-0fedcba9876543210"]
+    target = data.${synthesized.subnetData}["subnet-2"]
     values = {
       vpc_id                  = "vpc-0123456789abcdef0"
       availability_zone       = "eu-west-1b"

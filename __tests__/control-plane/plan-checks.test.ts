@@ -14,7 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Testing } from 'cdktf';
+import { TerraformVariable, Testing } from 'cdktf';
 import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
 import { mirroredTerraformEnvironment } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
@@ -30,7 +30,8 @@ describe('plan-time conditions in the synthesized JSON', () => {
 
   it('checks each subnet: in the VPC, not public', () => {
     const [subnet] = dataOfType(built.json, 'aws_subnet');
-    expect(subnet.for_each).toBe(`\${toset(${JSON.stringify(REQUIRED_PROPS.subnetIds).replace(/,/g, ', ')})}`);
+    // Keyed by position: keys known at plan even when the ids are not.
+    expect(subnet.for_each).toEqual({ 'subnet-1': REQUIRED_PROPS.subnetIds[0], 'subnet-2': REQUIRED_PROPS.subnetIds[1] });
     expect(subnet.lifecycle.postcondition).toEqual([
       { condition: '${self.vpc_id == "vpc-0123456789abcdef0"}', error_message: expect.stringContaining('not in VPC vpc-0123456789abcdef0') },
       { condition: '${self.map_public_ip_on_launch != true}', error_message: expect.stringContaining('choose private subnets') },
@@ -51,6 +52,43 @@ describe('plan-time conditions in the synthesized JSON', () => {
       { condition: '${self.zone_id == "Z0123456789ABCDEFGHIJ" && trimsuffix(lower(self.name), ".") == "example.com"}', error_message: expect.stringContaining('do not match') },
       { condition: '${self.private_zone != true}', error_message: expect.stringContaining('public hosted zone') },
     ]);
+  });
+
+  it('checks that each subnet routes 0.0.0.0/0 to a NAT gateway, through its own or the main route table', () => {
+    const [tableIds] = dataOfType(built.json, 'aws_route_tables');
+    expect(tableIds.filter).toEqual([{ name: 'association.subnet-id', values: ['${each.value}'] }]);
+    const tables = built.json.data.aws_route_table;
+    const [main, perSubnet] = [Object.entries(tables).find(([id]) => id.includes('main-route-table'))![1], Object.entries(tables).find(([id]) => id.includes('subnet-route-table'))![1]];
+    expect(main.filter).toEqual([{ name: 'association.main', values: ['true'] }]);
+    expect(perSubnet.for_each).toEqual({ 'subnet-1': REQUIRED_PROPS.subnetIds[0], 'subnet-2': REQUIRED_PROPS.subnetIds[1] });
+    expect(perSubnet.lifecycle.postcondition[0].error_message).toContain('which has no route from 0.0.0.0/0 to a NAT gateway');
+  });
+
+  it('checks the key pair, the default EBS key and the certificate name length', () => {
+    const [keyPair] = dataOfType(built.json, 'aws_key_pair');
+    expect(keyPair.key_name).toBe('ops-key');
+    const [ebsKey] = dataOfType(built.json, 'aws_ebs_default_kms_key');
+    expect(ebsKey.lifecycle.postcondition.map((entry: any) => entry.condition)).toEqual(['${endswith(self.key_arn, ":alias/aws/ebs") || false}']);
+    // A literal certificate name is checked at synth; a precondition is written for a name from a variable.
+    expect(Object.values(built.json.resource.aws_acm_certificate)[0].lifecycle.precondition).toBeUndefined();
+    const fromVariable = synthControlPlane({}, (stack) => ({ hostedZoneName: new TerraformVariable(stack, 'zone', { type: 'string' }).stringValue }));
+    expect(Object.values(fromVariable.json.resource.aws_acm_certificate)[0].lifecycle.precondition).toEqual([
+      { condition: '${(length("analyzer.svcprevent.${var.zone}") <= 64)}', error_message: expect.stringContaining('ACM refuses') },
+    ]);
+  });
+});
+
+describe('the certificate name at synth', () => {
+  it('refuses a zone that makes the first certificate name longer than 64, naming stack and zone', () => {
+    const zone = `${'a'.repeat(30)}.${'b'.repeat(14)}.example.com`;
+    expect(() => synthControlPlane({ stackName: 'Prevent-Eu1234', hostedZoneName: zone })).toThrow(
+      expect.objectContaining({
+        code: 'certificate_name_too_long',
+        propName: 'hostedZoneName',
+        message: expect.stringContaining(`with stackName "Prevent-Eu1234" gives the certificate name analyzer.prevent-eu1234.${zone} (81 characters)`),
+      }),
+    );
+    expect(() => synthControlPlane({ stackName: 'Prevent-Eu1234', hostedZoneName: `${'b'.repeat(28)}.example.com` })).not.toThrow();
   });
 });
 
@@ -109,6 +147,9 @@ mock_provider "aws" {
   mock_data "aws_partition" {
     defaults = { partition = "aws" }
   }
+  mock_data "aws_route_table" {
+    defaults = { routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }] }
+  }
 }
 variables {
   api_key = "plan-test-api-key"
@@ -123,12 +164,14 @@ describeWithTerraform('terraform test: the plan with a mocked AWS provider', () 
   // Each case overrides what one lookup returns; only `good` describes a valid account.
   // (The private-zone condition is not among them: the mocked provider leaves private_zone,
   // an optional argument, null, where the real one reports the zone's setting.)
-  const CASES: Record<string, { subnet?: Record<string, unknown>; zone?: Record<string, unknown> }> = {
+  const CASES: Record<string, { subnet?: Record<string, unknown>; zone?: Record<string, unknown>; routeTable?: string; ebsKey?: string }> = {
     good: { subnet: { availability_zone: 'eu-west-1b' } },
     subnet_in_another_vpc: { subnet: { availability_zone: 'eu-west-1b', vpc_id: 'vpc-0fffffffffffffff0' } },
     public_subnet: { subnet: { availability_zone: 'eu-west-1b', map_public_ip_on_launch: true } },
     single_availability_zone: { subnet: { availability_zone: 'eu-west-1a' } },
     zone_name_mismatch: { subnet: { availability_zone: 'eu-west-1b' }, zone: { name: 'other.example.org' } },
+    no_nat_route: { subnet: { availability_zone: 'eu-west-1b' }, routeTable: '{ id = "rtb-0123456789abcdef0", routes = [{ cidr_block = "10.0.0.0/16", gateway_id = "local" }] }' },
+    customer_managed_ebs_key: { subnet: { availability_zone: 'eu-west-1b' }, ebsKey: '"arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"' },
   };
 
   function hclObject(values: Record<string, unknown>): string {
@@ -140,6 +183,8 @@ describeWithTerraform('terraform test: the plan with a mocked AWS provider', () 
     synthesized = built.synthesized;
     const subnetName = Object.keys(built.json.data.aws_subnet)[0];
     const zoneName = Object.keys(built.json.data.aws_route53_zone)[0];
+    const routeTableName = Object.keys(built.json.data.aws_route_table).find((id) => id.includes('subnet-route-table'))!;
+    const defaultKeyName = Object.keys(built.json.data.aws_ebs_default_kms_key)[0];
     const { dir, env } = terraformDirectory(built.json);
     try {
       fs.mkdirSync(path.join(dir, 'tests'));
@@ -150,9 +195,15 @@ describeWithTerraform('terraform test: the plan with a mocked AWS provider', () 
           path.join(dir, 'tests', `${name}.tftest.hcl`),
           `${MOCK_PROVIDER}
 override_data {
-  target = data.aws_subnet.${subnetName}["${secondSubnet}"]
+  target = data.aws_ebs_default_kms_key.${defaultKeyName}
+  values = { key_arn = ${overrides.ebsKey ?? '"arn:aws:kms:eu-west-1:123456789012:alias/aws/ebs"'} }
+}
+override_data {
+  target = data.aws_subnet.${subnetName}["subnet-2"]
   values = ${hclObject(subnet)}
 }
+${overrides.routeTable ? `override_data {\n  target = data.aws_route_table.${routeTableName}["subnet-2"]\n  values = ${overrides.routeTable}\n}` : ''}
+
 override_data {
   target = data.aws_route53_zone.${zoneName}
   values = ${hclObject(zone)}
@@ -190,6 +241,8 @@ run "plan" {
     ['public_subnet', `Subnets: subnet ${secondSubnet} assigns public IP addresses on launch, so it is a public subnet.`],
     ['single_availability_zone', 'Subnets: all given subnets are in the availability zone(s) eu-west-1a; at least 2 distinct availability zones are needed.'],
     ['zone_name_mismatch', 'HostedZoneId and HostedZoneName do not match: zone Z0123456789ABCDEFGHIJ is named other.example.org, not example.com.'],
+    ['no_nat_route', `Subnets: subnet ${secondSubnet} uses route table rtb-0123456789abcdef0, which has no route from 0.0.0.0/0 to a NAT gateway.`],
+    ['customer_managed_ebs_key', 'EBS: the default EBS encryption key of the account in this region is arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab, not aws/ebs'],
   ])('fails the plan for %s, saying so', (name, message) => {
     const result = results.get(name)!;
     expect(result.passed).toBe(false);

@@ -82,7 +82,8 @@ describe('defaults of the spec parameter table', () => {
     expect(CONTROL_PLANE_PARAMETERS.filter((parameter) => parameter.required).map((parameter) => parameter.key)).toEqual([
       'ApiKey', 'TenantId', 'VPC', 'Subnets', 'HostedZoneId', 'HostedZoneName', 'KeyName', 'AnalyzerTags',
     ]);
-    expect(CONTROL_PLANE_PARAMETERS).toHaveLength(8 + 19);
+    // 19 further parameters of the spec, then 5 of ours for the image source and 2 for the AMI.
+    expect(CONTROL_PLANE_PARAMETERS).toHaveLength(8 + 19 + 5 + 2);
   });
 });
 

@@ -66,13 +66,16 @@ describe('a default ControlPlane', () => {
 
   it('keeps its construct IDs, which are Terraform addresses (renaming one replaces the resource)', () => {
     const ids = built.controlPlane.node.findAll().map((node) => node.node.path.replace(/^test\/control-plane\/?/, '')).filter((id) => id !== '');
-    const perService = ['log-group', 'role', 'policy', 'instance-profile', 'security-group', 'launch-template', 'target-group', 'listener', 'auto-scaling-group', 'dns-record'];
+    const perService = ['log-group', 'role', 'policy', 'instance-profile', 'security-group', 'launch-template', 'target-group', 'listener', 'auto-scaling-group', 'dns-record', 'boot-failure-filter', 'boot-failure-alarm'];
+    const egressPorts: Record<string, number[]> = { analyzer: [50051], sts: [443], otel: [4318, 13133] };
     expect(ids.filter((id) => !id.startsWith('parameter-')).sort()).toEqual(
       [
         'subnet', 'vpc', 'hosted-zone', 'partition', 'caller-identity', 'instance-image',
+        'key-pair', 'subnet-route-table-ids', 'main-route-table', 'subnet-route-table', 'ebs-default-key-id',
         'api-key', 'api-key-secret', 'api-key-secret-version',
         'load-balancer-security-group', 'load-balancer', 'certificate', 'certificate-validation-record', 'certificate-validation',
-        ...SERVICES.flatMap((service) => [service, ...perService.map((id) => `${service}/${id}`)]),
+        ...SERVICES.flatMap((service) => [service, ...perService.map((id) => `${service}/${id}`), ...egressPorts[service].map((port) => `${service}/load-balancer-egress-${port}`)]),
+        'instance-image-pin',
         'analyzer-address', 'sts-address', 'otel-address', 'load-balancer-dns-name', 'sts-security-group-id', 'sensor-command',
       ].sort(),
     );
@@ -100,7 +103,7 @@ describe('a default ControlPlane', () => {
   });
 
   it('tags every taggable resource with the stack name', () => {
-    const untaggable = new Set(['aws_iam_role_policy', 'aws_route53_record', 'aws_acm_certificate_validation', 'aws_secretsmanager_secret_version', 'aws_autoscaling_group']);
+    const untaggable = new Set(['aws_iam_role_policy', 'aws_route53_record', 'aws_acm_certificate_validation', 'aws_secretsmanager_secret_version', 'aws_autoscaling_group', 'aws_cloudwatch_log_metric_filter', 'aws_security_group_rule', 'terraform_data']);
     for (const [type, blocks] of Object.entries(built.json.resource)) {
       if (untaggable.has(type)) continue;
       for (const block of Object.values(blocks)) expect(block.tags).toMatchObject({ [STACK_NAME_TAG_KEY]: 'SvcPrevent' });
@@ -148,15 +151,18 @@ describe('a default ControlPlane', () => {
       expect(fromLoadBalancer.cidr_blocks ?? []).toEqual([]);
     });
 
-    it('lets the load balancer send only to the service and health ports in the VPC', () => {
+    it('lets the load balancer send only to the service and health ports, of the services\' security groups (not a range)', () => {
       const group = resourceNamed(built.json, 'aws_security_group', 'load-balancer-security-group');
-      expect(group.egress.map((rule: any) => [rule.protocol, rule.from_port, rule.to_port])).toEqual([
-        ['tcp', 50051, 50051],
-        ['tcp', 443, 443],
-        ['tcp', 4318, 4318],
-        ['tcp', 13133, 13133],
+      expect(group.egress).toBeUndefined();
+      const rules = resourcesOfType(built.json, 'aws_security_group_rule');
+      expect(rules.map((rule) => [rule.type, rule.protocol, rule.from_port, rule.to_port, rule.source_security_group_id.replace(/^\$\{aws_security_group\.control-plane_(\w+)_security-group_\w+\.id\}$/, '$1')]).sort((a, b) => a[2] - b[2])).toEqual([
+        ['egress', 'tcp', 443, 443, 'sts'],
+        ['egress', 'tcp', 4318, 4318, 'otel'],
+        ['egress', 'tcp', 13133, 13133, 'otel'],
+        ['egress', 'tcp', 50051, 50051, 'analyzer'],
       ]);
-      for (const rule of group.egress) expect(rule.cidr_blocks).toEqual([expect.stringMatching(/^\$\{data\.aws_vpc\..*\.cidr_block\}$/)]);
+      for (const rule of rules) expect(rule.security_group_id).toMatch(/^\$\{aws_security_group\.control-plane_load-balancer-security-group_\w+\.id\}$/);
+      for (const rule of rules) expect(rule.cidr_blocks).toBeUndefined();
     });
   });
 
@@ -249,7 +255,7 @@ describe('a default ControlPlane', () => {
 
     it('configures the collector for TLS on its OTLP and health ports, matching its target group', () => {
       const script = userDataOf(built.json, 'otel');
-      expect(script).toMatch(/health_check:\n {4}endpoint: 0\.0\.0\.0:13133\n {4}tls:\n {6}cert_file: \/etc\/svc\/tls\/tls\.crt/);
+      expect(script).toMatch(/health_check:\n {4}endpoint: 0\.0\.0\.0:13133\n {4}path: \/\n {4}tls:\n {6}cert_file: \/etc\/svc\/tls\/tls\.crt/);
       expect(script).toMatch(/http:\n {8}endpoint: 0\.0\.0\.0:4318\n {8}tls:/);
       expect(script).toContain('-p 4318:4318 -p 13133:13133');
       expect(script).toContain('authorization: Bearer $API_KEY');
@@ -262,7 +268,8 @@ describe('a default ControlPlane', () => {
     it('uses IMDSv2, the image from the public parameter, and the key pair', () => {
       for (const template of resourcesOfType(built.json, 'aws_launch_template')) {
         expect(template.metadata_options.http_tokens).toBe('required');
-        expect(template.image_id).toMatch(/^\$\{data\.aws_ssm_parameter\..*\.insecure_value\}$/);
+        // Pinned: the parameter's value as resolved at the first apply, kept by terraform_data.
+        expect(template.image_id).toMatch(/^\$\{terraform_data\.control-plane_instance-image-pin_\w+\.output\.id\}$/);
         expect(template.key_name).toBe('ops-key');
         expect(template.update_default_version).toBe(true);
       }

@@ -41,20 +41,46 @@ describe('boot scripts', () => {
     }
   });
 
-  it.each(SERVICES)('%s: the API key only goes into root-only files, never to the output', (service) => {
+  it.each(SERVICES)('%s: the API key only goes into files of the container UID, never to the output or the environment', (service) => {
     const script = userDataOf(json, service);
     expect(script).not.toMatch(/set -[a-z]*x|xtrace/);
-    // Files written after this are readable by root only.
+    // Files written after this are readable by their owner only.
     expect(script.indexOf('umask 077')).toBeLessThan(script.indexOf('/etc/svc/service.env'));
-    const keyLines = script.split('\n').filter((line) => line.includes('API_KEY'));
+    const keyLines = script.split('\n').filter((line) => /API_KEY\b/.test(line) && !line.startsWith('#'));
     for (const line of keyLines) {
       expect([
         /^API_KEY=\$\(aws secretsmanager get-secret-value --secret-id [^ ]+ --query SecretString --output text\)$/,
-        /^echo "SVC_API_KEY=\$API_KEY" >> \/etc\/svc\/service\.env$/,
-        /^ {6}authorization: Bearer \$API_KEY$/, // inside the collector's heredoc to a chmod 600 file
+        /^printf '%s' "\$API_KEY" > \/etc\/svc\/secrets\/api-key$/,
+        /^ {6}authorization: Bearer \$API_KEY$/, // inside the collector's heredoc to a mode 400 file of the container UID
+        /^unset API_KEY$/,
       ].some((allowed) => allowed.test(line))).toBe(true);
     }
     expect(keyLines.length > 0).toBe(service !== 'sts');
+    // The container learns where the key is, never the key.
+    expect(script.includes('echo "SVC_API_KEY_FILE=/run/secrets/svc-api-key" >> /etc/svc/service.env')).toBe(service !== 'sts');
+    expect(script).not.toMatch(/SVC_API_KEY=/);
+  });
+
+  it.each(SERVICES)('%s: the files the container reads belong to its UID, mode 400, in directories of mode 500', (service) => {
+    const script = userDataOf(json, service);
+    expect(script).toContain('CONTAINER_UID=10001');
+    expect(script).toContain('install -d -m 500 -o "$CONTAINER_UID" -g "$CONTAINER_UID" /etc/svc/tls /etc/svc/secrets');
+    const owned = ['/etc/svc/tls/tls.crt', '/etc/svc/tls/tls.key', ...(service === 'sts' ? [] : ['/etc/svc/secrets/api-key']), ...(service === 'otel' ? ['/etc/svc/otel-config.yaml'] : [])].join(' ');
+    expect(script).toContain(`chown "$CONTAINER_UID:$CONTAINER_UID" ${owned}`);
+    expect(script).toContain(`chmod 400 ${owned}`);
+    // The chown comes after every file is written, and before the container starts.
+    expect(script.indexOf('chown')).toBeGreaterThan(script.lastIndexOf('-keyout /etc/svc/tls/tls.key'));
+    expect(script.indexOf('chown')).toBeLessThan(script.indexOf('docker run'));
+  });
+
+  it.each(SERVICES)('%s: pulls with a bounded retry and reports a failure with its reason to the log group', (service) => {
+    const script = userDataOf(json, service);
+    expect(script).toContain('for attempt in $(seq 1 5); do');
+    expect(script).toMatch(/report_boot_failure "image pull of \$IMAGE failed 5 times: /);
+    expect(script).toMatch(/aws logs put-log-events --log-group-name "\$LOG_GROUP" --log-stream-name "\$INSTANCE_ID\/boot"/);
+    expect(script).toContain("trap 'report_boot_failure");
+    // The trap is set before the first command that may fail for a reason worth reporting.
+    expect(script.indexOf('trap ')).toBeLessThan(script.indexOf('dnf install'));
   });
 });
 

@@ -118,11 +118,12 @@ describe('deploymentPolicyDocument', () => {
       condition.includes(`"aws:RequestTag/svc:stack-name":"${prefix}"`);
     if (resource === '*') {
       // IAM offers no resource-level permission for these calls.
-      const unscopable = /^[a-z0-9]+:(Describe|List)[A-Za-z]*$|^acm:RequestCertificate$/;
+      const unscopable = /^[a-z0-9]+:(Describe|List)[A-Za-z]*$|^acm:RequestCertificate$|^ec2:GetEbsDefaultKmsKeyId$/;
       return statement.Action.every((action) => unscopable.test(action)) ? 'no resource-level permission' : undefined;
     }
     if (resource.includes(`/${prefix}*`) || resource.includes(`:${prefix}/*`) || resource.includes(`/${prefix}/*`)) return 'stack prefix';
     if (resource.endsWith(`:hostedzone/${ZONE}`)) return 'the given hosted zone';
+    if (resource.endsWith(`:alarm:${prefix}*`)) return 'stack prefix (alarm ARNs end in the name after a colon)';
     if (/^arn:[^:]+:ec2:[^:]*:\d{12}:[a-z-]+\/\*$/.test(resource)) {
       if (stackTagCondition) return 'EC2 ids: stack tag condition';
       if (condition.includes('"ec2:LaunchTemplate"') || condition.includes('"ec2:CreateAction"')) return 'EC2: launched from a template / tag on create';

@@ -79,7 +79,11 @@ describe('ControlPlaneEgress: synth', () => {
   test('by VPC, a whole-list whitelist merges a for expression over the VPC\'s gateways into its map', () => {
     const json = synthEgress({ resources: 'whole-list', mode: 'additive', entries: [{ ip: '192.0.2.0/28' }] }, { natGatewayIds: [NAT_A], vpcId: VPC });
     expect(json.data?.aws_nat_gateways?.control_plane_egress_vpc).toEqual({ vpc_id: VPC, filter: [{ name: 'state', values: ['available'] }] });
-    expect(json.data?.aws_nat_gateway?.control_plane_egress_vpc_gateways).toEqual({ for_each: '${toset(data.aws_nat_gateways.control_plane_egress_vpc.ids)}', id: '${each.value}' });
+    expect(json.data?.aws_nat_gateway?.control_plane_egress_vpc_gateways).toEqual({
+      // Keyed by position: known at plan whenever the number of gateways is, even if their ids are not.
+      for_each: '${{ for index, id in data.aws_nat_gateways.control_plane_egress_vpc.ids : "gateway-${index + 1}" => id }}',
+      id: '${each.value}',
+    });
     expect(json.locals?.whitelist_entries).toEqual({ '192.0.2.0/28': '', [GATEWAY_A_IP]: `control plane egress (NAT gateway ${NAT_A})` });
     expect(json.resource.svc_whitelist.whitelist.entries).toBe(
       '${merge(local.whitelist_entries, { for key, val in data.aws_nat_gateway.control_plane_egress_vpc_gateways: val.public_ip => ' +

@@ -5,7 +5,7 @@
  * address, so renaming one destroys and re-creates that resource. Add, never rename.
  */
 import { Construct } from 'constructs';
-import { Aspects, Fn, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
+import { Aspects, DataResource, Fn, Op, TerraformIterator, TerraformOutput, TerraformVariable, Token } from 'cdktf';
 import { AcmCertificate } from '@cdktf/provider-aws/lib/acm-certificate';
 import { AcmCertificateValidation } from '@cdktf/provider-aws/lib/acm-certificate-validation';
 import { DataAwsCallerIdentity } from '@cdktf/provider-aws/lib/data-aws-caller-identity';
@@ -30,8 +30,8 @@ import {
   type ResolvedControlPlaneProps,
 } from './props';
 import { ControlPlaneService } from './service';
-import { SERVICES, type ServiceName } from './services';
-import { securityGroupCidrs, validateControlPlaneProps } from './validation';
+import { resolveServices, type ServiceName } from './services';
+import { MAX_CERTIFICATE_DOMAIN_NAME_LENGTH, securityGroupCidrs, validateControlPlaneProps } from './validation';
 
 // Shared with the deployment policy and the sensor script; re-exported for users of this module.
 export { STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
@@ -84,10 +84,12 @@ export class ControlPlane extends Construct {
       subnetIds: resolved.subnetIds,
       hostedZoneId: resolved.hostedZoneId,
       hostedZoneName: this.hostedZoneName,
+      keyName: resolved.keyName,
+      customerManagedEbsKeyGranted: resolved.customerManagedEbsKeyGranted,
     });
     const partition = new DataAwsPartition(this, 'partition', {});
     const callerIdentity = new DataAwsCallerIdentity(this, 'caller-identity', {});
-    const instanceImage = new DataAwsSsmParameter(this, 'instance-image', { name: resolved.instanceImageParameter });
+    const imageId = this.instanceImageId(resolved);
 
     // ---- the API key: sensitive, ephemeral variable -> write-only secret argument ----
     this.apiKeyVariable = resolved.apiKey ?? this.createApiKeyVariable();
@@ -117,8 +119,9 @@ export class ControlPlane extends Construct {
     const clientCidrs = Token.isUnresolved(resolved.sensorCidrs)
       ? { ipv4: Token.asList(Fn.concat([[vpcCidr], resolved.sensorCidrs])), ipv6: [] }
       : securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
-    const listenerPorts = SERVICES.map((service) => service.port);
-    const targetPorts = [...new Set(SERVICES.flatMap((service) => [service.port, ...service.extraPorts]))];
+    // The services with the container contract this control plane was given.
+    const serviceDefinitions = resolveServices(resolved.containers);
+    const listenerPorts = serviceDefinitions.map((service) => service.port);
     const lbName = `${this.stackName}-lb`;
     this.loadBalancerSecurityGroup = new SecurityGroup(this, 'load-balancer-security-group', {
       name: lbName,
@@ -132,14 +135,8 @@ export class ControlPlane extends Construct {
         cidrBlocks: clientCidrs.ipv4,
         ipv6CidrBlocks: clientCidrs.ipv6,
       })),
-      // Only where the targets listen and answer health checks: nothing else leaves the load balancer.
-      egress: targetPorts.map((port) => ({
-        description: `To the service instances in the VPC, port ${port}`,
-        protocol: 'tcp',
-        fromPort: port,
-        toPort: port,
-        cidrBlocks: [vpcCidr],
-      })),
+      // No inline egress: each service adds a rule to its own security group (service.ts), so
+      // instances in any range of the VPC are reached and nothing else is.
       tags: tags(lbName),
     });
     this.loadBalancer = new Lb(this, 'load-balancer', {
@@ -153,12 +150,25 @@ export class ControlPlane extends Construct {
     });
 
     // ---- certificate for the three names, DNS-validated in the hosted zone ----
-    const hostnames = SERVICES.map((service) => serviceHostname(service.name, this.stackName, this.hostedZoneName));
+    const hostnames = serviceDefinitions.map((service) => serviceHostname(service.name, this.stackName, this.hostedZoneName));
     this.certificate = new AcmCertificate(this, 'certificate', {
       domainName: hostnames[0],
       subjectAlternativeNames: hostnames.slice(1),
       validationMethod: 'DNS',
-      lifecycle: { createBeforeDestroy: true },
+      lifecycle: {
+        createBeforeDestroy: true,
+        // A literal name is checked at synth; a zone name given as a variable here, at plan.
+        ...(Token.isUnresolved(hostnames[0])
+          ? {
+              precondition: [
+                {
+                  condition: Token.asString(Op.lte(Fn.lengthOf(hostnames[0]), MAX_CERTIFICATE_DOMAIN_NAME_LENGTH)),
+                  errorMessage: `HostedZoneName: the certificate name ${hostnames[0]} is longer than ${MAX_CERTIFICATE_DOMAIN_NAME_LENGTH} characters, which ACM refuses. Use a shorter zone (a delegated subzone) or a shorter stack name.`,
+                },
+              ],
+            }
+          : {}),
+      },
       tags: tags(`${this.stackName}-certificate`),
     });
     // Keyed by the names known at synth, not by the certificate's computed options, so the
@@ -182,7 +192,7 @@ export class ControlPlane extends Construct {
 
     // ---- the three services ----
     const services: Partial<Record<ServiceName, ControlPlaneService>> = {};
-    for (const service of SERVICES) {
+    for (const service of serviceDefinitions) {
       services[service.name] = new ControlPlaneService(this, service.name, {
         service,
         props: resolved,
@@ -193,7 +203,7 @@ export class ControlPlane extends Construct {
         certificateArn: certificateValidation.certificateArn,
         hostedZoneId: this.planChecks.hostedZone.zoneId,
         vpcCidr,
-        imageId: instanceImage.insecureValue,
+        imageId,
         apiKeySecret: this.apiKeySecret,
         apiKeySecretName: secretName,
         bootDependencies: [apiKeySecretVersion, ...this.parameters],
@@ -208,7 +218,7 @@ export class ControlPlane extends Construct {
     this.sensorCommand = sensorCommandLine(resolved.tenantId, this.hostedZoneName, this.stackName);
     const output = (name: string, value: string, description: string) =>
       new TerraformOutput(this, name, { value, description }).overrideLogicalId(outputName(id, name));
-    for (const service of SERVICES) {
+    for (const service of serviceDefinitions) {
       output(`${service.name}-address`, `${this.services[service.name].hostname}:${service.port}`, `${service.title} address (host:port, TLS)`);
     }
     output('load-balancer-dns-name', this.loadBalancer.dnsName, 'DNS name of the internal load balancer');
@@ -225,6 +235,24 @@ export class ControlPlane extends Construct {
         }),
       );
     }
+  }
+
+  /**
+   * The AMI of the instances. A new AMI replaces every instance (a rolling refresh), so it
+   * changes only when asked: an explicit instanceImageId; else the parameter's value as it was
+   * at the first apply, kept by a terraform_data whose input changes are ignored (a new
+   * instanceImageParameter resolves it again); or, opted in, the parameter's value at each plan.
+   */
+  private instanceImageId(resolved: ResolvedControlPlaneProps): string {
+    if (resolved.instanceImageId !== undefined) return resolved.instanceImageId;
+    const parameter = new DataAwsSsmParameter(this, 'instance-image', { name: resolved.instanceImageParameter });
+    if (resolved.instanceImageTracking === 'latest') return parameter.insecureValue;
+    const pinned = new DataResource(this, 'instance-image-pin', {
+      input: { id: parameter.insecureValue },
+      triggersReplace: { parameter: resolved.instanceImageParameter },
+      lifecycle: { ignoreChanges: ['input'] },
+    });
+    return pinned.getStringAttribute('output.id');
   }
 
   private createApiKeyVariable(): TerraformVariable {

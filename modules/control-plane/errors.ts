@@ -16,6 +16,7 @@ export type ControlPlaneValidationCode =
   | 'invalid_subnet_id'
   | 'invalid_hosted_zone_id'
   | 'invalid_hosted_zone_name'
+  | 'certificate_name_too_long'
   | 'empty_tenant_id'
   | 'empty_analyzer_tags'
   | 'empty_key_name'
@@ -24,6 +25,8 @@ export type ControlPlaneValidationCode =
   | 'invalid_image_tag'
   | 'invalid_image_repository'
   | 'invalid_otel_gateway_url'
+  | 'invalid_registry_login_secret_arn'
+  | 'invalid_instance_image'
   | 'api_key_not_sensitive'
   | 'unknown_parameter'
   | 'missing_parameter'
@@ -54,6 +57,24 @@ export class ControlPlaneValidationError extends Error {
   readonly propName: string;
   readonly value: unknown;
   readonly fix: string;
+  /** Every wrong prop found at once; this error itself when it is the only one. */
+  readonly problems: readonly ControlPlaneValidationError[] = [this];
+
+  /** One error for several wrong props: the first's code and fields, every problem in the message. */
+  static combine(problems: readonly ControlPlaneValidationError[]): ControlPlaneValidationError {
+    const [first] = problems;
+    const combined = new ControlPlaneValidationError({
+      code: first.code,
+      constructPath: first.constructPath,
+      propName: first.propName,
+      value: first.value,
+      problem: first.message,
+      fix: first.fix,
+    });
+    combined.message = `${problems.length} props are wrong:\n${problems.map((problem) => `- ${problem.message}`).join('\n')}`;
+    Object.defineProperty(combined, 'problems', { value: problems });
+    return combined;
+  }
 
   constructor(details: ControlPlaneValidationErrorDetails) {
     const shown = details.showValue ?? true;

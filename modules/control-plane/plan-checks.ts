@@ -5,7 +5,11 @@
  */
 import { TerraformIterator, Token } from 'cdktf';
 import type { Construct } from 'constructs';
+import { DataAwsEbsDefaultKmsKey } from '@cdktf/provider-aws/lib/data-aws-ebs-default-kms-key';
+import { DataAwsKeyPair } from '@cdktf/provider-aws/lib/data-aws-key-pair';
 import { DataAwsRoute53Zone } from '@cdktf/provider-aws/lib/data-aws-route53-zone';
+import { DataAwsRouteTable } from '@cdktf/provider-aws/lib/data-aws-route-table';
+import { DataAwsRouteTables } from '@cdktf/provider-aws/lib/data-aws-route-tables';
 import { DataAwsSubnet } from '@cdktf/provider-aws/lib/data-aws-subnet';
 import { DataAwsVpc } from '@cdktf/provider-aws/lib/data-aws-vpc';
 
@@ -13,14 +17,34 @@ export interface PlanChecks {
   readonly vpc: DataAwsVpc;
   readonly subnets: DataAwsSubnet;
   readonly hostedZone: DataAwsRoute53Zone;
+  /** The key pair of KeyName: the read fails at plan when it does not exist in the region. */
+  readonly keyPair: DataAwsKeyPair;
+  /** The route table each subnet uses (its own, else the VPC's main one), checked for a NAT route. */
+  readonly subnetRouteTables: DataAwsRouteTable;
+  /** The account's default EBS key in the region, checked to be usable by auto scaling. */
+  readonly ebsDefaultKey: DataAwsEbsDefaultKmsKey;
 }
 
 export interface PlanCheckInput {
   readonly vpcId: string;
-  readonly subnetIds: string[];
+  readonly subnetIds: readonly string[];
   readonly hostedZoneId: string;
   /** Lower case, no trailing dot. */
   readonly hostedZoneName: string;
+  readonly keyName: string;
+  /** True when the user has granted auto scaling use of a customer-managed default EBS key. */
+  readonly customerManagedEbsKeyGranted: boolean;
+}
+
+/**
+ * The subnets keyed by position (`subnet-1`, ...), not by id: the keys are known at plan even
+ * when the ids are not (subnets created in the same apply), which `for_each` needs.
+ */
+function subnetsByPosition(subnetIds: readonly string[]): ReturnType<typeof TerraformIterator.fromMap> {
+  if (Token.isUnresolved(subnetIds)) {
+    return TerraformIterator.fromMap(Token.asAnyMap(`\${{ for index, id in ${Token.asString(subnetIds)} : "subnet-\${index + 1}" => id }}`));
+  }
+  return TerraformIterator.fromMap(Object.fromEntries(subnetIds.map((id, index) => [`subnet-${index + 1}`, id])));
 }
 
 /**
@@ -38,7 +62,7 @@ function hclZoneName(value: string): string {
 }
 
 export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChecks {
-  const subnetIterator = TerraformIterator.fromList(input.subnetIds);
+  const subnetIterator = subnetsByPosition(input.subnetIds);
   const subnets = new DataAwsSubnet(scope, 'subnet', {
     forEach: subnetIterator,
     id: subnetIterator.value,
@@ -85,5 +109,57 @@ export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChec
     },
   });
 
-  return { vpc, subnets, hostedZone };
+  // The key pair must exist in the region: the read fails the plan, at data.aws_key_pair.<...key-pair...>, when it does not.
+  const keyPair = new DataAwsKeyPair(scope, 'key-pair', {
+    keyName: input.keyName,
+    lifecycle: {
+      postcondition: [
+        {
+          condition: `\${self.key_name == ${hclValue(input.keyName)}}`,
+          errorMessage: `KeyName: key pair ${input.keyName} was not found in this region. Create or import it (EC2 > Key pairs), or give the name of an existing one.`,
+        },
+      ],
+    },
+  });
+
+  // The route table of each subnet: its explicit association, else the VPC's main table.
+  const explicitRouteTables = new DataAwsRouteTables(scope, 'subnet-route-table-ids', {
+    forEach: subnetIterator,
+    vpcId: input.vpcId,
+    filter: [{ name: 'association.subnet-id', values: [subnetIterator.value] }],
+  });
+  const mainRouteTable = new DataAwsRouteTable(scope, 'main-route-table', {
+    vpcId: input.vpcId,
+    filter: [{ name: 'association.main', values: ['true'] }],
+  });
+  const explicitIds = `${explicitRouteTables.fqn}[each.key].ids`;
+  const subnetRouteTables = new DataAwsRouteTable(scope, 'subnet-route-table', {
+    forEach: subnetIterator,
+    routeTableId: `\${length(${explicitIds}) > 0 ? tolist(${explicitIds})[0] : ${mainRouteTable.fqn}.id}`,
+    lifecycle: {
+      postcondition: [
+        {
+          // A route's unset targets read as "" from AWS and as null from a mock: try() takes both.
+          condition: '${anytrue([for route in self.routes : route.cidr_block == "0.0.0.0/0" && try(length(route.nat_gateway_id) > 0, false)])}',
+          errorMessage: `Subnets: subnet \${each.value} uses route table \${self.id}, which has no route from 0.0.0.0/0 to a NAT gateway. The instances need one to install docker and pull the images. Add the route (a NAT gateway in a public subnet of VPC ${input.vpcId}), or choose private subnets that have it.`,
+        },
+      ],
+    },
+  });
+
+  // Launch templates ask for encrypted volumes with the account's default EBS key. AWS names
+  // its own key by the alias ARN (.../alias/aws/ebs) unless the account chose another key.
+  const ebsDefaultKey = new DataAwsEbsDefaultKmsKey(scope, 'ebs-default-key-id', {
+    lifecycle: {
+      postcondition: [
+        {
+          condition: `\${endswith(self.key_arn, ":alias/aws/ebs") || ${input.customerManagedEbsKeyGranted}}`,
+          errorMessage:
+            'EBS: the default EBS encryption key of the account in this region is ${self.key_arn}, not aws/ebs; auto scaling cannot start instances with a customer-managed key unless its key policy lets the role AWSServiceRoleForAutoScaling use it. Grant that (kms:CreateGrant, Decrypt, GenerateDataKeyWithoutPlaintext, ReEncrypt*, DescribeKey) and set customerManagedEbsKeyGranted: true, or reset the default EBS key to aws/ebs (EC2 > Settings > EBS encryption).',
+        },
+      ],
+    },
+  });
+
+  return { vpc, subnets, hostedZone, keyPair, subnetRouteTables, ebsDefaultKey };
 }

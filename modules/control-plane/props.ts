@@ -8,6 +8,7 @@
  * cannot drift apart.
  */
 import type { TerraformVariable } from 'cdktf';
+import type { ContainerOverrides, ServiceName } from './container-contract';
 import { DEFAULT_STACK_NAME } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 
@@ -92,6 +93,24 @@ export interface ControlPlaneProps {
   readonly instanceImageParameter?: string;
 
   /**
+   * AMI of the service instances, `ami-…`, when you pin it yourself (it then wins over
+   * instanceImageParameter). Changing it replaces every instance through a rolling refresh.
+   * Template key `InstanceImageId` (ours).
+   * @default - the value of instanceImageParameter, resolved once (see instanceImageTracking)
+   */
+  readonly instanceImageId?: string;
+
+  /**
+   * How the AMI follows instanceImageParameter when instanceImageId is not given: `pinned`
+   * resolves it at the first apply and keeps it (a plan never replaces instances because AWS
+   * published a new AMI; a changed instanceImageParameter resolves it again); `latest` reads it
+   * at every plan, so a new AMI release turns the next apply into a rolling refresh of all
+   * instances. Template key `InstanceImageTracking` (ours).
+   * @default 'pinned'
+   */
+  readonly instanceImageTracking?: 'pinned' | 'latest';
+
+  /**
    * Runtime Analyzer environment name.
    * @default - none (no parameter is written; the analyzer uses its own default)
    */
@@ -145,6 +164,48 @@ export interface ControlPlaneProps {
    */
   readonly otelGatewayUrl?: string;
 
+  // ---- image source (parameters of ours: the spec does not show the vendor's registry) ----
+
+  /**
+   * Container image repository of the services: registry host and path, without a tag.
+   * Template key `ImageRepository` (ours).
+   * @default DEFAULT_IMAGE_REPOSITORY (a stand-in: ask the vendor for theirs)
+   */
+  readonly imageRepository?: string;
+
+  /**
+   * Runtime Analyzer image without its tag, when it is not `<imageRepository>/runtime-analyzer`
+   * (a mirror in your own registry, say). The tag still comes from analyzerImageTag.
+   * Template key `AnalyzerImage` (ours).
+   * @default - `<imageRepository>/runtime-analyzer`
+   */
+  readonly analyzerImage?: string;
+
+  /**
+   * Scan Template Service image without its tag, when it is not
+   * `<imageRepository>/scan-template-service`. Template key `ScanTemplateServiceImage` (ours).
+   * @default - `<imageRepository>/scan-template-service`
+   */
+  readonly scanTemplateServiceImage?: string;
+
+  /**
+   * OTEL Collector image without its tag, when it is not `<imageRepository>/otel-collector`.
+   * Template key `OtelCollectorImage` (ours).
+   * @default - `<imageRepository>/otel-collector`
+   */
+  readonly otelCollectorImage?: string;
+
+  /**
+   * ARN of a Secrets Manager secret holding the registry login as JSON,
+   * `{"username": "...", "password": "..."}`. The instances read it at boot through their
+   * role and pass the password to `docker login --password-stdin`: it never appears in user
+   * data, the plan or the state. Not needed for Amazon ECR in this account (`<account>.dkr.ecr.
+   * <region>.amazonaws.com/...`), which the instance role reaches by itself, nor for a public
+   * registry. Template key `RegistryLoginArn` (ours; a key without "secret" in it, which the app's configuration refuses).
+   * @default - no login (public registry, or ECR through the instance role)
+   */
+  readonly registryLoginSecretArn?: string;
+
   // ---- construct-only props (not template parameters) ----
 
   /**
@@ -161,8 +222,6 @@ export interface ControlPlaneProps {
    */
   readonly apiKeyVersion?: number;
 
-  /** Container image repository of the services. @default DEFAULT_IMAGE_REPOSITORY */
-  readonly imageRepository?: string;
 
   /**
    * CIDR ranges the sensors connect from. They may reach the load balancer; architectural
@@ -179,6 +238,24 @@ export interface ControlPlaneProps {
 
   /** Retention of the CloudWatch log groups, in days. @default 30 */
   readonly logRetentionDays?: number;
+
+  /**
+   * Say true once the account's default EBS key in the region is customer managed and its key
+   * policy lets AWSServiceRoleForAutoScaling use it; the plan otherwise stops, since auto
+   * scaling could not start an instance with that key.
+   * @default false
+   */
+  readonly customerManagedEbsKeyGranted?: boolean;
+
+  /**
+   * How each service's container is run, per service (`analyzer`, `sts`, `otel`): port,
+   * health check (protocol, port, path, matcher), target protocol version, the UID the image
+   * runs as, the env-file prefix, the certificate directory and the API key file in the
+   * container. The spec shows none of these; what is left out keeps our documented assumption
+   * (help/control-plane.md, "The container contract").
+   * @default - the assumptions of SERVICES for every service
+   */
+  readonly containers?: { readonly [Name in ServiceName]?: ContainerOverrides };
 
   /**
    * Run the architecture rules (modules/architecture-rules, spec rules 1-6) over this
@@ -237,13 +314,32 @@ export const CONTROL_PLANE_PARAMETERS: readonly ParameterDefinition[] = [
   { key: 'OtelCollectorImageTag', prop: 'otelCollectorImageTag', kind: 'string', required: false, store: { scope: 'otel', name: 'image-tag' } },
   { key: 'OtelCollectorInstanceType', prop: 'otelCollectorInstanceType', kind: 'string', required: false, store: { scope: 'otel', name: 'instance-type' } },
   { key: 'OtelGatewayUrl', prop: 'otelGatewayUrl', kind: 'string', required: false, store: { scope: 'otel', name: 'gateway-url' } },
+  // Ours, as the template's further parameters would be: where the images come from.
+  { key: 'ImageRepository', prop: 'imageRepository', kind: 'string', required: false },
+  { key: 'AnalyzerImage', prop: 'analyzerImage', kind: 'string', required: false },
+  { key: 'ScanTemplateServiceImage', prop: 'scanTemplateServiceImage', kind: 'string', required: false },
+  { key: 'OtelCollectorImage', prop: 'otelCollectorImage', kind: 'string', required: false },
+  { key: 'RegistryLoginArn', prop: 'registryLoginSecretArn', kind: 'string', required: false },
+  // Ours: which AMI, and whether it follows the parameter (a new AMI replaces every instance).
+  { key: 'InstanceImageId', prop: 'instanceImageId', kind: 'string', required: false },
+  { key: 'InstanceImageTracking', prop: 'instanceImageTracking', kind: 'string', required: false },
 ];
 
-/** Props with every default applied; the two props without a default stay optional. */
-export type ResolvedControlPlaneProps = Required<
-  Omit<ControlPlaneProps, 'apiKey' | 'analyzerEnvironmentName' | 'otelGatewayUrl' | 'sensorCidrs' | 'vpcCidr'>
-> &
-  Pick<ControlPlaneProps, 'apiKey' | 'analyzerEnvironmentName' | 'otelGatewayUrl' | 'vpcCidr'> & {
+/** The props without a default: they stay optional once defaults are applied. */
+type PropsWithoutDefault =
+  | 'apiKey'
+  | 'analyzerEnvironmentName'
+  | 'otelGatewayUrl'
+  | 'vpcCidr'
+  | 'analyzerImage'
+  | 'scanTemplateServiceImage'
+  | 'otelCollectorImage'
+  | 'registryLoginSecretArn'
+  | 'instanceImageId';
+
+/** Props with every default applied; the props without a default stay optional. */
+export type ResolvedControlPlaneProps = Required<Omit<ControlPlaneProps, PropsWithoutDefault | 'sensorCidrs'>> &
+  Pick<ControlPlaneProps, PropsWithoutDefault> & {
     readonly sensorCidrs: string[];
   };
 
@@ -252,6 +348,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   logLevel: 'info',
   gatewayHostname: DEFAULT_GATEWAY_HOSTNAME,
   instanceImageParameter: DEFAULT_INSTANCE_IMAGE_PARAMETER,
+  instanceImageTracking: 'pinned',
   analyzerEnableCaching: false,
   analyzerEnableCompression: false,
   analyzerImageTag: '1.2.1',
@@ -270,6 +367,8 @@ export const CONTROL_PLANE_DEFAULTS = {
   apiKeyVersion: 1,
   imageRepository: DEFAULT_IMAGE_REPOSITORY,
   logRetentionDays: 30,
+  containers: {},
+  customerManagedEbsKeyGranted: false,
   checkArchitectureRules: true,
 } as const;
 

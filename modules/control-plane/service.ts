@@ -7,6 +7,8 @@ import { Construct } from 'constructs';
 import { Op, Token, type ITerraformDependable } from 'cdktf';
 import { AutoscalingGroup } from '@cdktf/provider-aws/lib/autoscaling-group';
 import { CloudwatchLogGroup } from '@cdktf/provider-aws/lib/cloudwatch-log-group';
+import { CloudwatchLogMetricFilter } from '@cdktf/provider-aws/lib/cloudwatch-log-metric-filter';
+import { CloudwatchMetricAlarm } from '@cdktf/provider-aws/lib/cloudwatch-metric-alarm';
 import { IamInstanceProfile } from '@cdktf/provider-aws/lib/iam-instance-profile';
 import { IamRole } from '@cdktf/provider-aws/lib/iam-role';
 import { IamRolePolicy } from '@cdktf/provider-aws/lib/iam-role-policy';
@@ -17,9 +19,10 @@ import { LbTargetGroup } from '@cdktf/provider-aws/lib/lb-target-group';
 import { Route53Record } from '@cdktf/provider-aws/lib/route53-record';
 import type { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanager-secret';
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
+import { SecurityGroupRule } from '@cdktf/provider-aws/lib/security-group-rule';
 import type { ResolvedControlPlaneProps } from './props';
-import { LISTENER_TLS_POLICY, type ServiceDefinition } from './services';
-import { encodeUserData, renderUserData } from './user-data';
+import { LISTENER_TLS_POLICY, serviceImage, type ServiceDefinition } from './services';
+import { BOOT_FAILURE_MARKER, encodeUserData, renderUserData } from './user-data';
 
 export interface ControlPlaneServiceProps {
   readonly service: ServiceDefinition;
@@ -46,6 +49,12 @@ export interface ControlPlaneServiceProps {
 /** Time for docker install, image pull and start before the load balancer's verdict counts. */
 const HEALTH_CHECK_GRACE_SECONDS = 300;
 
+/** Namespace of the boot-failure metrics: one metric per stack and service. */
+export const BOOT_FAILURE_METRIC_NAMESPACE = 'svc/ControlPlane';
+
+/** `<account>.dkr.ecr.<region>.amazonaws.com[.cn]/<path>`: an Amazon ECR repository. */
+const ECR_IMAGE = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/([^:@]+)/;
+
 export class ControlPlaneService extends Construct {
   readonly definition: ServiceDefinition;
   readonly hostname: string;
@@ -59,6 +68,14 @@ export class ControlPlaneService extends Construct {
   readonly listener: LbListener;
   readonly autoScalingGroup: AutoscalingGroup;
   readonly dnsRecord: Route53Record;
+  /** The image the instances run, `<repository>/<name>:<tag>`. */
+  readonly image: string;
+  /**
+   * Goes off when an instance reports a failed boot (an image pull that failed after its
+   * retries, a parameter it could not read), with the reason in the log stream `<instance>/boot`.
+   * The auto scaling group keeps replacing such instances: this alarm is the signal to act.
+   */
+  readonly bootFailureAlarm: CloudwatchMetricAlarm;
 
   constructor(scope: Construct, id: string, input: ControlPlaneServiceProps) {
     super(scope, id);
@@ -67,6 +84,7 @@ export class ControlPlaneService extends Construct {
     this.hostname = input.hostname;
     const name = `${stackName}-${service.name}`;
     this.resourceName = name;
+    this.image = serviceImage(service, props);
 
     this.logGroup = new CloudwatchLogGroup(this, 'log-group', {
       name: `/${stackName}/${service.name}`,
@@ -94,7 +112,9 @@ export class ControlPlaneService extends Construct {
       tags: tags(name),
     });
 
-    const ports = [service.port, ...service.extraPorts];
+    // Where the load balancer reaches an instance: the service port, further ports, the health-check port.
+    const healthPort = Number(service.healthCheck.port);
+    const ports = [...new Set([service.port, ...service.extraPorts, ...(Number.isInteger(healthPort) ? [healthPort] : [])])];
     this.securityGroup = new SecurityGroup(this, 'security-group', {
       name,
       description: `${service.title} instances of control plane ${stackName}`,
@@ -121,12 +141,47 @@ export class ControlPlaneService extends Construct {
       tags: tags(name),
     });
 
+    const bootFailures = new CloudwatchLogMetricFilter(this, 'boot-failure-filter', {
+      name: `${name}-boot-failures`,
+      logGroupName: this.logGroup.name,
+      pattern: `"${BOOT_FAILURE_MARKER}"`,
+      metricTransformation: { name: `${name}-boot-failures`, namespace: BOOT_FAILURE_METRIC_NAMESPACE, value: '1', defaultValue: '0' },
+    });
+    this.bootFailureAlarm = new CloudwatchMetricAlarm(this, 'boot-failure-alarm', {
+      alarmName: `${name}-boot-failures`,
+      alarmDescription: `${service.title} instances of control plane ${stackName} fail to boot (image pull, registry login, parameters): read the log streams <instance>/boot in /${stackName}/${service.name}`,
+      namespace: BOOT_FAILURE_METRIC_NAMESPACE,
+      metricName: bootFailures.metricTransformation.name,
+      statistic: 'Sum',
+      period: 300,
+      evaluationPeriods: 1,
+      threshold: 1,
+      comparisonOperator: 'GreaterThanOrEqualToThreshold',
+      treatMissingData: 'notBreaching',
+      tags: tags(`${name}-boot-failures`),
+    });
+
+    // The load balancer's way out: to this service's security group only, on its ports (a
+    // group, not the VPC range, so instances in a secondary range of the VPC are reached too).
+    for (const port of ports) {
+      new SecurityGroupRule(this, `load-balancer-egress-${port}`, {
+        type: 'egress',
+        description: `To the ${service.title} instances, port ${port}`,
+        securityGroupId: input.loadBalancerSecurityGroupId,
+        sourceSecurityGroupId: this.securityGroup.id,
+        protocol: 'tcp',
+        fromPort: port,
+        toPort: port,
+      });
+    }
+
     const script = renderUserData({
       service,
       stackName,
       parameterPath: `/${stackName}/`,
       apiKeySecretName: service.readsApiKey ? input.apiKeySecretName : undefined,
-      image: `${props.imageRepository}/${service.imageName}:${service.imageTag(props)}`,
+      image: this.image,
+      registryLoginSecretArn: props.registryLoginSecretArn,
       logGroupName: `/${stackName}/${service.name}`,
       otelExportUrl: props.otelGatewayUrl ?? `https://${props.gatewayHostname}`,
     });
@@ -160,7 +215,7 @@ export class ControlPlaneService extends Construct {
       deregistrationDelay: '30',
       healthCheck: {
         enabled: true,
-        protocol: 'HTTPS',
+        protocol: service.healthCheck.protocol,
         port: service.healthCheck.port,
         path: service.healthCheck.path,
         matcher: service.healthCheck.matcher,
@@ -227,6 +282,28 @@ export class ControlPlaneService extends Construct {
     if (service.readsApiKey) {
       statements.push({ Sid: 'ReadApiKey', Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [input.apiKeySecret.arn] });
     }
+    const loginSecret = input.props.registryLoginSecretArn;
+    if (loginSecret !== undefined) {
+      statements.push({ Sid: 'ReadRegistryLogin', Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [loginSecret] });
+    } else {
+      statements.push(...this.ecrPullStatements(input.partition));
+    }
     return statements;
+  }
+
+  /**
+   * Pull rights for an image in Amazon ECR: on its repository when the image is a literal ECR
+   * reference, on every repository when it is known only at deploy time, none otherwise.
+   */
+  private ecrPullStatements(partition: string): object[] {
+    const pullActions = ['ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchCheckLayerAvailability'];
+    const token = { Sid: 'EcrLogin', Effect: 'Allow', Action: ['ecr:GetAuthorizationToken'], Resource: ['*'] };
+    if (Token.isUnresolved(this.image)) {
+      return [token, { Sid: 'EcrPull', Effect: 'Allow', Action: pullActions, Resource: [`arn:${partition}:ecr:*:*:repository/*`] }];
+    }
+    const ecr = ECR_IMAGE.exec(this.image);
+    if (!ecr) return [];
+    const [, account, region, repository] = ecr;
+    return [token, { Sid: 'EcrPull', Effect: 'Allow', Action: pullActions, Resource: [`arn:${partition}:ecr:${region}:${account}:repository/${repository}`] }];
   }
 }

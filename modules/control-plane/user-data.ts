@@ -21,28 +21,36 @@ export interface UserDataInput {
   /** Full image reference, repository/name:tag. */
   readonly image: string;
   readonly logGroupName: string;
+  /**
+   * ARN of the Secrets Manager secret with the registry login (`{"username","password"}`);
+   * absent: no login, except to Amazon ECR, which the instance role reaches by itself.
+   */
+  readonly registryLoginSecretArn?: string;
   /** Where the OTEL collector exports to (only used for the collector). */
   readonly otelExportUrl: string;
 }
 
-function otelCollectorConfig(exportUrl: string): string[] {
-  // Unquoted heredoc: bash fills in $API_KEY at boot; the file is readable by root only.
+function otelCollectorConfig(exportUrl: string, service: ServiceDefinition): string[] {
+  const { tlsDirectory } = service;
+  const healthPort = service.healthCheck.port === 'traffic-port' ? service.port : service.healthCheck.port;
+  // Unquoted heredoc: bash fills in $API_KEY at boot; the file is then given to the container's UID, mode 400.
   return [
     'cat > /etc/svc/otel-config.yaml <<OTEL_CONFIG',
     'extensions:',
     '  health_check:',
-    '    endpoint: 0.0.0.0:13133',
+    `    endpoint: 0.0.0.0:${healthPort}`,
+    `    path: ${service.healthCheck.path}`,
     '    tls:',
-    '      cert_file: /etc/svc/tls/tls.crt',
-    '      key_file: /etc/svc/tls/tls.key',
+    `      cert_file: ${tlsDirectory}/tls.crt`,
+    `      key_file: ${tlsDirectory}/tls.key`,
     'receivers:',
     '  otlp:',
     '    protocols:',
     '      http:',
-    '        endpoint: 0.0.0.0:4318',
+    `        endpoint: 0.0.0.0:${service.port}`,
     '        tls:',
-    '          cert_file: /etc/svc/tls/tls.crt',
-    '          key_file: /etc/svc/tls/tls.key',
+    `          cert_file: ${tlsDirectory}/tls.crt`,
+    `          key_file: ${tlsDirectory}/tls.key`,
     'processors:',
     '  batch: {}',
     'exporters:',
@@ -56,46 +64,122 @@ function otelCollectorConfig(exportUrl: string): string[] {
     '    logs: {receivers: [otlp], processors: [batch], exporters: [otlphttp]}',
     '    metrics: {receivers: [otlp], processors: [batch], exporters: [otlphttp]}',
     'OTEL_CONFIG',
-    'chmod 600 /etc/svc/otel-config.yaml',
+  ];
+}
+
+/** Times the boot script tries `docker pull` (sleeping 10, 20, ... s between tries) before it gives up. */
+export const IMAGE_PULL_ATTEMPTS = 5;
+
+/** The word every boot failure line starts with; the BootFailures metric filter matches it. */
+export const BOOT_FAILURE_MARKER = 'BOOT_FAILED';
+
+/**
+ * Reports a failed boot with its reason to the service's log group (stream `<instance>/boot`)
+ * and the console. The reason is reduced to harmless characters: it goes into JSON and a log.
+ * Commands are logged as written ($BASH_COMMAND is unexpanded), so no secret value is.
+ */
+function bootFailureReporting(): string[] {
+  return [
+    'report_boot_failure() {',
+    '  local reason',
+    "  reason=$(printf '%s' \"$1\" | tr -c 'A-Za-z0-9 ._:/@=,+-' ' ' | cut -c1-1000)",
+    `  echo "${BOOT_FAILURE_MARKER} $SERVICE $reason" >&2`,
+    '  aws logs create-log-stream --log-group-name "$LOG_GROUP" --log-stream-name "$INSTANCE_ID/boot" 2>/dev/null || true',
+    // No backslash anywhere: a script with deploy-time values goes through Terraform's raw strings, which do not take one.
+    `  aws logs put-log-events --log-group-name "$LOG_GROUP" --log-stream-name "$INSTANCE_ID/boot" --log-events '[{"timestamp": '"$(date +%s%3N)"', "message": "${BOOT_FAILURE_MARKER} '"$SERVICE $reason"'"}]' >/dev/null || true`,
+    '}',
+    'trap \'report_boot_failure "line $LINENO: $BASH_COMMAND exited with status $?"\' ERR',
+  ];
+}
+
+/**
+ * Logs in to the image's registry, if it needs a login: with the username and password of the
+ * login secret (the password goes through a pipe to --password-stdin, never an argument), or
+ * to Amazon ECR with the instance role. The login is removed again after the pull.
+ */
+function registryLogin(registryLoginSecretArn: string | undefined): string[] {
+  const lines = [
+    "REGISTRY=$(printf '%s' \"$IMAGE\" | cut -d/ -f1)",
+    '# A first component without a dot, a colon or "localhost" is a Docker Hub path, not a host.',
+    'case "$REGISTRY" in *.*|*:*|localhost) ;; *) REGISTRY=docker.io ;; esac',
+  ];
+  if (registryLoginSecretArn !== undefined) {
+    lines.push(
+      `REGISTRY_LOGIN=$(aws secretsmanager get-secret-value --secret-id ${registryLoginSecretArn} --query SecretString --output text)`,
+      "printf '%s' \"$REGISTRY_LOGIN\" | jq -er .password | docker login --username \"$(printf '%s' \"$REGISTRY_LOGIN\" | jq -er .username)\" --password-stdin \"$REGISTRY\"",
+      'unset REGISTRY_LOGIN',
+    );
+  } else {
+    lines.push(
+      "if printf '%s' \"$REGISTRY\" | grep -Eq '^[0-9]{12}[.]dkr[.]ecr[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?$'; then",
+      "  aws ecr get-login-password --region \"$(printf '%s' \"$REGISTRY\" | cut -d. -f4)\" | docker login --username AWS --password-stdin \"$REGISTRY\"",
+      'fi',
+    );
+  }
+  return lines;
+}
+
+/** `docker pull` with a bounded retry; the last failure is reported with docker's own words. */
+function imagePull(): string[] {
+  return [
+    'pull_image() {',
+    '  local attempt output',
+    `  for attempt in $(seq 1 ${IMAGE_PULL_ATTEMPTS}); do`,
+    '    if output=$(docker pull "$IMAGE" 2>&1); then return 0; fi',
+    `    echo "docker pull $IMAGE, attempt $attempt of ${IMAGE_PULL_ATTEMPTS}: $output" >&2`,
+    `    if [ "$attempt" -lt ${IMAGE_PULL_ATTEMPTS} ]; then sleep $((attempt * 10)); fi`,
+    '  done',
+    `  report_boot_failure "image pull of $IMAGE failed ${IMAGE_PULL_ATTEMPTS} times: $(printf '%s' "$output" | tail -n 3)"`,
+    '  exit 1',
+    '}',
   ];
 }
 
 export function renderUserData(input: UserDataInput): string {
   const { service } = input;
-  const ports = [service.port, ...service.extraPorts].map((port) => `-p ${port}:${port}`).join(' ');
+  const healthPort = Number(service.healthCheck.port);
+  const published = new Set([service.port, ...service.extraPorts, ...(Number.isInteger(healthPort) ? [healthPort] : [])]);
+  const ports = [...published].map((port) => `-p ${port}:${port}`).join(' ');
   const isCollector = service.name === 'otel';
   const lines = [
     '#!/bin/bash',
     `# ${service.title} of the svc control plane, stack ${input.stackName}. Written by the ControlPlane construct.`,
-    'set -euo pipefail',
+    'set -Eeuo pipefail',
     `SERVICE=${service.name}`,
     `PARAMETER_PATH=${input.parameterPath}`,
     `IMAGE=${input.image}`,
     `LOG_GROUP=${input.logGroupName}`,
     '',
-    'dnf install -y docker openssl',
-    'systemctl enable --now docker',
-    '',
     "IMDS_TOKEN=$(curl -sS -X PUT http://169.254.169.254/latest/api/token -H 'X-aws-ec2-metadata-token-ttl-seconds: 300')",
     'REGION=$(curl -sS -H "X-aws-ec2-metadata-token: $IMDS_TOKEN" http://169.254.169.254/latest/meta-data/placement/region)',
     'INSTANCE_ID=$(curl -sS -H "X-aws-ec2-metadata-token: $IMDS_TOKEN" http://169.254.169.254/latest/meta-data/instance-id)',
     'export AWS_DEFAULT_REGION=$REGION',
+    ...bootFailureReporting(),
     '',
-    'install -d -m 700 /etc/svc /etc/svc/tls',
+    'dnf install -y docker openssl jq',
+    'systemctl enable --now docker',
+    '',
+    '# Files the container reads belong to the UID it runs as, readable by it (and root) only.',
+    `CONTAINER_UID=${service.runAsUid}`,
+    'install -d -m 755 /etc/svc',
+    'install -d -m 500 -o "$CONTAINER_UID" -g "$CONTAINER_UID" /etc/svc/tls /etc/svc/secrets',
     'umask 077',
-    '# Common parameters and this service\'s own, as SVC_<NAME>=value lines.',
+    `# Common parameters and this service's own, as ${service.environmentPrefix}<NAME>=value lines (read by docker, root only).`,
     'for SCOPE in common $SERVICE; do',
     '  aws ssm get-parameters-by-path --path "$PARAMETER_PATH$SCOPE/" --query "Parameters[].[Name,Value]" --output text |',
     '    while read -r NAME VALUE; do',
     '      KEY=$(basename "$NAME" | tr "a-z-" "A-Z_")',
-    '      echo "SVC_$KEY=$VALUE"',
+    `      echo "${service.environmentPrefix}$KEY=$VALUE"`,
     '    done',
     'done > /etc/svc/service.env',
   ];
-  if (service.readsApiKey && input.apiKeySecretName !== undefined) {
+  const readsKey = service.readsApiKey && input.apiKeySecretName !== undefined;
+  if (readsKey) {
     lines.push(
+      '# The API key reaches the container as a file; the env file only says where it is.',
       `API_KEY=$(aws secretsmanager get-secret-value --secret-id ${input.apiKeySecretName} --query SecretString --output text)`,
-      'echo "SVC_API_KEY=$API_KEY" >> /etc/svc/service.env',
+      "printf '%s' \"$API_KEY\" > /etc/svc/secrets/api-key",
+      `echo "${service.environmentPrefix}API_KEY_FILE=${service.apiKeyFile}" >> /etc/svc/service.env`,
     );
   }
   lines.push(
@@ -103,12 +187,22 @@ export function renderUserData(input: UserDataInput): string {
     '# The load balancer does not verify target certificates; this keeps its hop to the instance encrypted.',
     'openssl req -x509 -newkey rsa:2048 -nodes -days 825 -subj "/CN=$SERVICE.$INSTANCE_ID" -keyout /etc/svc/tls/tls.key -out /etc/svc/tls/tls.crt',
   );
-  if (isCollector) lines.push(...otelCollectorConfig(input.otelExportUrl));
-  const mounts = isCollector ? '-v /etc/svc/tls:/etc/svc/tls:ro -v /etc/svc/otel-config.yaml:/etc/otelcol/config.yaml:ro' : '-v /etc/svc/tls:/etc/svc/tls:ro';
+  if (isCollector) lines.push(...otelCollectorConfig(input.otelExportUrl, service));
+  const ownedFiles = ['/etc/svc/tls/tls.crt', '/etc/svc/tls/tls.key', ...(readsKey ? ['/etc/svc/secrets/api-key'] : []), ...(isCollector ? ['/etc/svc/otel-config.yaml'] : [])];
+  lines.push(`chown "$CONTAINER_UID:$CONTAINER_UID" ${ownedFiles.join(' ')}`, `chmod 400 ${ownedFiles.join(' ')}`);
+  if (readsKey) lines.push('unset API_KEY');
+  const mounts = [
+    `-v /etc/svc/tls:${service.tlsDirectory}:ro`,
+    ...(readsKey ? [`-v /etc/svc/secrets/api-key:${service.apiKeyFile}:ro`] : []),
+    ...(isCollector ? ['-v /etc/svc/otel-config.yaml:/etc/otelcol/config.yaml:ro'] : []),
+  ].join(' ');
   const command = isCollector ? ' --config /etc/otelcol/config.yaml' : '';
   lines.push(
     '',
-    'docker pull "$IMAGE"',
+    ...registryLogin(input.registryLoginSecretArn),
+    ...imagePull(),
+    'pull_image',
+    'docker logout "$REGISTRY" >/dev/null',
     'docker rm -f "svc-$SERVICE" 2>/dev/null || true',
     `docker run -d --name "svc-$SERVICE" --restart always --env-file /etc/svc/service.env ${mounts} ${ports} ` +
       '--log-driver awslogs --log-opt awslogs-region="$REGION" --log-opt awslogs-group="$LOG_GROUP" --log-opt awslogs-stream="$INSTANCE_ID" ' +

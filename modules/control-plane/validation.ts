@@ -5,7 +5,7 @@
  */
 import { Token } from 'cdktf';
 import { checkAddress, parseAddress } from '../../src/address';
-import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, stackNameProblem } from '../stack-naming';
+import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, serviceHostname, stackNameProblem } from '../stack-naming';
 import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
 import type { ResolvedControlPlaneProps } from './props';
 
@@ -18,10 +18,13 @@ const HOSTED_ZONE_NAME = /^(?=.{1,253}\.?$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9]
 const IMAGE_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** Registry host with optional port, then path components, as docker references write them. */
 const IMAGE_REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+/** A Secrets Manager secret ARN (the login secret goes into the boot script, unquoted). */
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/;
 /** Characters a URL in the collector's configuration heredoc may not hold: the shell reads them. */
 const SHELL_ACTIVE = /[\s$`\\"']/;
 
-type Fail = (code: ControlPlaneValidationCode, propName: string, value: unknown, problem: string, fix: string) => never;
+/** Records one wrong prop; the checks go on, so one synth reports every wrong prop. */
+type Fail = (code: ControlPlaneValidationCode, propName: string, value: unknown, problem: string, fix: string) => void;
 
 function isResolved(value: unknown): boolean {
   return !Token.isUnresolved(value);
@@ -33,9 +36,31 @@ function checkStackName(props: ResolvedControlPlaneProps, fail: Fail): void {
   // service hostnames and compares it with the default for the sensor command's -s.
   if (!isResolved(name)) {
     fail('stack_name_unresolved', 'stackName', name, 'is only known at deploy time (a variable or reference), but the stack name must be known at synth', `give a literal string such as ${DEFAULT_STACK_NAME}`);
+    return;
   }
   const found = stackNameProblem(name);
   if (found) fail(found.code, 'stackName', name, found.problem, found.fix);
+}
+
+/** ACM refuses a certificate whose first domain name is longer than this. */
+export const MAX_CERTIFICATE_DOMAIN_NAME_LENGTH = 64;
+
+/** The service whose name is the certificate's first domain name (the others are alternative names). */
+export const CERTIFICATE_DOMAIN_SERVICE = 'analyzer';
+
+function checkCertificateName(props: ResolvedControlPlaneProps, fail: Fail): void {
+  if (!isResolved(props.stackName) || !isResolved(props.hostedZoneName) || !HOSTED_ZONE_NAME.test(props.hostedZoneName)) return;
+  const zone = props.hostedZoneName.toLowerCase().replace(/\.$/, '');
+  const name = serviceHostname(CERTIFICATE_DOMAIN_SERVICE, props.stackName, zone);
+  if (name.length <= MAX_CERTIFICATE_DOMAIN_NAME_LENGTH) return;
+  const room = MAX_CERTIFICATE_DOMAIN_NAME_LENGTH - (name.length - zone.length);
+  fail(
+    'certificate_name_too_long',
+    'hostedZoneName',
+    props.hostedZoneName,
+    `with stackName ${JSON.stringify(props.stackName)} gives the certificate name ${name} (${name.length} characters); ACM refuses a first domain name over ${MAX_CERTIFICATE_DOMAIN_NAME_LENGTH}`,
+    `use a zone name of at most ${room} characters (a delegated subzone such as svc.<your zone> that is shorter), or a shorter stackName`,
+  );
 }
 
 function checkSubnets(props: ResolvedControlPlaneProps, fail: Fail): void {
@@ -81,26 +106,39 @@ function checkOtelGatewayUrl(value: string | undefined, fail: Fail): void {
   const fix = 'give the https URL the vendor gave you, e.g. https://otel.vendor.example.net';
   const protocol = URL.canParse(value) ? new URL(value).protocol : undefined;
   if (protocol !== 'https:' && protocol !== 'http:') fail('invalid_otel_gateway_url', 'otelGatewayUrl', value, 'is not an http(s) URL', fix);
-  if (SHELL_ACTIVE.test(value)) fail('invalid_otel_gateway_url', 'otelGatewayUrl', value, 'holds white space, quotes, $, ` or \\, which the boot script cannot carry', fix);
+  else if (SHELL_ACTIVE.test(value)) fail('invalid_otel_gateway_url', 'otelGatewayUrl', value, 'holds white space, quotes, $, ` or \\, which the boot script cannot carry', fix);
 }
 
-function checkCidr(propName: string, value: string, fail: Fail): void {
-  if (!isResolved(value)) return;
+/** True when the value is a valid CIDR (or unresolved); records the problem otherwise. */
+function checkCidr(propName: string, value: string, fail: Fail): boolean {
+  if (!isResolved(value)) return true;
   const result = checkAddress(value);
   if (!result.ok) fail('invalid_cidr', propName, value, result.error.reason, 'write an IPv4 or IPv6 CIDR such as 10.0.0.0/16, without host bits');
+  return result.ok;
 }
 
-/** Throws ControlPlaneValidationError for the first wrong prop. */
+/**
+ * Checks every prop and throws one ControlPlaneValidationError for all wrong ones: the error
+ * itself for one, else an error that lists each (`.problems`) and carries the first's code.
+ */
 export function validateControlPlaneProps(constructPath: string, props: ResolvedControlPlaneProps): void {
+  const problems: ControlPlaneValidationError[] = [];
   const fail: Fail = (code, propName, value, problem, fix) => {
-    throw new ControlPlaneValidationError({ code, constructPath, propName, value, problem, fix });
+    problems.push(new ControlPlaneValidationError({ code, constructPath, propName, value, problem, fix }));
   };
+  collectProblems(props, fail);
+  if (problems.length === 1) throw problems[0];
+  if (problems.length > 1) throw ControlPlaneValidationError.combine(problems);
+}
+
+function collectProblems(props: ResolvedControlPlaneProps, fail: Fail): void {
   checkStackName(props, fail);
   checkNotEmpty('empty_tenant_id', 'tenantId', props.tenantId, 'set tenantId (TenantId) to your tenant, the customer name', fail);
   checkPattern('invalid_vpc_id', 'vpcId', props.vpcId, VPC_ID, 'is not a VPC id', 'use an id of the form vpc-0123456789abcdef0', fail);
   checkSubnets(props, fail);
   checkPattern('invalid_hosted_zone_id', 'hostedZoneId', props.hostedZoneId, HOSTED_ZONE_ID_PATTERN, 'is not a hosted zone id', `use the zone id as Route 53 shows it, e.g. ${HOSTED_ZONE_ID_EXAMPLE}, without /hostedzone/`, fail);
   checkPattern('invalid_hosted_zone_name', 'hostedZoneName', props.hostedZoneName, HOSTED_ZONE_NAME, 'is not a DNS zone name', 'use the zone name, e.g. example.com', fail);
+  checkCertificateName(props, fail);
   checkNotEmpty('empty_key_name', 'keyName', props.keyName, 'set keyName (KeyName) to an existing EC2 key pair', fail);
   checkNotEmpty('empty_analyzer_tags', 'analyzerTags', props.analyzerTags, 'set analyzerTags (AnalyzerTags) to the tag values the vendor gave you', fail);
   checkPattern('invalid_gateway_hostname', 'gatewayHostname', props.gatewayHostname, HOSTED_ZONE_NAME, 'is not a DNS hostname', 'give the hostname only, e.g. gateway.vendor.example.net, without https://', fail);
@@ -108,13 +146,27 @@ export function validateControlPlaneProps(constructPath: string, props: Resolved
     checkPattern('invalid_image_tag', propName, props[propName], IMAGE_TAG, 'is not a container image tag', 'use a tag such as 1.2.1: letters, digits, _ . - (up to 128 characters)', fail);
   }
   checkPattern('invalid_image_repository', 'imageRepository', props.imageRepository, IMAGE_REPOSITORY, 'is not a container image repository', 'give registry host and path without a tag, e.g. registry.example.net/svc', fail);
+  for (const propName of ['analyzerImage', 'scanTemplateServiceImage', 'otelCollectorImage'] as const) {
+    const image = props[propName];
+    if (image !== undefined) {
+      checkPattern('invalid_image_repository', propName, image, IMAGE_REPOSITORY, 'is not a container image name', 'give registry host, path and name without a tag (the tag comes from the ImageTag parameter), e.g. 123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc/otel-collector', fail);
+    }
+  }
+  if (props.instanceImageId !== undefined) {
+    checkPattern('invalid_instance_image', 'instanceImageId', props.instanceImageId, /^ami-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'is not an AMI id', 'give an id such as ami-0123456789abcdef0 (aws ssm get-parameter --name <instanceImageParameter> shows the current one)', fail);
+  }
+  if (isResolved(props.instanceImageTracking) && !['pinned', 'latest'].includes(props.instanceImageTracking)) {
+    fail('invalid_instance_image', 'instanceImageTracking', props.instanceImageTracking, 'is neither pinned nor latest', 'write pinned (the default) or latest');
+  }
+  if (props.registryLoginSecretArn !== undefined) {
+    checkPattern('invalid_registry_login_secret_arn', 'registryLoginSecretArn', props.registryLoginSecretArn, SECRET_ARN, 'is not a Secrets Manager secret ARN', 'give the full ARN of the secret holding {"username","password"}, e.g. arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf', fail);
+  }
   checkOtelGatewayUrl(props.otelGatewayUrl, fail);
   checkDesiredCount('analyzerDesiredCount', props, fail);
   checkDesiredCount('scanTemplateServiceDesiredCount', props, fail);
   if (isResolved(props.sensorCidrs)) props.sensorCidrs.forEach((cidr, index) => checkCidr(`sensorCidrs[${index}]`, cidr, fail));
   if (props.vpcCidr !== undefined) {
-    checkCidr('vpcCidr', props.vpcCidr, fail);
-    if (isResolved(props.vpcCidr) && parseAddress(props.vpcCidr).family !== 'ipv4') {
+    if (checkCidr('vpcCidr', props.vpcCidr, fail) && isResolved(props.vpcCidr) && parseAddress(props.vpcCidr).family !== 'ipv4') {
       fail('invalid_cidr', 'vpcCidr', props.vpcCidr, "is not IPv4; a VPC's primary range is IPv4", 'give the VPC primary IPv4 range, e.g. 10.0.0.0/16');
     }
   }

@@ -121,6 +121,16 @@ export const TERRAFORM_ONLY_ACTIONS: readonly TerraformOnlyAction[] = [
   { action: 'autoscaling:StartInstanceRefresh', kind: 'write', why: 'a new launch template version replaces instances through a rolling instance refresh' },
   { action: 'ec2:RevokeSecurityGroupIngress', kind: 'write', why: 'changing the sensor ranges removes old ingress rules (the table grants revoke egress only)' },
   { action: 'iam:DeleteRolePolicy', kind: 'write', why: 'destroy or replacement of aws_iam_role_policy deletes the inline policy' },
+  { action: 'ec2:GetEbsDefaultKmsKeyId', kind: 'read', why: 'the plan-time EBS check (data aws_ebs_default_kms_key) reads the default EBS key' },
+  { action: 'logs:PutMetricFilter', kind: 'write', why: 'each service log group gets a metric filter counting boot failures' },
+  { action: 'logs:DeleteMetricFilter', kind: 'write', why: 'destroy removes the boot-failure metric filters' },
+  { action: 'logs:DescribeMetricFilters', kind: 'read', why: 'refresh of aws_cloudwatch_log_metric_filter' },
+  { action: 'cloudwatch:PutMetricAlarm', kind: 'write', why: 'one boot-failure alarm per service (create and update)' },
+  { action: 'cloudwatch:DeleteAlarms', kind: 'write', why: 'destroy removes the boot-failure alarms' },
+  { action: 'cloudwatch:TagResource', kind: 'write', why: 'the alarms are created with the stack tags' },
+  { action: 'cloudwatch:UntagResource', kind: 'write', why: 'a tag removed from the alarms' },
+  { action: 'cloudwatch:DescribeAlarms', kind: 'read', why: 'refresh of aws_cloudwatch_metric_alarm' },
+  { action: 'cloudwatch:ListTagsForResource', kind: 'read', why: 'refresh reads the tags of the alarms' },
   { action: 'iam:CreateServiceLinkedRole', kind: 'write', why: 'the first auto scaling group or load balancer in an account creates its service-linked role' },
 ];
 
@@ -375,6 +385,7 @@ function terraformStatements(n: Names): PolicyStatement[] {
   const iam = (resource: string) => `arn:${n.partition}:iam::${n.account}:${resource}`;
   const elb = (resource: string) => `arn:${n.partition}:elasticloadbalancing:${n.region}:${n.account}:${resource}`;
   const stackLogGroups = `arn:${n.partition}:logs:${n.region}:${n.account}:log-group:/${n.prefix}*`;
+  const stackAlarms = `arn:${n.partition}:cloudwatch:${n.region}:${n.account}:alarm:${n.prefix}*`;
   const autoScalingGroups = `arn:${n.partition}:autoscaling:${n.region}:${n.account}:autoScalingGroup:*:autoScalingGroupName/${n.prefix}*`;
   const hostedZone = `arn:${n.partition}:route53:::hostedzone/${n.zone}`;
   return [
@@ -411,6 +422,17 @@ function terraformStatements(n: Names): PolicyStatement[] {
       terraformOnly('logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:TagResource', 'logs:DeleteLogGroup'),
       [stackLogGroups],
     ),
+    statement('TerraformWriteStackMetricFilters', terraformOnly('logs:PutMetricFilter', 'logs:DeleteMetricFilter'), [stackLogGroups]),
+    // DescribeMetricFilters and DescribeAlarms take no resource-level scope.
+    statement('TerraformReadMetricFiltersAndAlarms', terraformOnly('logs:DescribeMetricFilters', 'cloudwatch:DescribeAlarms'), ['*']),
+    // An account setting: IAM offers no resource for it.
+    statement('TerraformReadEbsDefaultKey', terraformOnly('ec2:GetEbsDefaultKmsKeyId'), ['*']),
+    statement(
+      'TerraformWriteStackAlarms',
+      terraformOnly('cloudwatch:PutMetricAlarm', 'cloudwatch:DeleteAlarms', 'cloudwatch:TagResource', 'cloudwatch:UntagResource'),
+      [stackAlarms],
+    ),
+    statement('TerraformReadStackAlarmTags', terraformOnly('cloudwatch:ListTagsForResource'), [stackAlarms]),
     statement('TerraformWriteTagOnCreateElb', terraformOnly('elasticloadbalancing:AddTags'), [
       elb(`listener/app/${n.prefix}*/*`),
       elb(`listener/net/${n.prefix}*/*`),

@@ -117,8 +117,10 @@ export class ControlPlaneEgress extends Construct {
       ...provider,
     });
     found.overrideLogicalId(`${baseName}_vpc`);
-    const byId = TerraformIterator.fromList(found.ids);
-    const vpcGateways = new DataAwsNatGateway(this, 'vpc-gateways', { forEach: byId, id: Token.asString(byId.value), ...provider });
+    // Keyed by position, not by id: the keys are then known at plan whenever the number of
+    // gateways is, even if their ids are not (a VPC whose gateways come in the same apply).
+    const byPosition = TerraformIterator.fromMap(Token.asAnyMap(`\${{ for index, id in ${Token.asString(found.ids)} : "gateway-\${index + 1}" => id }}`));
+    const vpcGateways = new DataAwsNatGateway(this, 'vpc-gateways', { forEach: byPosition, id: Token.asString(byPosition.value), ...provider });
     vpcGateways.overrideLogicalId(`${baseName}_vpc_gateways`);
     this.vpcNatGateways = vpcGateways;
     // Private gateways (no public IP) and the ones already named by id are left out.

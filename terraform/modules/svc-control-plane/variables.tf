@@ -242,6 +242,51 @@ variable "otel_gateway_url" {
   }
 }
 
+variable "image_repository" {
+  description = "Container image repository of the services: registry host and path, without a tag. Template key `ImageRepository` (ours)."
+  type        = string
+  default     = "registry.svc.example.com/svc"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$", var.image_repository))
+    error_message = "image_repository = ${jsonencode(var.image_repository)}: is not a container image repository; give registry host and path without a tag, e.g. registry.example.net/svc."
+  }
+}
+
+variable "analyzer_image" {
+  description = "Runtime Analyzer image without its tag, when it is not `<imageRepository>/runtime-analyzer` (a mirror in your own registry, say). The tag still comes from analyzerImageTag. Template key `AnalyzerImage` (ours)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.analyzer_image == null ? true : can(regex("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$", var.analyzer_image))
+    error_message = "analyzer_image = ${jsonencode(var.analyzer_image)}: is not a container image name; give registry host, path and name without a tag, e.g. 123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc/runtime-analyzer."
+  }
+}
+
+variable "scan_template_service_image" {
+  description = "Scan Template Service image without its tag, when it is not `<imageRepository>/scan-template-service`. Template key `ScanTemplateServiceImage` (ours)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.scan_template_service_image == null ? true : can(regex("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$", var.scan_template_service_image))
+    error_message = "scan_template_service_image = ${jsonencode(var.scan_template_service_image)}: is not a container image name; give registry host, path and name without a tag, e.g. 123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc/scan-template-service."
+  }
+}
+
+variable "otel_collector_image" {
+  description = "OTEL Collector image without its tag, when it is not `<imageRepository>/otel-collector`. Template key `OtelCollectorImage` (ours)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.otel_collector_image == null ? true : can(regex("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$", var.otel_collector_image))
+    error_message = "otel_collector_image = ${jsonencode(var.otel_collector_image)}: is not a container image name; give registry host, path and name without a tag, e.g. 123456789012.dkr.ecr.eu-west-1.amazonaws.com/svc/otel-collector."
+  }
+}
+
 variable "api_key_version" {
   description = "Version of the API key written to Secrets Manager. Terraform cannot see a write-only value change, so bump this number whenever the key changes."
   type        = number
@@ -251,18 +296,6 @@ variable "api_key_version" {
   validation {
     condition     = floor(var.api_key_version) == var.api_key_version && var.api_key_version >= 1
     error_message = "api_key_version = ${var.api_key_version}: must be a whole number of at least 1; bump it whenever the API key changes."
-  }
-}
-
-variable "image_repository" {
-  description = "Container image repository of the services."
-  type        = string
-  default     = "registry.svc.example.com/svc"
-  nullable    = false
-
-  validation {
-    condition     = can(regex("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$", var.image_repository))
-    error_message = "image_repository = ${jsonencode(var.image_repository)}: is not a container image repository; give registry host and path without a tag, e.g. registry.example.net/svc."
   }
 }
 

@@ -38,11 +38,21 @@ mock_provider "aws" {
       account_id = "123456789012"
     }
   }
+  mock_data "aws_route_table" {
+    defaults = {
+      routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }]
+    }
+  }
+  mock_data "aws_ebs_default_kms_key" {
+    defaults = {
+      key_arn = "arn:aws:kms:eu-west-1:123456789012:alias/aws/ebs"
+    }
+  }
 }
 
 # The second subnet in another zone (the mock's default zone is eu-west-1a).
 override_data {
-  target = data.aws_subnet.control-plane_subnet_95A6B411["subnet-0fedcba9876543210"]
+  target = data.aws_subnet.control-plane_subnet_95A6B411["subnet-2"]
   values = {
     vpc_id                  = "vpc-0123456789abcdef0"
     availability_zone       = "eu-west-1b"
@@ -142,7 +152,7 @@ run "refuses_sensor_cidrs" {
 run "refuses_subnets_in_one_zone" {
   command = plan
   override_data {
-    target = data.aws_subnet.control-plane_subnet_95A6B411["subnet-0fedcba9876543210"]
+    target = data.aws_subnet.control-plane_subnet_95A6B411["subnet-2"]
     values = {
       vpc_id                  = "vpc-0123456789abcdef0"
       availability_zone       = "eu-west-1a"
@@ -155,7 +165,7 @@ run "refuses_subnets_in_one_zone" {
 run "refuses_a_public_subnet" {
   command = plan
   override_data {
-    target = data.aws_subnet.control-plane_subnet_95A6B411["subnet-0fedcba9876543210"]
+    target = data.aws_subnet.control-plane_subnet_95A6B411["subnet-2"]
     values = {
       vpc_id                  = "vpc-0123456789abcdef0"
       availability_zone       = "eu-west-1b"
