@@ -8,11 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCommand } from '../support/run-command';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const root = path.join(__dirname, '..', '..');
 const SCRIPT = path.join(root, 'scripts', 'ensure-installed.js');
-/** npm ci of one local dependency takes a second or two; this leaves room for a loaded machine. */
-const NPM_CI_MS = 60_000;
 // Plain JavaScript on purpose (it runs before node_modules exists), so it is required, not imported.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { installReason } = require(SCRIPT) as { installReason(times: { lock: number | undefined; installed: number | undefined }): string | undefined };
@@ -67,19 +66,19 @@ describe('scripts/ensure-installed.js in a project', () => {
   async function ensure() {
     // Offline: the only dependency is a local directory, and a test never reaches the network.
     const env = { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' };
-    return runCommand(process.execPath, [path.join(project, 'scripts', 'ensure-installed.js')], { cwd: project, env, timeoutMs: NPM_CI_MS });
+    return runCommand(process.execPath, [path.join(project, 'scripts', 'ensure-installed.js')], { cwd: project, env, timeoutMs: STEP_BUDGET_MS.offlineNpmCi });
   }
 
   test('with no node_modules it says so in one line and runs npm ci', async () => {
     const result = await ensure();
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: 'node_modules is missing: running npm ci first\n' });
     expect(fs.realpathSync(path.join(project, 'node_modules', 'tiny'))).toBe(fs.realpathSync(path.join(project, 'tiny')));
-  }, NPM_CI_MS + 10_000);
+  }, testTimeoutFor(STEP_BUDGET_MS.offlineNpmCi));
 
   test('right after, it does nothing and prints nothing', async () => {
     const result = await ensure();
     expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
-  }, NPM_CI_MS + 10_000);
+  }, testTimeoutFor(STEP_BUDGET_MS.offlineNpmCi));
 
   test('after the lock changes, it installs again', async () => {
     const installedLock = path.join(project, 'node_modules', '.package-lock.json');
@@ -88,5 +87,5 @@ describe('scripts/ensure-installed.js in a project', () => {
     const result = await ensure();
     expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: 'node_modules is older than package-lock.json: running npm ci first\n' });
     expect(fs.statSync(installedLock).mtimeMs).toBeGreaterThanOrEqual(fs.statSync(path.join(project, 'package-lock.json')).mtimeMs);
-  }, NPM_CI_MS + 10_000);
+  }, testTimeoutFor(STEP_BUDGET_MS.offlineNpmCi));
 });

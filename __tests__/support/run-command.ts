@@ -33,13 +33,17 @@ export function runCommand(command: string, args: readonly string[], options: Ru
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const killGroup = () => {
+      if (child.pid === undefined) return; // never started: the error event says why
       try {
-        process.kill(-child.pid!, 'SIGKILL');
+        process.kill(-child.pid, 'SIGKILL');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
       }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
     }, options.timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -52,11 +56,7 @@ export function runCommand(command: string, args: readonly string[], options: Ru
     child.once('exit', () => {
       clearTimeout(timer);
       // A grandchild that outlives the command would hold its pipes open: the group goes with it.
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-      }
+      killGroup();
     });
     child.once('close', (status, signal) => {
       resolve({ status, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8'), timedOut });
