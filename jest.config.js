@@ -1,16 +1,102 @@
-/** Jest runs TypeScript through ts-jest without type checking (isolatedModules in tsconfig.json):
- *  `npm run typecheck` is the type gate, and it keeps the suite fast on 2 cores. */
-module.exports = {
+/**
+ * Two jest projects, one per tier (help/testing.md):
+ * - `unit`: the areas whose tests need node alone (no terraform, no cdktf CLI, no container
+ *   runtime, no provider or release build): `npm run test:unit`, the edit loop.
+ * - `end-to-end`: everything else, run with the unit tier by `npm test` (the README's command).
+ * Every test file is in exactly one of them, so `npx jest <file>` runs any file as before.
+ *
+ * Jest runs TypeScript through ts-jest without type checking (isolatedModules in tsconfig.json):
+ * `npm run typecheck` is the type gate, and it keeps the suite fast on 2 cores.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const TESTS = path.join(__dirname, '__tests__');
+
+/** Folders of __tests__ whose files are unit tests, but for END_TO_END_IN_UNIT_AREAS. */
+const UNIT_AREAS = [
+  'address',
+  'api',
+  'architecture-rules',
+  'bench',
+  'bindings',
+  'control-plane',
+  'deployment-policy',
+  'emulator',
+  'help',
+  'pipeline',
+  'provider-framework',
+  'provider-resources',
+  'provider-wire',
+  'readme',
+  'security-policy',
+  'sensor',
+  'shared-rules',
+  'test-hygiene',
+];
+
+/** Files of those areas that need more than node (what they need, in help/testing.md). */
+const END_TO_END_IN_UNIT_AREAS = [
+  'bench/bench.test.ts', // npm run bench -- --quick: terraform, the provider build
+  'bench/handshake-floor.test.ts', // the release build's floor executable
+  'bindings/terraform-validate.test.ts', // terraform validate against the provider build
+  'control-plane/plan-checks.test.ts', // terraform plan and test against hashicorp/aws
+  'control-plane/user-data.test.ts', // terraform apply of the user-data, shellcheck
+  'help/getting-started.test.ts', // the page's commands in a copy of the repository
+  'help/typescript-examples.test.ts', // terraform against the provider build
+  'pipeline/terraform-cli.test.ts', // terraform, the demo
+  'provider-wire/terraform.test.ts', // terraform driving the provider
+  'readme/readme.test.ts', // npm run demo
+  'security-policy/apply.test.ts', // terraform against the provider build
+  'security-policy/wiring.test.ts', // terraform against hashicorp/aws and the provider build
+  'sensor/real-runtime.test.ts', // podman
+  'test-hygiene/temporary-files.test.ts', // a nested jest run
+];
+
+function testFiles(directory) {
+  return fs.readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'fixture' ? [] : testFiles(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+function isUnit(file) {
+  const relative = path.relative(TESTS, file).split(path.sep).join('/');
+  return UNIT_AREAS.includes(relative.split('/')[0]) && !END_TO_END_IN_UNIT_AREAS.includes(relative);
+}
+
+const files = testFiles(TESTS);
+
+/** What both projects share. */
+const project = {
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
-  testTimeout: 60000,
-  // One temporary directory per run, removed after it (cdktf's Testing helpers never clean up).
-  globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
-  globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
   // Kills processes a test left running (a timed-out test is abandoned, not stopped).
   setupFilesAfterEnv: ['<rootDir>/__tests__/support/kill-children.ts'],
+};
+
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    {
+      ...project,
+      displayName: 'unit',
+      testMatch: files.filter(isUnit),
+      // One temporary directory per run, removed after it (cdktf's Testing helpers never clean up).
+      globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
+      globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
+    },
+    {
+      ...project,
+      displayName: 'end-to-end',
+      testMatch: files.filter((file) => !isUnit(file)),
+      // The run's directory too, then what several files share: the provider built once.
+      globalSetup: '<rootDir>/__tests__/support/end-to-end-setup.ts',
+      globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
+    },
+  ],
 };

@@ -16,7 +16,7 @@ import { runDriftCheck, type DriftCheckResult } from '../../src/pipeline/drift-c
 import { packageHash, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
 import { ensureProviderBuilt } from '../../scripts/build-provider';
 import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
-import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
+import { buildOwnTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { filesContaining } from '../provider-acceptance/support/search';
 import { Workspace } from '../../scripts/terraform-harness/workspace';
 import { track } from '../support/child-processes';
@@ -77,7 +77,8 @@ async function driftCheck(apiKey: string, options: { skipUnreachable?: boolean; 
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-app-e2e-'));
-  build = buildTestProvider();
+  // Its own build, not the run's shared one: a test below rewrites the mirror's executable.
+  build = buildOwnTestProvider();
   emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
   const configFile = path.join(scratch, 'svc.config.json');
   writeConfig(configFile, emulator.url);

@@ -1,12 +1,15 @@
 /** scripts/demo-client.ts (npm run demo:client): the management-API client's tour against the emulator. */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { runCommand } from '../support/run-command';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const root = path.join(__dirname, '..', '..');
 const tsNode = path.join(root, 'node_modules', 'ts-node', 'dist', 'bin.js');
 
-test('runs every step of the client tour against the emulator and cleans up', () => {
-  const result = spawnSync(process.execPath, [tsNode, '--transpile-only', 'scripts/demo-client.ts'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+test('runs every step of the client tour against the emulator and cleans up', async () => {
+  // Its own process group: on a time-out the emulator it started goes too.
+  const result = await runCommand(process.execPath, [tsNode, '--transpile-only', 'scripts/demo-client.ts'], { cwd: root, timeoutMs: STEP_BUDGET_MS.clientDemo });
   expect(result.stderr).not.toMatch(/demo:client failed/);
   expect(result.status).toBe(0);
   const output = result.stdout;
@@ -18,7 +21,7 @@ test('runs every step of the client tour against the emulator and cleans up', ()
   expect(output).toContain('Lists/new_entry');
   expect(output).toMatch(/blacklist: removed 2502/);
   expect(output).toContain('Done:');
-});
+}, testTimeoutFor(STEP_BUDGET_MS.clientDemo));
 
 test('--help describes it without starting anything', () => {
   const result = spawnSync(process.execPath, [tsNode, '--transpile-only', 'scripts/demo-client.ts', '--help'], { cwd: root, encoding: 'utf8' });

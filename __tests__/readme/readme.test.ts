@@ -7,6 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { track } from '../support/child-processes';
+import { runCommand } from '../support/run-command';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const root = path.join(__dirname, '..', '..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -42,9 +44,10 @@ describe('README', () => {
 });
 
 describe('npm run demo', () => {
-  test('deploys the shipped security policy through cdktf into the emulator, shows the drift, repairs it and cleans up', () => {
-    // A generous bound, not a speed check: it only keeps a hung demo from hanging the suite.
-    const result = spawnSync('npm', ['run', '--silent', 'demo'], { cwd: root, encoding: 'utf8', timeout: 360_000 });
+  test('deploys the shipped security policy through cdktf into the emulator, shows the drift, repairs it and cleans up', async () => {
+    // A generous bound, not a speed check: it only keeps a hung demo from hanging the suite. The
+    // demo runs in a process group of its own, so a time-out ends its emulator and terraform too.
+    const result = await runCommand('npm', ['run', '--silent', 'demo'], { cwd: root, timeoutMs: STEP_BUDGET_MS.demo });
     expect(result.stderr).not.toMatch(/demo failed/);
     expect({ status: result.status, signal: result.signal, tail: result.status === 0 ? '' : `${result.stdout}\n${result.stderr}`.slice(-3000) }).toEqual({ status: 0, signal: null, tail: '' });
     const output = result.stdout;
@@ -69,12 +72,13 @@ describe('npm run demo', () => {
     const scratch = /(\/\S*svc-demo-[^/\s]+)\/svc\.config\.json/.exec(output)?.[1];
     expect(scratch).toBeDefined();
     expect(existsSync(scratch!)).toBe(false);
-  });
+  }, testTimeoutFor(STEP_BUDGET_MS.demo));
 
   test('Ctrl-C mid-demo stops the emulator, removes the scratch project and exits 130', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-interrupt-'));
     const tsNode = require.resolve('ts-node/dist/bin.js');
-    const demo = track(spawn(process.execPath, [tsNode, '--transpile-only', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    // A process group of its own, so a time-out kills the emulator and terraform it started too.
+    const demo = track(spawn(process.execPath, [tsNode, '--transpile-only', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), { group: true });
     let stdout = '';
     let stderr = '';
     demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -101,7 +105,7 @@ describe('npm run demo', () => {
       );
       expect(health).toBe('unreachable');
     } finally {
-      if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGKILL');
+      if (demo.exitCode === null && demo.signalCode === null) process.kill(-demo.pid!, 'SIGKILL');
       rmSync(tmp, { recursive: true, force: true });
     }
   }, 120_000);

@@ -4,14 +4,13 @@
  * files that leave the most behind (cdktf's Testing.synth, the sensor launcher's sandboxes) with
  * TMPDIR pointed at an empty directory of this test.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
+import { runCommand } from '../support/run-command';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const root = path.resolve(__dirname, '..', '..');
-const execFileAsync = promisify(execFile);
 
 let temporary: string;
 beforeAll(() => {
@@ -23,16 +22,15 @@ afterAll(() => fs.rmSync(temporary, { recursive: true, force: true }));
 test('a jest run of synth and sensor tests leaves only jest\'s own cache in TMPDIR', async () => {
   const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
   const files = ['__tests__/security-policy/construct.test.ts', '__tests__/sensor/launcher-modes.test.ts'];
-  const { stdout, stderr } = await execFileAsync(process.execPath, [jest, '--runInBand', '--json', ...files], {
+  // Its own process group: on a time-out the nested run's processes (sandboxes, emulators) go too.
+  const { stdout, stderr } = await runCommand(process.execPath, [jest, '--runInBand', '--json', ...files], {
     cwd: root,
     env: { ...process.env, TMPDIR: temporary, SVC_TEST_RUN_TMPDIR: '' },
-    timeout: 300_000,
-    killSignal: 'SIGKILL',
-    maxBuffer: 64 * 1024 * 1024,
+    timeoutMs: STEP_BUDGET_MS.nestedJestRun,
   });
   const result = JSON.parse(stdout) as { numPassedTests: number; numFailedTests: number };
   expect({ failed: result.numFailedTests, stderr: result.numFailedTests === 0 ? '' : stderr }).toEqual({ failed: 0, stderr: '' });
   expect(result.numPassedTests).toBeGreaterThan(50);
   // jest_<n> is jest's transform cache, which it places in TMPDIR before any setup runs.
   expect(fs.readdirSync(temporary).filter((name) => !/^jest_/.test(name))).toEqual([]);
-}, 320_000);
+}, testTimeoutFor(STEP_BUDGET_MS.nestedJestRun));
