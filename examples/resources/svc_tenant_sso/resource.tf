@@ -2,6 +2,6 @@
 resource "svc_tenant_sso" "acme" {
   name              = "acme"
   enabled           = true
-  required          = true     # users must sign in through SSO
+  required          = true     # users must sign in through SSO: a second apply, once a sign-in through the IdP worked
   saml_metadata_url = "https://idp.example.com/app/svc/metadata"
 }
