@@ -47,13 +47,13 @@ describe('synth-time validation', () => {
     ['OTEL gateway URL with a shell expansion', { otelGatewayUrl: 'https://otel.example.net/$(id)' }, 'invalid_otel_gateway_url', 'otelGatewayUrl', 'https://otel.example.net/$(id)'],
   ])('%s', (_name, props, code, propName, value) => {
     const error = errorFrom(props);
-    expect(error).toMatchObject({ name: 'ControlPlaneValidationError', code, propName, value, constructPath: 'test/control-plane' });
+    expect(error).toMatchObject({ name: 'ControlPlaneValidationError', code, prop: propName, propName, value, constructPath: 'test/control-plane' });
     // The message names the path, the prop and the value, and says how to fix it.
     expect(error.message).toContain('test/control-plane');
     expect(error.message).toContain(propName);
     expect(error.message).toContain(JSON.stringify(value));
     expect(error.message).toContain('Fix:');
-    expect(error.fix.length).toBeGreaterThan(10);
+    expect(error.fix?.length).toBeGreaterThan(10);
   });
 
   it('an API key variable that is not sensitive', () => {

@@ -4,6 +4,7 @@
  * reading a failed `cdktf synth` does not have to open this code.
  */
 
+import { SvcConstructError } from '../construct-error';
 import type { StackNameProblemCode } from '../stack-naming';
 
 /** Stable codes: tests and callers branch on these, never on the message text. */
@@ -51,12 +52,11 @@ export interface ControlPlaneValidationErrorDetails {
   readonly fix: string;
 }
 
-export class ControlPlaneValidationError extends Error {
-  readonly code: ControlPlaneValidationCode;
-  readonly constructPath: string;
-  readonly propName: string;
-  readonly value: unknown;
-  readonly fix: string;
+/**
+ * A wrong ControlPlane prop or parameter: one SvcConstructError of the library's shape, with the
+ * control plane's codes; `problems` lists every wrong prop when several were found at once.
+ */
+export class ControlPlaneValidationError extends SvcConstructError<ControlPlaneValidationCode> {
   /** Every wrong prop found at once; this error itself when it is the only one. */
   readonly problems: readonly ControlPlaneValidationError[] = [this];
 
@@ -66,10 +66,10 @@ export class ControlPlaneValidationError extends Error {
     const combined = new ControlPlaneValidationError({
       code: first.code,
       constructPath: first.constructPath,
-      propName: first.propName,
+      propName: first.prop,
       value: first.value,
-      problem: first.message,
-      fix: first.fix,
+      problem: first.problem,
+      fix: first.fix ?? '',
     });
     combined.message = `${problems.length} props are wrong:\n${problems.map((problem) => `- ${problem.message}`).join('\n')}`;
     Object.defineProperty(combined, 'problems', { value: problems });
@@ -77,13 +77,20 @@ export class ControlPlaneValidationError extends Error {
   }
 
   constructor(details: ControlPlaneValidationErrorDetails) {
-    const shown = details.showValue ?? true;
-    super(`${details.constructPath}: ${details.propName}${shown ? ` = ${JSON.stringify(details.value)}` : ''}: ${details.problem}. Fix: ${details.fix}`);
+    super({
+      code: details.code,
+      constructPath: details.constructPath,
+      prop: details.propName,
+      value: details.value,
+      showValue: details.showValue,
+      problem: details.problem,
+      fix: details.fix,
+    });
     this.name = 'ControlPlaneValidationError';
-    this.code = details.code;
-    this.constructPath = details.constructPath;
-    this.propName = details.propName;
-    this.value = shown ? details.value : undefined;
-    this.fix = details.fix;
+  }
+
+  /** @deprecated Read `prop`, the name every construct error of the library uses. */
+  get propName(): string {
+    return this.prop;
   }
 }

@@ -1,5 +1,6 @@
 /** The svc control plane construct: props, construct, errors and the helpers users call. */
 export * from './errors';
+export { SvcConstructError, type SvcConstructErrorDetails } from '../construct-error';
 export * from './props';
 export * from './services';
 export {
