@@ -59,7 +59,15 @@ function configuration(version: 1 | 2): string {
     harness().providerBlock('acme'),
     ...Object.entries(acme).map(([list, values]) => resourceBlock(`svc_${list}`, list, { entries: map(values) })),
     ...Object.entries(entries).flatMap(([list, items]) => items.map(([name, ip, description]) => resourceBlock(`svc_${list}_entry`, name!, { tenant: hclString('globex'), ip: hclString(ip!), description: hclString(description!) }))),
-    resourceBlock('svc_tenant_sso', 'acme', { name: hclString('acme'), enabled: 'true', required: String(version === 2), saml_metadata_url: hclString(version === 1 ? 'https://idp.example/acme' : 'https://idp2.example/acme') }),
+    // Version 2 requires SSO with a new metadata URL: the provider's lockout guard refuses that
+    // unless the resource says the sign-in was tested elsewhere, and the report still names the risk.
+    resourceBlock('svc_tenant_sso', 'acme', {
+      name: hclString('acme'),
+      enabled: 'true',
+      required: String(version === 2),
+      saml_metadata_url: hclString(version === 1 ? 'https://idp.example/acme' : 'https://idp2.example/acme'),
+      ...(version === 2 ? { sign_in_tested_elsewhere: 'true' } : {}),
+    }),
     ...(version === 1 ? [resourceBlock('svc_channel_sso', 'main', { name: hclString('main'), enabled: 'true', saml_metadata_url: hclString('https://idp.example/main') })] : []),
     resourceBlock('terraform_data', 'marker', { input: hclString(`v${version}`) }),
   ].join('\n');
@@ -105,8 +113,9 @@ describe('a plan that changes every kind of thing', () => {
     ]);
     expect(entriesOf('acme', 'blocklist')).toEqual([
       { kind: 'removed', ip: '198.51.100.1', before: 'scanner', address: 'svc_blocklist.blocklist' },
+      // The client shows the console's control characters escaped before they reach state (src/api/reply-checks.ts).
       // The console's re-description (drift below), which the plan puts back.
-      { kind: 're-described', ip: '198.51.100.2', before: '\u001b[2J\u001b[32mNo changes.\u001b[0m \u202egro.live', after: 'bot', address: 'svc_blocklist.blocklist' },
+      { kind: 're-described', ip: '198.51.100.2', before: '\\u001b[2J\\u001b[32mNo changes.\\u001b[0m \\u202egro.live', after: 'bot', address: 'svc_blocklist.blocklist' },
       { kind: 'added', ip: '198.51.100.3', after: 'crawler', address: 'svc_blocklist.blocklist' },
     ]);
     expect(entriesOf('acme', 'whitelist')).toEqual([
@@ -134,7 +143,7 @@ describe('a plan that changes every kind of thing', () => {
   test('SSO: required with a new metadata URL, and SSO turned off, each consequence named', () => {
     const tenant = report.changes.sso.find((change) => change.owner.kind === 'tenant')!;
     expect(tenant.consequences).toEqual([
-      expect.stringMatching(/^SSO becomes required: password sign-in to the dashboard is refused.*changes the metadata URL: nobody can have signed in through it yet/),
+      expect.stringMatching(/^SSO becomes required: password sign-in to the dashboard is refused.*changes the metadata URL: nobody can have signed in through it yet, a lockout risk; the configuration sets sign_in_tested_elsewhere = true/),
       'a new identity provider: sign-in trusts the metadata at https://idp2.example/acme; check it is yours',
     ]);
     const channel = report.changes.sso.find((change) => change.owner.kind === 'channel')!;
@@ -149,12 +158,13 @@ describe('a plan that changes every kind of thing', () => {
   test('drift apart: the console removal and the re-description (escaped in the report)', () => {
     const drift = report.drift.lists.flatMap((list) => list.entries.map(({ kind, ip, before, after }) => ({ list: list.list, kind, ip, before, after })));
     expect(drift).toEqual([
-      { list: 'blocklist', kind: 're-described', ip: '198.51.100.2', before: 'bot', after: '\u001b[2J\u001b[32mNo changes.\u001b[0m \u202egro.live' },
+      { list: 'blocklist', kind: 're-described', ip: '198.51.100.2', before: 'bot', after: '\\u001b[2J\\u001b[32mNo changes.\\u001b[0m \\u202egro.live' },
       { list: 'whitelist', kind: 'removed', ip: '192.0.2.2', before: 'vpn', after: undefined },
     ]);
     expect(markdown).toContain('### Drift: acme · blocklist: 1 re-described');
     expect(markdown).not.toMatch(/[\u001b\u202e]/);
-    expect(markdown).toContain('\\\\u{001B}\\[2J');
+    // Escaped once at the client, as visible text; Markdown then escapes its backslash and bracket.
+    expect(markdown).toContain('\\\\u001b\\[2J');
   });
 
   test('guardrail warnings from terraform plan -json sit next to the entries they name', () => {
@@ -261,6 +271,7 @@ describe('rules without terraform', () => {
 
   test.each([
     ['enabled and required in one change', null, { enabled: true, required: true, saml_metadata_url: 'https://idp.example/x' }, [/^SSO becomes required.*turns SSO on: nobody can have signed in/, /^SSO is turned on$/, /^a new identity provider/]],
+    ['enabled and required in one change, tested elsewhere', null, { enabled: true, required: true, saml_metadata_url: 'https://idp.example/x', sign_in_tested_elsewhere: true }, [/turns SSO on: nobody can have signed in through it yet, a lockout risk; the configuration sets sign_in_tested_elsewhere = true/, /^SSO is turned on$/, /^a new identity provider/]],
     ['required after testing (same URL)', { enabled: true, required: false, saml_metadata_url: 'https://idp.example/x' }, { enabled: true, required: true, saml_metadata_url: 'https://idp.example/x' }, [/^SSO becomes required: password sign-in to the dashboard is refused; everyone must sign in through the identity provider$/]],
     ['no longer required', { enabled: true, required: true, saml_metadata_url: 'https://idp.example/x' }, { enabled: true, required: false, saml_metadata_url: 'https://idp.example/x' }, [/^SSO is no longer required/]],
     ['turned off by enabled = false', { enabled: true, required: false, saml_metadata_url: 'https://idp.example/x' }, { enabled: false, required: false, saml_metadata_url: null }, [/^SSO is turned off/]],

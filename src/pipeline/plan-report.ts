@@ -47,6 +47,8 @@ export interface SsoSide {
   readonly enabled: boolean | 'unknown';
   readonly required: boolean | 'unknown';
   readonly saml_metadata_url: string | null | 'unknown';
+  /** The resource's opt-out of the provider's SSO lockout guard: the sign-in was tested elsewhere. */
+  readonly sign_in_tested_elsewhere?: boolean;
 }
 
 export interface SsoChange {
@@ -275,6 +277,7 @@ class ChangeCollector {
         enabled: known('enabled') ? fields.enabled === true : 'unknown',
         required: known('required') ? fields.required === true : 'unknown',
         saml_metadata_url: known('saml_metadata_url') ? (typeof fields.saml_metadata_url === 'string' ? fields.saml_metadata_url : null) : 'unknown',
+        sign_in_tested_elsewhere: fields.sign_in_tested_elsewhere === true,
       };
     };
     const beforeSide = action === 'create' ? null : sideOf(before, undefined);
@@ -317,7 +320,14 @@ export function ssoConsequences(before: SsoSide | null, after: SsoSide | null): 
     const untested = !wasEnabled || newUrl;
     consequences.push(
       'SSO becomes required: password sign-in to the dashboard is refused; everyone must sign in through the identity provider' +
-        (untested ? ' (in the same apply that ' + (!wasEnabled ? 'turns SSO on' : 'changes the metadata URL') + ': nobody can have signed in through it yet, a lockout risk; enable and test first, require in a second change)' : ''),
+        (untested
+          ? ' (in the same apply that ' +
+            (!wasEnabled ? 'turns SSO on' : 'changes the metadata URL') +
+            ': nobody can have signed in through it yet, a lockout risk; ' +
+            (after?.sign_in_tested_elsewhere === true
+              ? 'the configuration sets sign_in_tested_elsewhere = true: it says the sign-in was tested elsewhere)'
+              : 'enable and test first, require in a second change)')
+          : ''),
     );
   }
   if (required === 'unknown') consequences.push('whether SSO is required is not known until apply');
