@@ -44,6 +44,9 @@ const END_TO_END_IN_UNIT_AREAS = [
   'control-plane/user-data.test.ts', // terraform apply of the user-data, shellcheck
   'help/getting-started.test.ts', // the page's commands in a copy of the repository
   'help/typescript-examples.test.ts', // terraform against the provider build
+  'pipeline/pipeline-run.test.ts', // the release build, terraform, the pipeline template's steps
+  'pipeline/plan-report.test.ts', // terraform against the provider build
+  'pipeline/svc-drift.test.ts', // terraform against the provider build
   'pipeline/terraform-cli.test.ts', // terraform, the demo
   'provider-wire/terraform.test.ts', // terraform driving the provider
   'readme/readme.test.ts', // npm run demo
