@@ -61,6 +61,7 @@ class DeploymentPolicyStack extends TerraformStack {
       accountId: config.aws.accountId,
       hostedZoneId,
       region: config.aws.region,
+      ...(config.controlPlane.InstanceImageParameter ? { instanceImageParameter: config.controlPlane.InstanceImageParameter } : {}),
       ...(config.installationRole ? { installationRole: {} } : {}),
     });
   }

@@ -134,7 +134,9 @@ describe('deploymentPolicyDocument', () => {
     if (resource.endsWith(':targetgroup/*/*') && statement.Sid === 'LoadBalancingTargets') return 'spec: any target group';
     if (resource.endsWith(':certificate/*') && statement.Sid === 'CertificatesOfAccount') return 'spec: certificates of the account';
     if (resource.endsWith(':change/*')) return 'route53 change ids';
-    if (resource.endsWith('::parameter/aws/service/ami-amazon-linux-latest/*')) return 'public image parameters';
+    if (resource.endsWith('::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64') && statement.Sid === 'TerraformReadImageParameter') {
+      return 'the instance image parameter (ControlPlane\'s default)';
+    }
     if (resource.endsWith(':log-group:*') && statement.Action.join() === 'logs:DescribeLogGroups') return 'DescribeLogGroups lists the account';
     if (resource.endsWith(':role/aws-service-role/*') && condition.includes('iam:AWSServiceName')) return 'service-linked roles of two services';
     return undefined;
@@ -244,6 +246,30 @@ describe('the Terraform-only statements', () => {
   });
 });
 
+describe('the instance image parameter', () => {
+  const imageStatement = (parameter?: string) =>
+    deploymentPolicyDocument({ accountId: ACCOUNT, hostedZoneId: ZONE, instanceImageParameter: parameter }).Statement.find(
+      (statement) => statement.Sid === 'TerraformReadImageParameter',
+    )!;
+
+  test.each([
+    ['a public parameter (no account in the ARN)', '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64', `arn:aws:ssm:*::parameter/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64`],
+    ['a parameter of the account', '/golden/ami/sensor', `arn:aws:ssm:*:${ACCOUNT}:parameter/golden/ami/sensor`],
+    ['a name without a leading slash', 'golden-ami', `arn:aws:ssm:*:${ACCOUNT}:parameter/golden-ami`],
+  ])('grants GetParameter(s) on exactly %s', (_label, parameter, arn) => {
+    expect(imageStatement(parameter)).toMatchObject({ Action: ['ssm:GetParameter', 'ssm:GetParameters'], Resource: [arn] });
+  });
+
+  test.each([
+    ['a wildcard', '/golden/*'],
+    ['a space', '/golden ami'],
+    ['a name over 128 characters', `/${'a'.repeat(128)}`],
+  ])('refuses %s, naming the prop and the value', (_label, parameter) => {
+    expect(() => imageStatement(parameter)).toThrow(DeploymentPolicyPropError);
+    expect(() => imageStatement(parameter)).toThrow(`instanceImageParameter = ${JSON.stringify(parameter)}`);
+  });
+});
+
 describe('splitPolicyDocument', () => {
   const longest = deploymentPolicyDocument({
     stackName: 'Abcdefghijklmn',
@@ -251,6 +277,7 @@ describe('splitPolicyDocument', () => {
     hostedZoneId: `Z${'A'.repeat(31)}`,
     region: 'ap-southeast-4',
     partition: 'aws-us-gov',
+    instanceImageParameter: `/${'a'.repeat(127)}`,
   });
 
   test.each([

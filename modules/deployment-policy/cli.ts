@@ -24,6 +24,9 @@ Options:
   --hosted-zone-id <id>    Route53 hosted zone id for the service records (required)
   --region <name>          limit the policy to one region (default *: every region)
   --partition <name>       AWS partition (default aws)
+  --instance-image-parameter <name>
+                           the SSM parameter the control plane reads its image from (its
+                           InstanceImageParameter; default the Amazon Linux 2023 parameter)
   --part <n>               print only part n of the policy split to fit IAM's limit of
                            ${MANAGED_POLICY_MAX_CHARACTERS} characters per managed policy (the whole policy is larger)
   --help                   show this help
@@ -43,6 +46,7 @@ const FLAGS = {
   '--hosted-zone-id': 'hostedZoneId',
   '--region': 'region',
   '--partition': 'partition',
+  '--instance-image-parameter': 'instanceImageParameter',
   '--part': 'part',
 } as const;
 type Flag = keyof typeof FLAGS;
@@ -54,6 +58,7 @@ const FLAG_LABELS: PropLabels = {
   hostedZoneId: '--hosted-zone-id',
   region: '--region',
   partition: '--partition',
+  instanceImageParameter: '--instance-image-parameter',
 };
 
 class UsageError extends Error {}
@@ -121,6 +126,7 @@ export function main(argv: readonly string[], streams: CliStreams = process): nu
         hostedZoneId: values.hostedZoneId as string,
         region: values.region,
         partition: values.partition,
+        instanceImageParameter: values.instanceImageParameter,
       },
       { constructPath: 'svc-deployment-policy', labels: FLAG_LABELS },
     );

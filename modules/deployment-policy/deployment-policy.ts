@@ -89,6 +89,8 @@ function sizingInput(props: DeploymentPolicyDocumentInput): DeploymentPolicyDocu
     hostedZoneId: orPlaceholder(props.hostedZoneId, `Z${'A'.repeat(31)}`) as string,
     region: orPlaceholder(props.region, 'xx-xxxxxxxxx-99'),
     partition: orPlaceholder(props.partition, 'aws-xxxxxxxxx'),
+    // Refused as a token by validation; a literal is measured as it is.
+    instanceImageParameter: props.instanceImageParameter,
   };
 }
 

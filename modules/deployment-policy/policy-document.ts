@@ -11,6 +11,7 @@
  *    creates that the table does not cover. Each action says why (TERRAFORM_ONLY_ACTIONS).
  */
 import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY } from '../stack-naming';
+import { DEFAULT_INSTANCE_IMAGE_PARAMETER } from '../control-plane/props';
 import { validateDeploymentPolicyValues, PropNaming, CONSTRUCT_PROP_LABELS } from './validation';
 
 /** The tag ControlPlane puts on every resource it creates (value: the stack name). */
@@ -28,6 +29,13 @@ export interface DeploymentPolicyDocumentInput {
   readonly region?: string;
   /** @default 'aws' */
   readonly partition?: string;
+  /**
+   * The SSM parameter the control plane reads its instance image from (ControlPlane's
+   * instanceImageParameter): `ssm:GetParameter(s)` is granted on it. A name under
+   * `/aws/service/` is a public parameter (no account in its ARN); any other is the account's.
+   * @default '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64' (ControlPlane's default)
+   */
+  readonly instanceImageParameter?: string;
 }
 
 /** One IAM policy statement, as IAM's JSON spells it. */
@@ -109,7 +117,8 @@ export const TERRAFORM_ONLY_ACTIONS: readonly TerraformOnlyAction[] = [
   { action: 'iam:ListInstanceProfilesForRole', kind: 'read', why: 'deleting a role first removes it from its instance profiles, which Terraform lists' },
   { action: 'route53:ListResourceRecordSets', kind: 'read', why: 'refresh of aws_route53_record (service names and certificate validation records)' },
   { action: 'route53:ListTagsForResource', kind: 'read', why: 'the plan-time hosted zone check (data aws_route53_zone) reads the zone tags' },
-  { action: 'ssm:GetParameter', kind: 'read', why: 'data aws_ssm_parameter resolves the public Amazon Linux 2023 image parameter' },
+  { action: 'ssm:GetParameter', kind: 'read', why: 'data aws_ssm_parameter resolves the instance image parameter (instanceImageParameter)' },
+  { action: 'ssm:GetParameters', kind: 'read', why: 'the image parameter may be read in a batch call' },
   // ---- writes for what ControlPlane creates that the table does not cover ----
   { action: 'logs:CreateLogGroup', kind: 'write', why: 'ControlPlane creates one log group per service (not in the table)' },
   { action: 'logs:PutRetentionPolicy', kind: 'write', why: 'the log groups get a retention period' },
@@ -131,6 +140,21 @@ export const TERRAFORM_ONLY_ACTIONS: readonly TerraformOnlyAction[] = [
   { action: 'cloudwatch:UntagResource', kind: 'write', why: 'a tag removed from the alarms' },
   { action: 'cloudwatch:DescribeAlarms', kind: 'read', why: 'refresh of aws_cloudwatch_metric_alarm' },
   { action: 'cloudwatch:ListTagsForResource', kind: 'read', why: 'refresh reads the tags of the alarms' },
+  // ---- the rest of the lifecycle: update in place, untag, a second refresh (issue 31)
+  { action: 'autoscaling:CancelInstanceRefresh', kind: 'write', why: 'a launch template change while a refresh runs cancels it before starting the next' },
+  { action: 'autoscaling:DeleteTags', kind: 'write', why: 'a tag removed from the auto scaling groups' },
+  { action: 'ec2:DeleteTags', kind: 'write', why: 'a tag removed from stack-tagged launch templates, security groups and instances' },
+  { action: 'elasticloadbalancing:RemoveTags', kind: 'write', why: 'a tag removed from the load balancers, listeners and target groups' },
+  { action: 'elasticloadbalancing:SetSecurityGroups', kind: 'write', why: 'changing the security groups of a load balancer in place' },
+  { action: 'elasticloadbalancing:SetSubnets', kind: 'write', why: 'changing the subnets of a load balancer in place' },
+  { action: 'elasticloadbalancing:ModifyListenerAttributes', kind: 'write', why: 'changing HTTPS listener attributes in place' },
+  { action: 'iam:UntagRole', kind: 'write', why: 'a tag removed from the stack roles' },
+  { action: 'iam:UntagInstanceProfile', kind: 'write', why: 'a tag removed from the instance profiles' },
+  { action: 'iam:UpdateRole', kind: 'write', why: 'changing a role description or maximum session duration in place' },
+  { action: 'iam:UpdateAssumeRolePolicy', kind: 'write', why: 'changing a role trust policy in place' },
+  { action: 'logs:UntagResource', kind: 'write', why: 'a tag removed from the log groups' },
+  { action: 'secretsmanager:UpdateSecret', kind: 'write', why: 'changing a secret description or key in place' },
+  { action: 'secretsmanager:UntagResource', kind: 'write', why: 'a tag removed from the stack secrets' },
   { action: 'iam:CreateServiceLinkedRole', kind: 'write', why: 'the first auto scaling group or load balancer in an account creates its service-linked role' },
 ];
 
@@ -140,6 +164,7 @@ interface Names {
   readonly account: string;
   readonly prefix: string;
   readonly zone: string;
+  readonly imageParameter: string;
 }
 
 function resolveInput(input: DeploymentPolicyDocumentInput, naming: PropNaming): Names {
@@ -149,6 +174,7 @@ function resolveInput(input: DeploymentPolicyDocumentInput, naming: PropNaming):
     hostedZoneId: input.hostedZoneId,
     region: input.region ?? '*',
     partition: input.partition ?? 'aws',
+    instanceImageParameter: input.instanceImageParameter ?? DEFAULT_INSTANCE_IMAGE_PARAMETER,
   };
   validateDeploymentPolicyValues(values, naming);
   return {
@@ -157,6 +183,7 @@ function resolveInput(input: DeploymentPolicyDocumentInput, naming: PropNaming):
     account: values.accountId,
     prefix: values.stackName,
     zone: values.hostedZoneId,
+    imageParameter: values.instanceImageParameter,
   };
 }
 
@@ -381,6 +408,16 @@ function specStatements(n: Names): PolicyStatement[] {
   ];
 }
 
+/**
+ * The ARN of the instance image parameter. Public parameters (`/aws/service/...`) live in no
+ * account (empty account field); a name with no leading slash gets one in the ARN.
+ */
+function imageParameterArn(n: Names): string {
+  const path = n.imageParameter.startsWith('/') ? n.imageParameter : `/${n.imageParameter}`;
+  const account = path.startsWith('/aws/service/') ? '' : n.account;
+  return `arn:${n.partition}:ssm:${n.region}:${account}:parameter${path}`;
+}
+
 function terraformStatements(n: Names): PolicyStatement[] {
   const iam = (resource: string) => `arn:${n.partition}:iam::${n.account}:${resource}`;
   const elb = (resource: string) => `arn:${n.partition}:elasticloadbalancing:${n.region}:${n.account}:${resource}`;
@@ -413,16 +450,21 @@ function terraformStatements(n: Names): PolicyStatement[] {
       [iam(`role/${n.prefix}*`)],
     ),
     statement('TerraformReadHostedZone', terraformOnly('route53:ListResourceRecordSets', 'route53:ListTagsForResource'), [hostedZone]),
-    // The public image parameters live in no account (empty account field).
-    statement('TerraformReadImageParameter', terraformOnly('ssm:GetParameter'), [
-      `arn:${n.partition}:ssm:${n.region}::parameter/aws/service/ami-amazon-linux-latest/*`,
-    ]),
+    statement('TerraformReadImageParameter', terraformOnly('ssm:GetParameter', 'ssm:GetParameters'), [imageParameterArn(n)]),
+    // One statement per resource set: IAM's size limit leaves no room for one per concern.
     statement(
       'TerraformWriteStackLogGroups',
-      terraformOnly('logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:TagResource', 'logs:DeleteLogGroup'),
+      terraformOnly(
+        'logs:CreateLogGroup',
+        'logs:PutRetentionPolicy',
+        'logs:TagResource',
+        'logs:UntagResource',
+        'logs:DeleteLogGroup',
+        'logs:PutMetricFilter',
+        'logs:DeleteMetricFilter',
+      ),
       [stackLogGroups],
     ),
-    statement('TerraformWriteStackMetricFilters', terraformOnly('logs:PutMetricFilter', 'logs:DeleteMetricFilter'), [stackLogGroups]),
     // DescribeMetricFilters and DescribeAlarms take no resource-level scope.
     statement('TerraformReadMetricFiltersAndAlarms', terraformOnly('logs:DescribeMetricFilters', 'cloudwatch:DescribeAlarms'), ['*']),
     // An account setting: IAM offers no resource for it.
@@ -438,19 +480,54 @@ function terraformStatements(n: Names): PolicyStatement[] {
       elb(`listener/net/${n.prefix}*/*`),
       elb(`targetgroup/${n.prefix}*/*`),
     ]),
-    statement('TerraformWriteTagOnCreateInstanceProfiles', terraformOnly('iam:TagInstanceProfile'), [iam(`instance-profile/${n.prefix}*`)]),
     statement(
       'TerraformWriteAutoScalingGroups',
-      terraformOnly('autoscaling:CreateOrUpdateTags', 'autoscaling:StartInstanceRefresh'),
+      terraformOnly('autoscaling:CreateOrUpdateTags', 'autoscaling:DeleteTags', 'autoscaling:StartInstanceRefresh', 'autoscaling:CancelInstanceRefresh'),
       [autoScalingGroups],
     ),
+    // Untagging and ingress revocation: only on resources already carrying the stack tag (IAM
+    // applies each action to the resource types it has: revoke to security groups only).
     statement(
-      'TerraformWriteSecurityGroupIngressTagged',
-      terraformOnly('ec2:RevokeSecurityGroupIngress'),
-      [`arn:${n.partition}:ec2:${n.region}:${n.account}:security-group/*`],
+      'TerraformWriteStackTaggedEc2',
+      terraformOnly('ec2:DeleteTags', 'ec2:RevokeSecurityGroupIngress'),
+      ['instance', 'volume', 'security-group', 'launch-template'].map(
+        (type) => `arn:${n.partition}:ec2:${n.region}:${n.account}:${type}/*`,
+      ),
       { StringEquals: { [`aws:ResourceTag/${STACK_NAME_TAG_KEY}`]: n.prefix } },
     ),
-    statement('TerraformWriteStackRolePolicies', terraformOnly('iam:DeleteRolePolicy'), [iam(`role/${n.prefix}*`)]),
+    statement(
+      'TerraformWriteUpdateStackElb',
+      terraformOnly(
+        'elasticloadbalancing:RemoveTags',
+        'elasticloadbalancing:SetSecurityGroups',
+        'elasticloadbalancing:SetSubnets',
+        'elasticloadbalancing:ModifyListenerAttributes',
+      ),
+      [
+        elb(`loadbalancer/app/${n.prefix}*/*`),
+        elb(`loadbalancer/net/${n.prefix}*/*`),
+        elb(`listener/app/${n.prefix}*/*`),
+        elb(`listener/net/${n.prefix}*/*`),
+        elb(`targetgroup/${n.prefix}*/*`),
+      ],
+    ),
+    statement(
+      'TerraformWriteStackIdentity',
+      terraformOnly(
+        'iam:UntagRole',
+        'iam:UpdateRole',
+        'iam:UpdateAssumeRolePolicy',
+        'iam:DeleteRolePolicy',
+        'iam:TagInstanceProfile',
+        'iam:UntagInstanceProfile',
+      ),
+      [iam(`role/${n.prefix}*`), iam(`instance-profile/${n.prefix}*`)],
+    ),
+    statement(
+      'TerraformWriteUpdateStackSecrets',
+      terraformOnly('secretsmanager:UpdateSecret', 'secretsmanager:UntagResource'),
+      [`arn:${n.partition}:secretsmanager:${n.region}:${n.account}:secret:${n.prefix}/*`],
+    ),
     statement(
       'TerraformWriteServiceLinkedRoles',
       terraformOnly('iam:CreateServiceLinkedRole'),

@@ -13,6 +13,10 @@ const ACCOUNT_ID = /^\d{12}$/;
 // Two letters (eu-west-1), or four for the European Sovereign Cloud (eusc-de-east-1).
 const REGION = /^[a-z]{2}(?:[a-z]{2})?(-[a-z]+)+-\d{1,2}$/;
 const PARTITION = /^aws(-[a-z]+)*$/;
+// SSM parameter names: letters, digits, `_.-/` (no `*` or `?`, which would widen the grant).
+const PARAMETER_NAME = /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
+/** Longer names would push the policy part over IAM's size limit; SSM image parameters are far shorter. */
+export const MAX_INSTANCE_IMAGE_PARAMETER_LENGTH = 128;
 
 /** Values only known at deploy time (tokens) are left to AWS to check. */
 function known(value: string | undefined): value is string {
@@ -25,6 +29,7 @@ export interface DeploymentPolicyValues {
   readonly hostedZoneId: string;
   readonly region: string;
   readonly partition: string;
+  readonly instanceImageParameter: string;
 }
 
 /** Prop names as the caller knows them: construct props by default, flags for the command. */
@@ -42,10 +47,11 @@ export const CONSTRUCT_PROP_LABELS: PropLabels = {
   hostedZoneId: 'hostedZoneId',
   region: 'region',
   partition: 'partition',
+  instanceImageParameter: 'instanceImageParameter',
 };
 
 export function validateDeploymentPolicyValues(values: DeploymentPolicyValues, naming: PropNaming): void {
-  const { stackName, accountId, hostedZoneId, region, partition } = values;
+  const { stackName, accountId, hostedZoneId, region, partition, instanceImageParameter } = values;
   const { constructPath, labels } = naming;
   const fail = (prop: keyof DeploymentPolicyValues, problem: string, fix: string) =>
     new DeploymentPolicyPropError({ constructPath, prop: labels[prop], value: values[prop], problem, fix });
@@ -68,5 +74,16 @@ export function validateDeploymentPolicyValues(values: DeploymentPolicyValues, n
   }
   if (known(partition) && !PARTITION.test(partition)) {
     throw fail('partition', 'not an AWS partition', 'give a partition such as aws, aws-cn or aws-us-gov');
+  }
+  // Measured for IAM's size limit at synth, so it must be known then.
+  if (Token.isUnresolved(instanceImageParameter)) {
+    throw fail('instanceImageParameter', 'a deploy-time value (token) cannot be measured against IAM\'s size limit', 'give the parameter name as a literal');
+  }
+  if (instanceImageParameter.length > MAX_INSTANCE_IMAGE_PARAMETER_LENGTH || !PARAMETER_NAME.test(instanceImageParameter)) {
+    throw fail(
+      'instanceImageParameter',
+      `not an SSM parameter name of at most ${MAX_INSTANCE_IMAGE_PARAMETER_LENGTH} characters (letters, digits, _ . - and /, no wildcards)`,
+      'give the name ControlPlane reads the image from, e.g. /aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-x86_64',
+    );
   }
 }
