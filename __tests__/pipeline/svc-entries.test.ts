@@ -95,9 +95,10 @@ describe('svc entries against the emulator', () => {
       expect(listed.stdout).not.toMatch(/[\u001b\u009b\u202e]/);
       expect(listed.stdout).not.toMatch(/^line2/m);
     }
-    expect((await svc(['entries', 'list', 'whitelist'])).stdout).toContain('\\u{001B}[2J\\u{001B}[H\\u{001B}[32mNo changes.\\u{001B}[0m\\u{000A}line2 \\u{009B}31m \\u{202E}gro.live');
-    // The JSON is still the same data once parsed.
-    expect(JSON.parse((await svc(['entries', 'list', 'whitelist', '--format', 'json'])).stdout)[0].description).toBe('\u001b[2J\u001b[H\u001b[32mNo changes.\u001b[0m\nline2 \u009b31m \u202egro.live');
+    // The client escapes control and bidi characters at its boundary (src/api/reply-checks.ts), as visible text.
+    expect((await svc(['entries', 'list', 'whitelist'])).stdout).toContain('\\u001b[2J\\u001b[H\\u001b[32mNo changes.\\u001b[0m\\u000aline2 \\u009b31m \\u202egro.live');
+    // The JSON holds the same, escaped, text.
+    expect(JSON.parse((await svc(['entries', 'list', 'whitelist', '--format', 'json'])).stdout)[0].description).toBe('\\u001b[2J\\u001b[H\\u001b[32mNo changes.\\u001b[0m\\u000aline2 \\u009b31m \\u202egro.live');
   });
 
   test('import: YAML, JSON and CSV through the bulk commands; a dry run exits 2 and changes nothing; --prune removes the rest', async () => {

@@ -190,7 +190,7 @@ describe('the release directory', () => {
     ];
     expect(fs.readdirSync(release.outDir).sort()).toEqual([...summed, sumsName(VERSION), signatureName(VERSION), publicKeyName(VERSION)].sort());
     expect(JSON.parse(fs.readFileSync(release.manifest, 'utf8'))).toEqual({ version: 1, metadata: { protocol_versions: ['6.0'] } });
-    expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()]).toEqual([...summed].sort());
+    expect([...parseSums(fs.readFileSync(release.sums, 'utf8')).keys()].sort()).toEqual([...summed].sort());
     expect(release.modules.map((module) => path.basename(module.file))).toEqual(MODULE_ARCHIVES);
   });
 

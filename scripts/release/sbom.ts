@@ -146,13 +146,27 @@ export function executableSbom(input: ExecutableSbomInput): string {
   return finish(document, input.sourceDateEpoch);
 }
 
+/** `name@version` of every package the lock does not flag as development-only or peer-only. */
+function runtimePackages(lock: Record<string, Json>): Set<string> {
+  const runtime = new Set<string>();
+  for (const [location, entry] of Object.entries(lock)) {
+    if (location === '' || entry.dev === true || entry.devOptional === true || entry.peer === true) continue;
+    const name = location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    runtime.add(`${name}@${entry.version}`);
+  }
+  return runtime;
+}
+
 /**
- * The SBOM of the npm package: `npm sbom` of this repository's installed tree without dev and
- * peer dependencies, the root named as package.json names it, and any package bundled into
+ * The SBOM of the npm package: `npm sbom` of this repository's installed tree, without what the
+ * lock flags as dev or peer only, the root named as package.json names it, and any package bundled into
  * the provider script that is not a dependency added as a component.
  */
 export function packageSbom(options: { readonly sourceDateEpoch: number; readonly bundled: readonly BundledPackage[]; readonly npm?: string }): string {
-  const npm = spawnSync(options.npm ?? 'npm', ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'library', '--omit', 'dev', '--omit', 'peer'], {
+  // The whole tree, filtered below by the lock's own flags: npm 11's `--omit dev` also drops a
+  // runtime dependency that a development package happens to depend on too (yaml, through
+  // @actions/workflow-parser).
+  const npm = spawnSync(options.npm ?? 'npm', ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'library'], {
     cwd: REPOSITORY,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -166,9 +180,15 @@ export function packageSbom(options: { readonly sourceDateEpoch: number; readonl
   root.name = manifest.name;
   root.properties = ((root.properties ?? []) as Json[]).filter((property) => property.name !== 'cdx:npm:package:private');
   if (root.properties.length === 0) delete root.properties;
+  const lock = lockPackages();
+  const runtime = runtimePackages(lock);
+  const keep = (ref: string) => ref === root['bom-ref'] || runtime.has(ref);
+  document.components = (document.components as Json[]).filter((component) => keep(`${component.name}@${component.version}`));
+  document.dependencies = (document.dependencies as Json[])
+    .filter((entry) => keep(entry.ref))
+    .map((entry) => ({ ...entry, dependsOn: (entry.dependsOn as string[]).filter(keep) }));
   const components = document.components as Json[];
   const present = new Set(components.map((component) => `${component.name}@${component.version}`));
-  const lock = lockPackages();
   const rootDependencies = (document.dependencies as Json[]).find((entry) => entry.ref === root['bom-ref']);
   for (const found of options.bundled) {
     if (present.has(`${found.name}@${found.version}`)) continue;
