@@ -73,6 +73,10 @@ readonly DEFAULT_LOG_MAX_SIZE="10m"
 # Where the sensor finds its key: a read-only bind of a file on a tmpfs of the host.
 readonly KEY_FILE_IN_CONTAINER="/run/secrets/svc-sensor-api-key"
 readonly LOG_MAX_FILES=3
+# Labels --ensure compares: a hash of everything the run command sets (and the image ID), and a
+# salted hash of the key (never the key), "<salt>:<sha256 of salt and key>".
+readonly CONFIG_LABEL="svc.sensor.config"
+readonly KEY_FINGERPRINT_LABEL="svc.sensor.key-fingerprint"
 
 # Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
 readonly ANALYZER_PORT=50051
@@ -170,6 +174,15 @@ capabilities=()
 trace_mounts=()
 key_file_option=""
 key_delivery="file"
+output_format="text"
+ensure=false
+# What --output json reports: set as the run goes; an exit other than 0 reports "failed".
+result_action=""
+result_message=""
+image_id=""
+repository_digest=""
+config_fingerprint=""
+key_fingerprint=""
 
 print_help() {
   cat <<EOF
@@ -208,6 +221,13 @@ Options (long options also take --option=value):
 
 Launcher options (not in the spec):
   --dry-run                     Check everything, print the run command, change nothing (default: off)
+  --ensure                      Leave a running sensor alone when it already has this image ID,
+                                these settings and this key (reported as unchanged); without it
+                                a running sensor is always replaced, as the spec says (default: off)
+  --output FORMAT               text or json (default: text); json: one JSON object on stdout
+                                at the end (action started, replaced, unchanged, dry-run or
+                                failed; exit code, container and image IDs, digest,
+                                capabilities, interface), the messages on stderr
   --version                     Print the launcher version and exit (default: no)
   --memory-limit SIZE           Memory limit of the sensor container (default: $DEFAULT_MEMORY_LIMIT)
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
@@ -235,7 +255,8 @@ Environment:
                          interfaces from (default: /proc).
 
 Exit codes:
-  0   sensor started and healthy (or help, version or a dry run printed)
+  0   sensor started and healthy, or left running unchanged (--ensure), or help, version or
+      a dry run printed
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -273,18 +294,25 @@ EOF
 
 die() {
   local exit_code=$1 message=$2
+  result_message=$message
   printf '%s: error: %s\n' "$SCRIPT_NAME" "$message" >&2
   exit "$exit_code"
 }
 
 usage_error() {
+  result_message=$1
   printf '%s: error: %s\n' "$SCRIPT_NAME" "$1" >&2
   printf 'Run %s --help for the options.\n' "$SCRIPT_NAME" >&2
   exit "$EXIT_USAGE"
 }
 
+# Human text: stdout, or stderr when stdout carries the JSON result.
 note() {
-  printf '%s\n' "$*"
+  if [[ $output_format == json ]]; then
+    printf '%s\n' "$*" >&2
+  else
+    printf '%s\n' "$*"
+  fi
 }
 
 # ---------------------------------------------------------------------------- command line
@@ -303,28 +331,31 @@ parse_arguments() {
       has_inline_value=true
     fi
     case $option in
-      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run)
+      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run | --ensure)
         if $has_inline_value; then
           usage_error "option $option takes no value (got '$argument')"
         fi
         # shellcheck disable=SC2249 # the outer case admits only these flags
         case $option in
           -h | --help)
+            output_format=text
             print_help
             exit 0
             ;;
           --version)
+            output_format=text
             printf '%s %s\n' "$SCRIPT_NAME" "$SCRIPT_VERSION"
             exit 0
             ;;
           --dry-run) dry_run=true ;;
+          --ensure) ensure=true ;;
           -H | --host-mode) host_mode=true ;;
           -I | --internal) internal=true ;;
         esac
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -354,6 +385,13 @@ parse_arguments() {
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
           --pull) pull_policy=$value ;;
+          --output)
+            output_format=$value
+            if [[ $output_format != text && $output_format != json ]]; then
+              output_format=text
+              usage_error "invalid value '$value' for --output: use text or json"
+            fi
+            ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -955,6 +993,62 @@ print_support_information() {
   note "  resources:         $host_cores cores, $memory_total_mb MB memory"
 }
 
+# ---------------------------------------------------------------------------- result
+
+# Sets json_text to a JSON string: what the runtime or the kernel named (an interface, an ID)
+# may hold any character, so quotes, backslashes and control characters are escaped; an empty
+# value is null.
+json_text=""
+to_json_string() {
+  local text=$1 character code index
+  if [[ -z $text ]]; then
+    json_text=null
+    # A bare return in a function the EXIT trap calls returns the exit code the trap began with.
+    return 0
+  fi
+  json_text='"'
+  for ((index = 0; index < ${#text}; index++)); do
+    character=${text:index:1}
+    case $character in
+      '"' | "\\") json_text+="\\$character" ;;
+      [[:cntrl:]])
+        printf -v code '%d' "'$character"
+        printf -v character '\\u%04x' "$code"
+        json_text+=$character
+        ;;
+      *) json_text+=$character ;;
+    esac
+  done
+  json_text+='"'
+}
+
+# The one JSON object of --output json, printed on every exit after the options were read.
+print_json_result() {
+  local exit_code=$1 action=$result_action capability separator="" object="{" name value
+  if ((exit_code != 0)); then
+    action=failed
+  fi
+  local -a fields=(
+    action "$action" message "$result_message" sensor "$sensor_name" mode "$mode"
+    container_id "$container_id" image "$image" image_id "$image_id" image_digest "$repository_digest"
+    interface "$chosen_interface" launcher_version "$SCRIPT_VERSION"
+  )
+  while ((${#fields[@]} > 0)); do
+    name=${fields[0]}
+    value=${fields[1]}
+    fields=("${fields[@]:2}")
+    to_json_string "$value"
+    object+="\"$name\":$json_text,"
+  done
+  object+="\"exit_code\":$exit_code,\"capabilities\":["
+  for capability in "${capabilities[@]}"; do
+    to_json_string "$capability"
+    object+="$separator$json_text"
+    separator=","
+  done
+  printf '%s]}\n' "$object"
+}
+
 # ---------------------------------------------------------------------------- start
 
 ensure_image() {
@@ -972,10 +1066,74 @@ ensure_image() {
   read_image_user
 }
 
-# The user the image runs as (USER), which must be able to read the key file.
+# The user the image runs as (USER), which must be able to read the key file; its ID; and the
+# registry digest of this repository, when the image came from a registry.
 image_user=""
+# One call (each field ends in '|'): the ID, the user, then the repository digests.
+readonly IMAGE_FACTS_FORMAT='{{.Id}}|{{.Config.User}}|{{range .RepoDigests}}{{.}}|{{end}}'
 read_image_user() {
-  image_user=$(runtime_call image inspect --format '{{.Config.User}}' "$image" 2>/dev/null) || image_user=""
+  local facts fields digest
+  facts=$(runtime_call image inspect --format "$IMAGE_FACTS_FORMAT" "$image" 2>/dev/null) || facts=""
+  IFS='|' read -r -a fields <<<"$facts"
+  image_id=${fields[0]:-}
+  image_user=${fields[1]:-}
+  repository_digest=$image_digest
+  for digest in "${fields[@]:2}"; do
+    if [[ -z $repository_digest && $digest == "$image_repository@sha256:"* ]]; then
+      repository_digest=${digest#*@}
+    fi
+  done
+  [[ $image_id =~ ^(sha256:)?[0-9a-f]{64}$ ]] || image_id=""
+}
+
+# "<salt>:<sha256 of salt and key>": tells whether a sensor got this key without holding it.
+# The key reaches sha256sum on a pipe from a builtin, never on a command line.
+salted_key_hash() {
+  local salt=$1 hash
+  pause_tracing
+  hash=$(printf '%s%s' "$salt" "$sensor_api_key" | sha256sum)
+  resume_tracing
+  printf '%s:%s' "$salt" "${hash%% *}"
+}
+
+new_salt() {
+  local salt
+  salt=$(head -c 16 /dev/urandom | sha256sum)
+  printf '%s' "${salt:0:32}"
+}
+
+# The hash of the run command as it would be (the key file's per-run path left out) and the image
+# ID: equal hashes, equal sensors.
+compute_config_fingerprint() {
+  local saved_key_file=$key_file saved_env_file=$secret_env_file hash
+  key_file="<key file>"
+  secret_env_file="<env file>"
+  config_fingerprint=""
+  build_run_arguments
+  key_file=$saved_key_file
+  secret_env_file=$saved_env_file
+  hash=$(printf '%s\0' "$image_id" "${run_arguments[@]}" | sha256sum)
+  config_fingerprint=${hash%% *}
+}
+
+# --ensure: whether the running sensor already is this one: running, same image ID, same
+# settings, same key, and (container mode) in the network stack of the app container running now.
+sensor_is_unchanged() {
+  local state status running_image network_mode running_config running_key app_id
+  [[ -n $image_id ]] || return 1
+  state=$(runtime_call container inspect --format "{{.State.Status}} {{.Image}} {{.HostConfig.NetworkMode}} {{index .Config.Labels \"$CONFIG_LABEL\"}} {{index .Config.Labels \"$KEY_FINGERPRINT_LABEL\"}}" "$sensor_name" 2>/dev/null) || return 1
+  read -r status running_image network_mode running_config running_key <<<"$state"
+  [[ $status == running && $running_image == "$image_id" && $running_config == "$config_fingerprint" ]] || return 1
+  [[ $running_key =~ ^([0-9a-f]{32}):[0-9a-f]{64}$ ]] || return 1
+  local expected_key
+  expected_key=$(salted_key_hash "${BASH_REMATCH[1]}") || return 1
+  [[ $expected_key == "$running_key" ]] || return 1
+  if [[ $mode == container ]]; then
+    app_id=$(runtime_call container inspect --format '{{.Id}}' "$app_name" 2>/dev/null) || return 1
+    [[ $network_mode == "container:$app_id" ]] || return 1
+  fi
+  container_id=$(runtime_call container inspect --format '{{.Id}}' "$sensor_name" 2>/dev/null) || container_id=""
+  return 0
 }
 
 # Whether a container of that name exists and is a sensor of this sensor name (label), so that
@@ -1197,8 +1355,11 @@ build_run_arguments() {
     --env "SVC_SENSOR_MODE=$mode"
     --label "svc.sensor.launcher-version=$SCRIPT_VERSION"
     --label "svc.sensor.name=$sensor_name"
-    "$image"
   )
+  if [[ -n $config_fingerprint ]]; then
+    run_arguments+=(--label "$CONFIG_LABEL=$config_fingerprint" --label "$KEY_FINGERPRINT_LABEL=$key_fingerprint")
+  fi
+  run_arguments+=("$image")
 }
 
 start_sensor() {
@@ -1220,14 +1381,18 @@ commit_replacement() {
   if [[ $key_delivery == file ]]; then
     key_directory_in_use=true
   fi
+  result_action=started
+  if $previous_set_aside; then
+    result_action=replaced
+  fi
   remove_previous_sensor
   if [[ $key_delivery == file ]]; then
     remove_stale_key_directories
   fi
-  local image_id
-  image_id=$(runtime_call container inspect --format '{{.Image}}' "$sensor_name" 2>/dev/null) || image_id="unknown"
+  image_id=$(runtime_call container inspect --format '{{.Image}}' "$sensor_name" 2>/dev/null) || image_id=""
   note "  container id:      $container_id"
-  note "  image id:          $image_id"
+  note "  image id:          ${image_id:-unknown}"
+  note "  image digest:      ${repository_digest:-none (a local image)}"
   note "Sensor $sensor_name started; follow it with: $runtime logs -f $sensor_name"
 }
 
@@ -1276,6 +1441,7 @@ main() {
   print_support_information
 
   if $dry_run; then
+    result_action=dry-run
     print_dry_run
     exit 0
   fi
@@ -1283,6 +1449,15 @@ main() {
   # Pull and write the key file before touching the running sensor, so a wrong repository or
   # tag, or a key store that is not safe, leaves it alone.
   ensure_image
+  compute_config_fingerprint
+  if $ensure && sensor_is_unchanged; then
+    result_action=unchanged
+    note "Sensor $sensor_name already runs image $image_id with these settings and this key: left as it is (--ensure)"
+    exit 0
+  fi
+  local salt
+  salt=$(new_salt)
+  key_fingerprint=$(salted_key_hash "$salt")
   if [[ $key_delivery == file ]]; then
     write_key_file
   else
@@ -1298,9 +1473,13 @@ main() {
 # On every exit: an unfinished replacement is rolled back (the old sensor back, the new one
 # gone) before the key files of this run are removed.
 on_exit() {
+  local exit_code=$?
   rollback_replacement
   remove_secret_env_file
   remove_key_directory
+  if [[ $output_format == json ]]; then
+    print_json_result "$exit_code"
+  fi
 }
 
 trap on_exit EXIT

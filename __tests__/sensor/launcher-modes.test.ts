@@ -24,7 +24,7 @@ describe('container mode (default)', () => {
     ]);
     expect(run.calls[1]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'shop-web']);
     expect(run.calls[2]).toEqual(['exec', 'shop-web', 'cat', '/proc/net/dev']);
-    expect(run.calls[5]).toEqual(['image', 'inspect', '--format', '{{.Config.User}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
+    expect(run.calls[5]).toEqual(['image', 'inspect', '--format', '{{.Id}}|{{.Config.User}}|{{range .RepoDigests}}{{.}}|{{end}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
     expect(run.calls[6]).toEqual(['container', 'inspect', '--format', '{{index .Config.Labels "svc.sensor.name"}}', 'svc-sensor-shop-web.previous']);
     expect(run.calls[7]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
 

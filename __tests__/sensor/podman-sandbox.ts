@@ -312,7 +312,7 @@ export interface ContainerInspection {
   readonly Image: string;
   readonly Name: string;
   readonly RestartCount: number;
-  readonly State: { readonly Status: string; readonly Running: boolean };
+  readonly State: { readonly Status: string; readonly Running: boolean; readonly StartedAt: string };
   readonly Config: { readonly Labels: Record<string, string> | null; readonly Image: string };
   readonly ImageName: string;
   readonly HostConfig: {

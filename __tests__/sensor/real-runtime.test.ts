@@ -336,6 +336,55 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expectStatus(unknown, 15);
   });
 
+  test('--ensure: an identical run leaves the sensor alone (unchanged); another key, setting or plain run replaces it', async () => {
+    const app = `ensure-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${app}`;
+    await sandbox.startApp(app, [frontNetwork]);
+    const args = ['-n', 'acme', '-d', 'corp.example.com', '-a', app, '--ensure', '--output', 'json'];
+    const resultOf = (result: CommandResult): Record<string, unknown> => JSON.parse(result.stdout) as Record<string, unknown>;
+
+    const first = await launch(args);
+    expectStatus(first, 0);
+    const { inspection } = await runningSensor(sensor);
+    expect(resultOf(first)).toEqual(expect.objectContaining({ action: 'started', container_id: inspection.Id, image_id: inspection.Image, interface: 'eth0', capabilities: ['BPF', 'PERFMON', 'NET_ADMIN', 'NET_RAW'] }));
+    // The key's label is salted: not the key, not its plain hash.
+    const keyLabel = inspection.Config.Labels?.['svc.sensor.key-fingerprint'] ?? '';
+    expect(keyLabel).toMatch(/^[0-9a-f]{32}:[0-9a-f]{64}$/);
+    const [salt, hash] = keyLabel.split(':');
+    expect(hash).toBe(sha256(salt + TEST_KEY));
+    expect(hash).not.toBe(sha256(TEST_KEY));
+    expect(inspection.Config.Labels?.['svc.sensor.config']).toMatch(/^[0-9a-f]{64}$/);
+
+    const again = await launch(args);
+    expectStatus(again, 0);
+    expect(resultOf(again)).toEqual(expect.objectContaining({ action: 'unchanged', container_id: inspection.Id }));
+    expect(again.stderr).toContain('left as it is (--ensure)');
+    const afterAgain = await sandbox.inspect(sensor);
+    expect({ id: afterAgain.Id, status: afterAgain.State.Status, started: afterAgain.State.StartedAt }).toEqual({ id: inspection.Id, status: 'running', started: inspection.State.StartedAt });
+    // One key directory: the unchanged run wrote none and removed none.
+    expect(fs.readdirSync(`${sandbox.secretDir}/${sensor}`)).toHaveLength(1);
+
+    const otherKey = await launch(args, { key: 'sk-test-another-key-1234' });
+    expectStatus(otherKey, 0);
+    expect(otherKey.stdout).not.toContain('sk-test-another-key-1234');
+    expect(resultOf(otherKey).action).toBe('replaced');
+    const afterKey = await runningSensor(sensor);
+    expect(afterKey.inspection.Id).not.toBe(inspection.Id);
+    expect(afterKey.report.keySha256).toBe(sha256('sk-test-another-key-1234'));
+
+    const otherLevel = await launch([...args, '-l', 'debug'], { key: 'sk-test-another-key-1234' });
+    expectStatus(otherLevel, 0);
+    expect(resultOf(otherLevel).action).toBe('replaced');
+    const afterLevel = await runningSensor(sensor);
+    expect(afterLevel.report.env.SVC_LOG_LEVEL).toBe('debug');
+
+    // Without --ensure, the spec's behaviour: replaced even when nothing changed.
+    const plain = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug', '--output', 'json'], { key: 'sk-test-another-key-1234' });
+    expectStatus(plain, 0);
+    expect(resultOf(plain).action).toBe('replaced');
+    expect((await sandbox.inspect(sensor)).Id).not.toBe(afterLevel.inspection.Id);
+  });
+
   test.each([
     ['does not exist', 9, /no container named '(\S+)' \(-a\/--app-name\) exists/],
     ['was created, never started', 10, /application container '(\S+)' \(-a\/--app-name\) is 'created', not running; start it first \(podman start \1\)/],
