@@ -765,26 +765,41 @@ match_named_interface() {
   fi
 }
 
+# The app container's PID and network mode, read by check_app_container.
+app_pid=""
+app_network_mode=""
 check_app_container() {
-  local status
-  if ! status=$(runtime_call container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
+  local status state
+  if ! state=$(runtime_call container inspect --format '{{.State.Status}} {{.State.Pid}} {{.HostConfig.NetworkMode}}' "$app_name" 2>/dev/null); then
     die "$EXIT_APP_CONTAINER_MISSING" "no container named '$app_name' (-a/--app-name) exists ('$runtime container inspect' found none); give the name of the application container, or use -H for host mode"
   fi
+  read -r status app_pid app_network_mode <<<"$state"
   if [[ $status != running ]]; then
     die "$EXIT_APP_CONTAINER_NOT_RUNNING" "application container '$app_name' (-a/--app-name) is '$status', not running; start it first ($runtime start $app_name), because the sensor joins its network stack"
   fi
 }
 
+# The interfaces are read from the host side, in the app's network namespace through its PID
+# (/proc/<pid>/net/dev): nothing runs inside the application container. An app on the host
+# network gets the host's default-route interface, as host mode does.
 choose_container_interface() {
-  local device_table interfaces
-  if ! device_table=$(runtime_call exec "$app_name" cat /proc/net/dev 2>/dev/null); then
+  local device_table="" interfaces
+  if [[ $app_network_mode == host ]]; then
+    note "Container $app_name uses the host network: the sensor watches the host's default-route interface"
+    choose_host_interface
+    return
+  fi
+  if [[ $app_pid =~ ^[1-9][0-9]*$ && -r $PROC_DIR/$app_pid/net/dev ]]; then
+    device_table=$(<"$PROC_DIR/$app_pid/net/dev") || device_table=""
+  fi
+  if [[ -z $device_table ]]; then
     if [[ -n $network_interface ]]; then
-      printf '%s: warning: cannot list the interfaces of container %s (%s exec failed); using -N %s unchecked\n' \
-        "$SCRIPT_NAME" "$app_name" "$runtime" "$network_interface" >&2
+      printf '%s: warning: cannot list the interfaces of container %s (no readable %s/%s/net/dev: a remote daemon, or another PID namespace); using -N %s unchecked\n' \
+        "$SCRIPT_NAME" "$app_name" "$PROC_DIR" "${app_pid:-?}" "$network_interface" >&2
       chosen_interface=$network_interface
       return
     fi
-    die "$EXIT_NO_INTERFACE" "cannot list the network interfaces of container '$app_name' ('$runtime exec $app_name cat /proc/net/dev' failed); name the interface with -N/--network-interface"
+    die "$EXIT_NO_INTERFACE" "cannot list the network interfaces of container '$app_name' (its process ${app_pid:-?} has no readable $PROC_DIR/${app_pid:-?}/net/dev on this host: a remote daemon, or another PID namespace); name the interface with -N/--network-interface"
   fi
   read_device_interfaces <<<"$device_table"
   interfaces=("${device_interfaces[@]}")

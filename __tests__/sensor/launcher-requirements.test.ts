@@ -118,7 +118,7 @@ describe('container runtime choice', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env: { 'BASH_FUNC_docker%%': '() {  echo fake;\n}' } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(subcommands(run)).toEqual(['info', 'container inspect', 'exec', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
+    expect(subcommands(run)).toEqual(['info', 'container inspect', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
   test('a failing podman is reported by its name', () => {

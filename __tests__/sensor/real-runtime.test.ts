@@ -185,6 +185,26 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(fs.readdirSync(sandbox.launcherTmpDir)).toEqual([]);
   });
 
+  test('interfaces are read from the host side: no exec in the app container; an app on the host network gets the default-route interface', async () => {
+    const app = `hostnet-${sandbox.suffix}`;
+    await sandbox.startApp(app, ['host']);
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
+    expectStatus(result, 0);
+    expect(result.stdout).toContain(`Container ${app} uses the host network`);
+    const { report } = await runningSensor(`svc-sensor-${app}`);
+    expect(report.env.SVC_INTERFACE).toBe(hostDefaultRouteInterface());
+    expect(report.netns).toBe(fs.readlinkSync('/proc/self/ns/net'));
+
+    const bridged = `noexec-${sandbox.suffix}`;
+    await sandbox.startApp(bridged, [frontNetwork]);
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', bridged]), 0);
+    expect((await runningSensor(`svc-sensor-${bridged}`)).report.env.SVC_INTERFACE).toBe('eth0');
+    // podman records every exec session as an event: the launcher started none in either app.
+    for (const name of [app, bridged]) {
+      expect(await sandbox.podmanOk(['events', '--stream=false', '--filter', `container=${name}`, '--filter', 'event=exec', '--format', '{{.Status}}'])).toBe('');
+    }
+  });
+
   test('replacement: a running sensor gets SIGTERM, exits 0 and is removed; a stopped one is removed without a stop', async () => {
     const app = `cart-${sandbox.suffix}`;
     const sensor = `svc-sensor-${app}`;
