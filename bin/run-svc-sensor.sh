@@ -144,6 +144,7 @@ memory_limit="$DEFAULT_MEMORY_LIMIT"
 cpu_limit="$DEFAULT_CPU_LIMIT"
 log_max_size="$DEFAULT_LOG_MAX_SIZE"
 health_wait_seconds="${SVC_SENSOR_HEALTH_WAIT:-$DEFAULT_HEALTH_WAIT_SECONDS}"
+allow_small_host=false
 
 # Decided by main.
 runtime=""
@@ -221,6 +222,8 @@ Options (long options also take --option=value):
 
 Launcher options (not in the spec):
   --dry-run                     Check everything, print the run command, change nothing (default: off)
+  --allow-small-host            Start below $MIN_CORES cores / $MIN_MEMORY_MB MB (default: off), with a warning
+                                instead of exit $EXIT_TOO_FEW_CORES or $EXIT_TOO_LITTLE_MEMORY
   --ensure                      Leave a running sensor alone when it already has this image ID,
                                 these settings and this key (reported as unchanged); without it
                                 a running sensor is always replaced, as the spec says (default: off)
@@ -249,7 +252,8 @@ Environment:
   SVC_SENSOR_HEALTH_WAIT Default of --health-wait.
   SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
                          is a tmpfs, else /dev/shm/svc-sensor).
-  SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
+  SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman; docker
+                         without an answering daemon falls back to podman, with a warning).
   TMPDIR                 Where the env file of --key-delivery env is created (default: /tmp).
   SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
                          interfaces from (default: /proc).
@@ -331,7 +335,7 @@ parse_arguments() {
       has_inline_value=true
     fi
     case $option in
-      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run | --ensure)
+      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run | --ensure | --allow-small-host)
         if $has_inline_value; then
           usage_error "option $option takes no value (got '$argument')"
         fi
@@ -349,6 +353,7 @@ parse_arguments() {
             ;;
           --dry-run) dry_run=true ;;
           --ensure) ensure=true ;;
+          --allow-small-host) allow_small_host=true ;;
           -H | --host-mode) host_mode=true ;;
           -I | --internal) internal=true ;;
         esac
@@ -537,10 +542,33 @@ select_container_runtime() {
   unset -f -- "$runtime"
 }
 
-check_runtime_answers() {
-  local errors status=0
+# Whether `<runtime> info` answers; sets info_status and info_errors.
+info_status=0
+info_errors=""
+probe_runtime() {
+  info_status=0
   # --foreground keeps timeout in our process group, so Ctrl-C reaches a hung runtime at once.
-  errors=$(timeout --foreground "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$runtime" info 2>&1 >/dev/null) || status=$?
+  info_errors=$(timeout --foreground "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$1" info 2>&1 >/dev/null 9<&-) || info_status=$?
+}
+
+# A docker CLI without a daemon (podman-docker hosts, a stopped dockerd) falls back to podman
+# when the runtime was chosen automatically and podman answers; the launcher says so.
+check_runtime_answers() {
+  local errors status
+  probe_runtime "$runtime"
+  if ((info_status != 0)) && [[ $runtime == docker && -z ${SVC_CONTAINER_RUNTIME:-} ]] && type -P podman >/dev/null 2>&1; then
+    local docker_status=$info_status
+    probe_runtime podman
+    if ((info_status == 0)); then
+      printf '%s: warning: docker does not answer (docker info: exit %s); using podman, which does (set SVC_CONTAINER_RUNTIME to choose)\n' "$SCRIPT_NAME" "$docker_status" >&2
+      runtime=podman
+      unset -f podman
+      return 0
+    fi
+    probe_runtime docker
+  fi
+  status=$info_status
+  errors=$info_errors
   if ((status == 124)); then
     die "$EXIT_RUNTIME_NOT_ANSWERING" "'$runtime info' did not answer within $RUNTIME_ANSWER_TIMEOUT_SECONDS s; check that the $runtime service is running"
   elif ((status != 0)); then
@@ -582,6 +610,10 @@ check_cores() {
     nproc
   )
   if ! [[ $host_cores =~ ^[0-9]+$ ]] || ((host_cores < MIN_CORES)); then
+    if $allow_small_host; then
+      printf '%s: warning: the sensor host should have at least %s cores and this one has '"'"'%s'"'"' (nproc); starting anyway (--allow-small-host)\n' "$SCRIPT_NAME" "$MIN_CORES" "$host_cores" >&2
+      return 0
+    fi
     die "$EXIT_TOO_FEW_CORES" "the sensor host needs at least $MIN_CORES cores and this one has '$host_cores' (nproc); use a larger instance"
   fi
 }
@@ -599,7 +631,10 @@ check_memory() {
   if ! [[ $total_kb =~ ^[0-9]+$ ]]; then
     die "$EXIT_TOO_LITTLE_MEMORY" "cannot read MemTotal from $meminfo, so the $MIN_MEMORY_MB MB memory requirement cannot be checked"
   fi
-  if ((total_kb < MIN_MEMORY_KB)); then
+  memory_total_mb=$((total_kb / 1024))
+  if ((total_kb < MIN_MEMORY_KB)) && $allow_small_host; then
+    printf '%s: warning: the sensor host should have at least %s MB of memory and this one has %s MB; starting anyway (--allow-small-host)\n' "$SCRIPT_NAME" "$MIN_MEMORY_MB" "$memory_total_mb" >&2
+  elif ((total_kb < MIN_MEMORY_KB)); then
     die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $((total_kb / 1024)) MB (MemTotal $total_kb kB); use a larger instance"
   fi
   memory_total_mb=$((total_kb / 1024))

@@ -41,6 +41,8 @@ export interface StubConfig {
   /** `.HostConfig.NetworkMode` of the app container (default bridge). */
   readonly appNetworkMode?: string;
   readonly infoFails?: boolean;
+  /** The runtime names (docker, podman) whose `info` fails; the others answer. */
+  readonly infoFailsFor?: readonly string[];
   readonly imageIsLocal?: boolean;
   readonly pullFails?: boolean;
   readonly stopFails?: boolean;
@@ -232,6 +234,7 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_SENSOR_STATE: stub.sensorState ?? 'missing',
     STUB_APP_NETWORK_MODE: stub.appNetworkMode ?? 'bridge',
     STUB_INFO_FAILS: yes(stub.infoFails),
+    STUB_INFO_FAILS_FOR: (stub.infoFailsFor ?? []).join(' '),
     STUB_IMAGE_LOCAL: stub.imageIsLocal === false ? 'no' : 'yes',
     STUB_PULL_FAILS: yes(stub.pullFails),
     STUB_STOP_FAILS: yes(stub.stopFails),

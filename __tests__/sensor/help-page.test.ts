@@ -106,6 +106,7 @@ describe('options beyond the spec: the same in both help texts, with the default
     ['--key-file', 'none', '(default: none, the environment'],
     ['--key-delivery', '`file`', '(default: file)'],
     ['--output', '`text`', '(default: text)'],
+    ['--allow-small-host', 'off', '(default: off)'],
   ];
 
   test.each(launcherOptions)('%s', (option, pageDefault, helpDefault) => {

@@ -121,6 +121,38 @@ describe('container runtime choice', () => {
     expect(subcommands(run)).toEqual(['info', 'container inspect', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
+  test('docker without an answering daemon: podman, when it answers, with a warning', () => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker', 'podman'], infoFailsFor: ['docker'] } });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain("warning: docker does not answer (docker info: exit 1); using podman, which does (set SVC_CONTAINER_RUNTIME to choose)");
+    // docker was asked once; every call after that went to podman, the sensor included.
+    expect(run.runtimeNamesCalled[0]).toBe('docker');
+    expect(run.runtimeNamesCalled.slice(1).every((name) => name === 'podman')).toBe(true);
+    expect(subcommands(run)).toContain('run');
+    expect(run.stdout).toMatch(/container runtime: podman/);
+  });
+
+  test('docker and podman both silent: exit 5 names docker; SVC_CONTAINER_RUNTIME=docker never falls back', () => {
+    const both = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker', 'podman'], infoFailsFor: ['docker', 'podman'] } });
+    expect(both.status).toBe(5);
+    expect(both.stderr).toMatch(/'docker info' failed \(exit 1\)/);
+    const chosen = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker', 'podman'], infoFailsFor: ['docker'] }, env: { SVC_CONTAINER_RUNTIME: 'docker' } });
+    expect(chosen.status).toBe(5);
+    expect(chosen.runtimeNamesCalled).toEqual(['docker']);
+  });
+
+  test.each([
+    ['one core', { cores: '1' }, /warning: the sensor host should have at least 2 cores and this one has '1' \(nproc\); starting anyway \(--allow-small-host\)/],
+    ['299 MB', { memTotalKb: 299 * 1024 }, /warning: the sensor host should have at least 300 MB of memory and this one has 299 MB; starting anyway \(--allow-small-host\)/],
+  ])('--allow-small-host: %s starts the sensor with a warning', (_name, stub, warning) => {
+    const run = runLauncher([...REQUIRED, '--allow-small-host'], { stub });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(warning);
+    expect(subcommands(run)).toContain('run');
+    // Without it, the recommendation is a requirement.
+    expect([6, 7]).toContain(runLauncher(REQUIRED, { stub }).status);
+  });
+
   test('a failing podman is reported by its name', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['podman'], infoFails: true } });
     expect(run.status).toBe(5);
