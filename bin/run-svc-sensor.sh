@@ -99,6 +99,8 @@ readonly MIN_MEMORY_KB=$((MIN_MEMORY_MB * 1024))
 
 # Test seam only: where host memory, routes and interfaces are read from.
 readonly PROC_DIR="${SVC_SENSOR_PROC_DIR:-/proc}"
+# Test seam only: the selinuxfs mount, whose "enforce" file says 1 when SELinux enforces.
+readonly SELINUX_DIR="${SVC_SENSOR_SELINUX_DIR:-/sys/fs/selinux}"
 
 readonly EXIT_UNEXPECTED=1
 readonly EXIT_USAGE=2
@@ -123,6 +125,7 @@ readonly EXIT_KEY_STORE_UNSAFE=20
 readonly EXIT_SENSOR_UNHEALTHY=21
 readonly EXIT_CAPABILITY_MISSING=22
 readonly EXIT_LOCKED=23
+readonly EXIT_ROOTLESS=24
 
 tenant_id=""
 domain=""
@@ -257,6 +260,8 @@ Environment:
   TMPDIR                 Where the env file of --key-delivery env is created (default: /tmp).
   SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
                          interfaces from (default: /proc).
+  SVC_SENSOR_SELINUX_DIR Test seam only: selinuxfs, whose enforce file tells whether SELinux
+                         enforces (default: /sys/fs/selinux).
 
 Exit codes:
   0   sensor started and healthy, or left running unchanged (--ensure), or help, version or
@@ -284,6 +289,8 @@ Exit codes:
   $EXIT_SENSOR_UNHEALTHY  the new sensor did not stay up (its last log lines are printed); the previous one is restored
   $EXIT_CAPABILITY_MISSING  the new sensor was not granted a capability; the previous one is restored
   $EXIT_LOCKED  another run of the launcher for the same sensor is in progress
+  $EXIT_ROOTLESS  the runtime is rootless (podman run by a non-root user, or rootless docker):
+      it cannot grant the eBPF capabilities the sensor needs
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
@@ -599,6 +606,37 @@ acquire_lock() {
   fi
   if ! flock --nonblock 9; then
     die "$EXIT_LOCKED" "another run of the launcher for $sensor_name is in progress (it holds the lock on $directory); wait for it to finish"
+  fi
+}
+
+# A rootless runtime's capabilities belong to a user namespace: bpf() and perf_event_open()
+# check CAP_BPF and CAP_PERFMON in the host's namespace, so the sensor could never load a program.
+check_rootful_runtime() {
+  local how=""
+  if [[ $runtime == podman || $runtime == */podman ]] && ((EUID != 0)); then
+    how="podman run by uid $EUID is rootless"
+  elif [[ ${DOCKER_HOST:-} == unix:///run/user/* || ${DOCKER_HOST:-} == unix://"${XDG_RUNTIME_DIR:-/run/user}"/* ]]; then
+    how="DOCKER_HOST=$DOCKER_HOST is a rootless docker daemon"
+  fi
+  if [[ -n $how ]]; then
+    die "$EXIT_ROOTLESS" "$how: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON in the host's user namespace, which loading eBPF programs needs; run the launcher as root with the rootful runtime (sudo)"
+  fi
+}
+
+# Under an enforcing SELinux a confined container reads only content labelled for it, which the
+# runtimes give with :z/:Z. The trace filesystems must not be relabelled (tracefs, bpffs and
+# sysfs are the host's: podman and docker document label=disable for system paths), so the
+# sensor runs with label separation disabled, and then reads its key file as it is.
+selinux_enforcing=false
+check_selinux() {
+  local enforce=""
+  if [[ -r $SELINUX_DIR/enforce ]]; then
+    # selinuxfs writes no line break: read fails but has set the value.
+    read -r enforce <"$SELINUX_DIR/enforce" || true
+  fi
+  if [[ $enforce == 1 ]]; then
+    selinux_enforcing=true
+    printf '%s: warning: SELinux enforces: the sensor runs with --security-opt label=disable, since the kernel tracing filesystems it reads must not be relabelled (:z/:Z)\n' "$SCRIPT_NAME" >&2
   fi
 }
 
@@ -1376,6 +1414,9 @@ build_run_arguments() {
   for mount in "${trace_mounts[@]}"; do
     run_arguments+=(--volume "$mount:$mount:ro")
   done
+  if $selinux_enforcing; then
+    run_arguments+=(--security-opt label=disable)
+  fi
   run_arguments+=(
     --security-opt no-new-privileges
     --read-only
@@ -1453,6 +1494,8 @@ main() {
   check_operating_system
   select_container_runtime
   check_runtime_answers
+  check_rootful_runtime
+  check_selinux
   check_cores
   check_memory
   check_trace_path

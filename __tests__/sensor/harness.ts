@@ -263,6 +263,8 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
     TMPDIR: sandbox.tmpDir,
     LANG: 'C',
     SVC_SENSOR_PROC_DIR: sandbox.procDir,
+    // No selinuxfs there: the test host's SELinux state stays out of the tests.
+    SVC_SENSOR_SELINUX_DIR: path.join(sandbox.root, 'selinux'),
     SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     // The stub's sensor is there at once; tests of the wait set their own.
     SVC_SENSOR_HEALTH_WAIT: '0',

@@ -2,7 +2,9 @@
  *  2 cores, 300 MB, the trace path) and the choice of runtime. Every failure has its own exit
  *  code and happens before any container is stopped, removed or started. */
 import * as fs from 'fs';
-import { removeSandboxes, REQUIRED, runLauncher, StubConfig, subcommands } from './harness';
+import * as os from 'os';
+import * as path from 'path';
+import { flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, StubConfig, subcommands } from './harness';
 
 // Trace paths must resolve under /sys, so the trace path cases use sysfs itself.
 const MISSING_UNDER_SYS = '/sys/no-such-dir';
@@ -151,6 +153,34 @@ describe('container runtime choice', () => {
     expect(subcommands(run)).toContain('run');
     // Without it, the recommendation is a requirement.
     expect([6, 7]).toContain(runLauncher(REQUIRED, { stub }).status);
+  });
+
+  test('a rootless docker daemon (DOCKER_HOST under /run/user): exit 24 before anything else is asked', () => {
+    const run = runLauncher(REQUIRED, { env: { DOCKER_HOST: 'unix:///run/user/1000/docker.sock' } });
+    expect(run.status).toBe(24);
+    expect(run.stderr).toContain('DOCKER_HOST=unix:///run/user/1000/docker.sock is a rootless docker daemon: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON');
+    expect(subcommands(run)).toEqual(['info']);
+    expect(runLauncher(REQUIRED, { env: { DOCKER_HOST: 'unix:///var/run/docker.sock' } }).status).toBe(0);
+  });
+
+  test.each([
+    ['1', true],
+    ['0', false],
+  ])('SELinux enforce=%s: label separation disabled for the sensor: %s', (enforce, disabled) => {
+    const selinux = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-selinux-'));
+    try {
+      fs.writeFileSync(path.join(selinux, 'enforce'), enforce);
+      const run = runLauncher(REQUIRED, { env: { SVC_SENSOR_SELINUX_DIR: selinux } });
+      expect(run.status).toBe(0);
+      const securityOptions = flagValues(runCall(run), '--security-opt');
+      expect(securityOptions.includes('label=disable')).toBe(disabled);
+      expect(securityOptions).toContain('no-new-privileges');
+      expect(run.stderr.includes('SELinux enforces: the sensor runs with --security-opt label=disable')).toBe(disabled);
+      // The key file's volume is not relabelled (no :z/:Z) either way.
+      expect(flagValues(runCall(run), '--volume').filter((volume) => /:[zZ]$|,[zZ]$/.test(volume))).toEqual([]);
+    } finally {
+      fs.rmSync(selinux, { recursive: true, force: true });
+    }
   });
 
   test('a failing podman is reported by its name', () => {
