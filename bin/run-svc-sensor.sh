@@ -1268,11 +1268,27 @@ set_previous_sensor_aside() {
     *)
       previous_was_running=true
       note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s; kept as $previous_name until the new one is healthy) ..."
+      local stop_started=$SECONDS
       if ! runtime_call stop -t "$STOP_GRACE_SECONDS" "$previous_name" >/dev/null; then
         die "$EXIT_REPLACE_FAILED" "could not stop the running sensor (now '$previous_name'); it is left running under its old name; stop it by hand ($runtime stop $sensor_name) and run again"
       fi
+      # A stop that used the whole grace period ended in SIGKILL: say so, it may have lost data.
+      if ((SECONDS - stop_started >= STOP_GRACE_SECONDS)); then
+        warn_if_killed_after_grace_period
+      fi
       ;;
   esac
+}
+
+warn_if_killed_after_grace_period() {
+  local exit_code
+  exit_code=$(runtime_call container inspect --format '{{.State.ExitCode}}' "$previous_name" 2>/dev/null) || exit_code="unknown"
+  if [[ $exit_code == 137 ]]; then
+    printf '%s: warning: the previous sensor %s did not stop on SIGTERM within the %s s grace period and was killed (SIGKILL, exit code 137); check its log (%s logs %s) and its SIGTERM handling\n' \
+      "$SCRIPT_NAME" "$sensor_name" "$STOP_GRACE_SECONDS" "$runtime" "$previous_name" >&2
+  elif [[ $exit_code == unknown ]]; then
+    printf '%s: warning: stopping the previous sensor %s took the whole %s s grace period, so it was probably killed (SIGKILL) without a graceful stop\n' "$SCRIPT_NAME" "$sensor_name" "$STOP_GRACE_SECONDS" >&2
+  fi
 }
 
 # The new sensor failed, or the run was interrupted: remove the new container and bring the

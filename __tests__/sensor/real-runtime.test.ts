@@ -7,7 +7,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import { LAUNCHER, realBash, TEST_KEY } from './harness';
-import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, TERM_IGNORING_SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
 
 const LAUNCHER_VERSION = '1.0.0';
 const STOP_GRACE_SECONDS = 30;
@@ -235,6 +235,26 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(afterStop.stdout).toContain(`Removing the previous sensor container (as ${sensor}.previous)`);
     expect(await sandbox.containerExists(second.Id)).toBe(false);
     expect((await runningSensor(sensor)).inspection.Id).not.toBe(second.Id);
+  });
+
+  test('a previous sensor that ignores SIGTERM is killed after the grace period, and the launcher warns', async () => {
+    const instance = `deaf-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${instance}`;
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H'], { tag: TERM_IGNORING_SENSOR_IMAGE_TAG }), 0);
+    const { inspection: deaf } = await runningSensor(sensor);
+
+    const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H']);
+    expectStatus(replacing, 0);
+    expect(replacing.stderr).toContain(`warning: the previous sensor ${sensor} did not stop on SIGTERM within the ${STOP_GRACE_SECONDS} s grace period and was killed (SIGKILL, exit code 137)`);
+    // podman's own record: the old container died of SIGKILL.
+    const events = (await sandbox.podmanOk(['events', '--stream=false', '--filter', `container=${deaf.Id}`, '--format', '{{.Status}} {{.ContainerExitCode}}'])).split('\n');
+    expect(events.filter((event) => event.startsWith('died'))).toEqual(['died 137']);
+    expect((await runningSensor(sensor)).inspection.Id).not.toBe(deaf.Id);
+
+    // A sensor that stops on SIGTERM: no warning.
+    const graceful = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H']);
+    expectStatus(graceful, 0);
+    expect(graceful.stderr).not.toContain('did not stop on SIGTERM');
   });
 
   test('host mode: the sensor runs in the host network namespace on the default-route interface', async () => {
