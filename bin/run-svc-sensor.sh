@@ -673,9 +673,8 @@ check_memory() {
   if ((total_kb < MIN_MEMORY_KB)) && $allow_small_host; then
     printf '%s: warning: the sensor host should have at least %s MB of memory and this one has %s MB; starting anyway (--allow-small-host)\n' "$SCRIPT_NAME" "$MIN_MEMORY_MB" "$memory_total_mb" >&2
   elif ((total_kb < MIN_MEMORY_KB)); then
-    die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $((total_kb / 1024)) MB (MemTotal $total_kb kB); use a larger instance"
+    die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $memory_total_mb MB (MemTotal $total_kb kB); use a larger instance"
   fi
-  memory_total_mb=$((total_kb / 1024))
 }
 
 # Parts of the directory are mounted into the sensor, so only the path the kernel reaches
