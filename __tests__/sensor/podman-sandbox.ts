@@ -216,7 +216,8 @@ export class PodmanSandbox {
     return result.stdout.trim();
   }
 
-  /** A rootfs of busybox, sh and cat (the launcher lists interfaces with `exec <app> cat`). */
+  /** A rootfs of busybox, sh and cat (the launcher no longer runs anything in the app container:
+   *  the cat stays for the tests' own looks inside). */
   private async importSensorImage(): Promise<void> {
     const rootfs = path.join(this.root, 'rootfs');
     for (const dir of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp']) fs.mkdirSync(path.join(rootfs, dir), { recursive: true });
