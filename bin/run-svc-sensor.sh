@@ -73,6 +73,10 @@ readonly DEFAULT_LOG_MAX_SIZE="10m"
 # Where the sensor finds its key: a read-only bind of a file on a tmpfs of the host.
 readonly KEY_FILE_IN_CONTAINER="/run/secrets/svc-sensor-api-key"
 readonly LOG_MAX_FILES=3
+# Labels --ensure compares: a hash of everything the run command sets (and the image ID), and a
+# salted hash of the key (never the key), "<salt>:<sha256 of salt and key>".
+readonly CONFIG_LABEL="svc.sensor.config"
+readonly KEY_FINGERPRINT_LABEL="svc.sensor.key-fingerprint"
 
 # Same naming rule as the control plane construct: analyzer.<stack name lower case>.<domain>.
 readonly ANALYZER_PORT=50051
@@ -95,6 +99,8 @@ readonly MIN_MEMORY_KB=$((MIN_MEMORY_MB * 1024))
 
 # Test seam only: where host memory, routes and interfaces are read from.
 readonly PROC_DIR="${SVC_SENSOR_PROC_DIR:-/proc}"
+# Test seam only: the selinuxfs mount, whose "enforce" file says 1 when SELinux enforces.
+readonly SELINUX_DIR="${SVC_SENSOR_SELINUX_DIR:-/sys/fs/selinux}"
 
 readonly EXIT_UNEXPECTED=1
 readonly EXIT_USAGE=2
@@ -119,6 +125,7 @@ readonly EXIT_KEY_STORE_UNSAFE=20
 readonly EXIT_SENSOR_UNHEALTHY=21
 readonly EXIT_CAPABILITY_MISSING=22
 readonly EXIT_LOCKED=23
+readonly EXIT_ROOTLESS=24
 
 tenant_id=""
 domain=""
@@ -140,6 +147,7 @@ memory_limit="$DEFAULT_MEMORY_LIMIT"
 cpu_limit="$DEFAULT_CPU_LIMIT"
 log_max_size="$DEFAULT_LOG_MAX_SIZE"
 health_wait_seconds="${SVC_SENSOR_HEALTH_WAIT:-$DEFAULT_HEALTH_WAIT_SECONDS}"
+allow_small_host=false
 
 # Decided by main.
 runtime=""
@@ -170,6 +178,15 @@ capabilities=()
 trace_mounts=()
 key_file_option=""
 key_delivery="file"
+output_format="text"
+ensure=false
+# What --output json reports: set as the run goes; an exit other than 0 reports "failed".
+result_action=""
+result_message=""
+image_id=""
+repository_digest=""
+config_fingerprint=""
+key_fingerprint=""
 
 print_help() {
   cat <<EOF
@@ -208,6 +225,15 @@ Options (long options also take --option=value):
 
 Launcher options (not in the spec):
   --dry-run                     Check everything, print the run command, change nothing (default: off)
+  --allow-small-host            Start below $MIN_CORES cores / $MIN_MEMORY_MB MB (default: off), with a warning
+                                instead of exit $EXIT_TOO_FEW_CORES or $EXIT_TOO_LITTLE_MEMORY
+  --ensure                      Leave a running sensor alone when it already has this image ID,
+                                these settings and this key (reported as unchanged); without it
+                                a running sensor is always replaced, as the spec says (default: off)
+  --output FORMAT               text or json (default: text); json: one JSON object on stdout
+                                at the end (action started, replaced, unchanged, dry-run or
+                                failed; exit code, container and image IDs, digest,
+                                capabilities, interface), the messages on stderr
   --version                     Print the launcher version and exit (default: no)
   --memory-limit SIZE           Memory limit of the sensor container (default: $DEFAULT_MEMORY_LIMIT)
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
@@ -229,13 +255,17 @@ Environment:
   SVC_SENSOR_HEALTH_WAIT Default of --health-wait.
   SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
                          is a tmpfs, else /dev/shm/svc-sensor).
-  SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman).
+  SVC_CONTAINER_RUNTIME  Container runtime command (default: docker, else podman; docker
+                         without an answering daemon falls back to podman, with a warning).
   TMPDIR                 Where the env file of --key-delivery env is created (default: /tmp).
   SVC_SENSOR_PROC_DIR    Test seam only: proc filesystem to read memory, routes and host
                          interfaces from (default: /proc).
+  SVC_SENSOR_SELINUX_DIR Test seam only: selinuxfs, whose enforce file tells whether SELinux
+                         enforces (default: /sys/fs/selinux).
 
 Exit codes:
-  0   sensor started and healthy (or help, version or a dry run printed)
+  0   sensor started and healthy, or left running unchanged (--ensure), or help, version or
+      a dry run printed
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -259,6 +289,8 @@ Exit codes:
   $EXIT_SENSOR_UNHEALTHY  the new sensor did not stay up (its last log lines are printed); the previous one is restored
   $EXIT_CAPABILITY_MISSING  the new sensor was not granted a capability; the previous one is restored
   $EXIT_LOCKED  another run of the launcher for the same sensor is in progress
+  $EXIT_ROOTLESS  the runtime is rootless (podman run by a non-root user, or rootless docker):
+      it cannot grant the eBPF capabilities the sensor needs
   1   unexpected failure of a command (its message is above)
 
 The sensor container gets SVC_TENANT_ID, SVC_ANALYZER_ADDRESS, SVC_ANALYZER_TLS, SVC_LOG_LEVEL,
@@ -273,18 +305,25 @@ EOF
 
 die() {
   local exit_code=$1 message=$2
+  result_message=$message
   printf '%s: error: %s\n' "$SCRIPT_NAME" "$message" >&2
   exit "$exit_code"
 }
 
 usage_error() {
+  result_message=$1
   printf '%s: error: %s\n' "$SCRIPT_NAME" "$1" >&2
   printf 'Run %s --help for the options.\n' "$SCRIPT_NAME" >&2
   exit "$EXIT_USAGE"
 }
 
+# Human text: stdout, or stderr when stdout carries the JSON result.
 note() {
-  printf '%s\n' "$*"
+  if [[ $output_format == json ]]; then
+    printf '%s\n' "$*" >&2
+  else
+    printf '%s\n' "$*"
+  fi
 }
 
 # ---------------------------------------------------------------------------- command line
@@ -303,28 +342,32 @@ parse_arguments() {
       has_inline_value=true
     fi
     case $option in
-      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run)
+      -h | --help | -H | --host-mode | -I | --internal | --version | --dry-run | --ensure | --allow-small-host)
         if $has_inline_value; then
           usage_error "option $option takes no value (got '$argument')"
         fi
         # shellcheck disable=SC2249 # the outer case admits only these flags
         case $option in
           -h | --help)
+            output_format=text
             print_help
             exit 0
             ;;
           --version)
+            output_format=text
             printf '%s %s\n' "$SCRIPT_NAME" "$SCRIPT_VERSION"
             exit 0
             ;;
           --dry-run) dry_run=true ;;
+          --ensure) ensure=true ;;
+          --allow-small-host) allow_small_host=true ;;
           -H | --host-mode) host_mode=true ;;
           -I | --internal) internal=true ;;
         esac
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -354,6 +397,13 @@ parse_arguments() {
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
           --pull) pull_policy=$value ;;
+          --output)
+            output_format=$value
+            if [[ $output_format != text && $output_format != json ]]; then
+              output_format=text
+              usage_error "invalid value '$value' for --output: use text or json"
+            fi
+            ;;
         esac
         ;;
       -*) usage_error "unknown option '$option'" ;;
@@ -499,10 +549,33 @@ select_container_runtime() {
   unset -f -- "$runtime"
 }
 
-check_runtime_answers() {
-  local errors status=0
+# Whether `<runtime> info` answers; sets info_status and info_errors.
+info_status=0
+info_errors=""
+probe_runtime() {
+  info_status=0
   # --foreground keeps timeout in our process group, so Ctrl-C reaches a hung runtime at once.
-  errors=$(timeout --foreground "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$runtime" info 2>&1 >/dev/null) || status=$?
+  info_errors=$(timeout --foreground "$RUNTIME_ANSWER_TIMEOUT_SECONDS" "$1" info 2>&1 >/dev/null 9<&-) || info_status=$?
+}
+
+# A docker CLI without a daemon (podman-docker hosts, a stopped dockerd) falls back to podman
+# when the runtime was chosen automatically and podman answers; the launcher says so.
+check_runtime_answers() {
+  local errors status
+  probe_runtime "$runtime"
+  if ((info_status != 0)) && [[ $runtime == docker && -z ${SVC_CONTAINER_RUNTIME:-} ]] && type -P podman >/dev/null 2>&1; then
+    local docker_status=$info_status
+    probe_runtime podman
+    if ((info_status == 0)); then
+      printf '%s: warning: docker does not answer (docker info: exit %s); using podman, which does (set SVC_CONTAINER_RUNTIME to choose)\n' "$SCRIPT_NAME" "$docker_status" >&2
+      runtime=podman
+      unset -f podman
+      return 0
+    fi
+    probe_runtime docker
+  fi
+  status=$info_status
+  errors=$info_errors
   if ((status == 124)); then
     die "$EXIT_RUNTIME_NOT_ANSWERING" "'$runtime info' did not answer within $RUNTIME_ANSWER_TIMEOUT_SECONDS s; check that the $runtime service is running"
   elif ((status != 0)); then
@@ -536,6 +609,37 @@ acquire_lock() {
   fi
 }
 
+# A rootless runtime's capabilities belong to a user namespace: bpf() and perf_event_open()
+# check CAP_BPF and CAP_PERFMON in the host's namespace, so the sensor could never load a program.
+check_rootful_runtime() {
+  local how=""
+  if [[ $runtime == podman || $runtime == */podman ]] && ((EUID != 0)); then
+    how="podman run by uid $EUID is rootless"
+  elif [[ ${DOCKER_HOST:-} == unix:///run/user/* || ${DOCKER_HOST:-} == unix://"${XDG_RUNTIME_DIR:-/run/user}"/* ]]; then
+    how="DOCKER_HOST=$DOCKER_HOST is a rootless docker daemon"
+  fi
+  if [[ -n $how ]]; then
+    die "$EXIT_ROOTLESS" "$how: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON in the host's user namespace, which loading eBPF programs needs; run the launcher as root with the rootful runtime (sudo)"
+  fi
+}
+
+# Under an enforcing SELinux a confined container reads only content labelled for it, which the
+# runtimes give with :z/:Z. The trace filesystems must not be relabelled (tracefs, bpffs and
+# sysfs are the host's: podman and docker document label=disable for system paths), so the
+# sensor runs with label separation disabled, and then reads its key file as it is.
+selinux_enforcing=false
+check_selinux() {
+  local enforce=""
+  if [[ -r $SELINUX_DIR/enforce ]]; then
+    # selinuxfs writes no line break: read fails but has set the value.
+    read -r enforce <"$SELINUX_DIR/enforce" || true
+  fi
+  if [[ $enforce == 1 ]]; then
+    selinux_enforcing=true
+    printf '%s: warning: SELinux enforces: the sensor runs with --security-opt label=disable, since the kernel tracing filesystems it reads must not be relabelled (:z/:Z)\n' "$SCRIPT_NAME" >&2
+  fi
+}
+
 check_cores() {
   # nproc reports OMP_NUM_THREADS / OMP_THREAD_LIMIT instead of the processors when they are
   # set; those are the user's settings for OpenMP programs, not facts about the host.
@@ -544,6 +648,10 @@ check_cores() {
     nproc
   )
   if ! [[ $host_cores =~ ^[0-9]+$ ]] || ((host_cores < MIN_CORES)); then
+    if $allow_small_host; then
+      printf '%s: warning: the sensor host should have at least %s cores and this one has '"'"'%s'"'"' (nproc); starting anyway (--allow-small-host)\n' "$SCRIPT_NAME" "$MIN_CORES" "$host_cores" >&2
+      return 0
+    fi
     die "$EXIT_TOO_FEW_CORES" "the sensor host needs at least $MIN_CORES cores and this one has '$host_cores' (nproc); use a larger instance"
   fi
 }
@@ -561,10 +669,12 @@ check_memory() {
   if ! [[ $total_kb =~ ^[0-9]+$ ]]; then
     die "$EXIT_TOO_LITTLE_MEMORY" "cannot read MemTotal from $meminfo, so the $MIN_MEMORY_MB MB memory requirement cannot be checked"
   fi
-  if ((total_kb < MIN_MEMORY_KB)); then
-    die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $((total_kb / 1024)) MB (MemTotal $total_kb kB); use a larger instance"
-  fi
   memory_total_mb=$((total_kb / 1024))
+  if ((total_kb < MIN_MEMORY_KB)) && $allow_small_host; then
+    printf '%s: warning: the sensor host should have at least %s MB of memory and this one has %s MB; starting anyway (--allow-small-host)\n' "$SCRIPT_NAME" "$MIN_MEMORY_MB" "$memory_total_mb" >&2
+  elif ((total_kb < MIN_MEMORY_KB)); then
+    die "$EXIT_TOO_LITTLE_MEMORY" "the sensor host needs at least $MIN_MEMORY_MB MB of memory and this one has $memory_total_mb MB (MemTotal $total_kb kB); use a larger instance"
+  fi
 }
 
 # Parts of the directory are mounted into the sensor, so only the path the kernel reaches
@@ -727,26 +837,41 @@ match_named_interface() {
   fi
 }
 
+# The app container's PID and network mode, read by check_app_container.
+app_pid=""
+app_network_mode=""
 check_app_container() {
-  local status
-  if ! status=$(runtime_call container inspect --format '{{.State.Status}}' "$app_name" 2>/dev/null); then
+  local status state
+  if ! state=$(runtime_call container inspect --format '{{.State.Status}} {{.State.Pid}} {{.HostConfig.NetworkMode}}' "$app_name" 2>/dev/null); then
     die "$EXIT_APP_CONTAINER_MISSING" "no container named '$app_name' (-a/--app-name) exists ('$runtime container inspect' found none); give the name of the application container, or use -H for host mode"
   fi
+  read -r status app_pid app_network_mode <<<"$state"
   if [[ $status != running ]]; then
     die "$EXIT_APP_CONTAINER_NOT_RUNNING" "application container '$app_name' (-a/--app-name) is '$status', not running; start it first ($runtime start $app_name), because the sensor joins its network stack"
   fi
 }
 
+# The interfaces are read from the host side, in the app's network namespace through its PID
+# (/proc/<pid>/net/dev): nothing runs inside the application container. An app on the host
+# network gets the host's default-route interface, as host mode does.
 choose_container_interface() {
-  local device_table interfaces
-  if ! device_table=$(runtime_call exec "$app_name" cat /proc/net/dev 2>/dev/null); then
+  local device_table="" interfaces
+  if [[ $app_network_mode == host ]]; then
+    note "Container $app_name uses the host network: the sensor watches the host's default-route interface"
+    choose_host_interface
+    return
+  fi
+  if [[ $app_pid =~ ^[1-9][0-9]*$ && -r $PROC_DIR/$app_pid/net/dev ]]; then
+    device_table=$(<"$PROC_DIR/$app_pid/net/dev") || device_table=""
+  fi
+  if [[ -z $device_table ]]; then
     if [[ -n $network_interface ]]; then
-      printf '%s: warning: cannot list the interfaces of container %s (%s exec failed); using -N %s unchecked\n' \
-        "$SCRIPT_NAME" "$app_name" "$runtime" "$network_interface" >&2
+      printf '%s: warning: cannot list the interfaces of container %s (no readable %s/%s/net/dev: a remote daemon, or another PID namespace); using -N %s unchecked\n' \
+        "$SCRIPT_NAME" "$app_name" "$PROC_DIR" "${app_pid:-?}" "$network_interface" >&2
       chosen_interface=$network_interface
       return
     fi
-    die "$EXIT_NO_INTERFACE" "cannot list the network interfaces of container '$app_name' ('$runtime exec $app_name cat /proc/net/dev' failed); name the interface with -N/--network-interface"
+    die "$EXIT_NO_INTERFACE" "cannot list the network interfaces of container '$app_name' (its process ${app_pid:-?} has no readable $PROC_DIR/${app_pid:-?}/net/dev on this host: a remote daemon, or another PID namespace); name the interface with -N/--network-interface"
   fi
   read_device_interfaces <<<"$device_table"
   interfaces=("${device_interfaces[@]}")
@@ -955,6 +1080,62 @@ print_support_information() {
   note "  resources:         $host_cores cores, $memory_total_mb MB memory"
 }
 
+# ---------------------------------------------------------------------------- result
+
+# Sets json_text to a JSON string: what the runtime or the kernel named (an interface, an ID)
+# may hold any character, so quotes, backslashes and control characters are escaped; an empty
+# value is null.
+json_text=""
+to_json_string() {
+  local text=$1 character code index
+  if [[ -z $text ]]; then
+    json_text=null
+    # A bare return in a function the EXIT trap calls returns the exit code the trap began with.
+    return 0
+  fi
+  json_text='"'
+  for ((index = 0; index < ${#text}; index++)); do
+    character=${text:index:1}
+    case $character in
+      '"' | "\\") json_text+="\\$character" ;;
+      [[:cntrl:]])
+        printf -v code '%d' "'$character"
+        printf -v character '\\u%04x' "$code"
+        json_text+=$character
+        ;;
+      *) json_text+=$character ;;
+    esac
+  done
+  json_text+='"'
+}
+
+# The one JSON object of --output json, printed on every exit after the options were read.
+print_json_result() {
+  local exit_code=$1 action=$result_action capability separator="" object="{" name value
+  if ((exit_code != 0)); then
+    action=failed
+  fi
+  local -a fields=(
+    action "$action" message "$result_message" sensor "$sensor_name" mode "$mode"
+    container_id "$container_id" image "$image" image_id "$image_id" image_digest "$repository_digest"
+    interface "$chosen_interface" launcher_version "$SCRIPT_VERSION"
+  )
+  while ((${#fields[@]} > 0)); do
+    name=${fields[0]}
+    value=${fields[1]}
+    fields=("${fields[@]:2}")
+    to_json_string "$value"
+    object+="\"$name\":$json_text,"
+  done
+  object+="\"exit_code\":$exit_code,\"capabilities\":["
+  for capability in "${capabilities[@]}"; do
+    to_json_string "$capability"
+    object+="$separator$json_text"
+    separator=","
+  done
+  printf '%s]}\n' "$object"
+}
+
 # ---------------------------------------------------------------------------- start
 
 ensure_image() {
@@ -972,10 +1153,74 @@ ensure_image() {
   read_image_user
 }
 
-# The user the image runs as (USER), which must be able to read the key file.
+# The user the image runs as (USER), which must be able to read the key file; its ID; and the
+# registry digest of this repository, when the image came from a registry.
 image_user=""
+# One call (each field ends in '|'): the ID, the user, then the repository digests.
+readonly IMAGE_FACTS_FORMAT='{{.Id}}|{{.Config.User}}|{{range .RepoDigests}}{{.}}|{{end}}'
 read_image_user() {
-  image_user=$(runtime_call image inspect --format '{{.Config.User}}' "$image" 2>/dev/null) || image_user=""
+  local facts fields digest
+  facts=$(runtime_call image inspect --format "$IMAGE_FACTS_FORMAT" "$image" 2>/dev/null) || facts=""
+  IFS='|' read -r -a fields <<<"$facts"
+  image_id=${fields[0]:-}
+  image_user=${fields[1]:-}
+  repository_digest=$image_digest
+  for digest in "${fields[@]:2}"; do
+    if [[ -z $repository_digest && $digest == "$image_repository@sha256:"* ]]; then
+      repository_digest=${digest#*@}
+    fi
+  done
+  [[ $image_id =~ ^(sha256:)?[0-9a-f]{64}$ ]] || image_id=""
+}
+
+# "<salt>:<sha256 of salt and key>": tells whether a sensor got this key without holding it.
+# The key reaches sha256sum on a pipe from a builtin, never on a command line.
+salted_key_hash() {
+  local salt=$1 hash
+  pause_tracing
+  hash=$(printf '%s%s' "$salt" "$sensor_api_key" | sha256sum)
+  resume_tracing
+  printf '%s:%s' "$salt" "${hash%% *}"
+}
+
+new_salt() {
+  local salt
+  salt=$(head -c 16 /dev/urandom | sha256sum)
+  printf '%s' "${salt:0:32}"
+}
+
+# The hash of the run command as it would be (the key file's per-run path left out) and the image
+# ID: equal hashes, equal sensors.
+compute_config_fingerprint() {
+  local saved_key_file=$key_file saved_env_file=$secret_env_file hash
+  key_file="<key file>"
+  secret_env_file="<env file>"
+  config_fingerprint=""
+  build_run_arguments
+  key_file=$saved_key_file
+  secret_env_file=$saved_env_file
+  hash=$(printf '%s\0' "$image_id" "${run_arguments[@]}" | sha256sum)
+  config_fingerprint=${hash%% *}
+}
+
+# --ensure: whether the running sensor already is this one: running, same image ID, same
+# settings, same key, and (container mode) in the network stack of the app container running now.
+sensor_is_unchanged() {
+  local state status running_image network_mode running_config running_key app_id
+  [[ -n $image_id ]] || return 1
+  state=$(runtime_call container inspect --format "{{.State.Status}} {{.Image}} {{.HostConfig.NetworkMode}} {{index .Config.Labels \"$CONFIG_LABEL\"}} {{index .Config.Labels \"$KEY_FINGERPRINT_LABEL\"}}" "$sensor_name" 2>/dev/null) || return 1
+  read -r status running_image network_mode running_config running_key <<<"$state"
+  [[ $status == running && $running_image == "$image_id" && $running_config == "$config_fingerprint" ]] || return 1
+  [[ $running_key =~ ^([0-9a-f]{32}):[0-9a-f]{64}$ ]] || return 1
+  local expected_key
+  expected_key=$(salted_key_hash "${BASH_REMATCH[1]}") || return 1
+  [[ $expected_key == "$running_key" ]] || return 1
+  if [[ $mode == container ]]; then
+    app_id=$(runtime_call container inspect --format '{{.Id}}' "$app_name" 2>/dev/null) || return 1
+    [[ $network_mode == "container:$app_id" ]] || return 1
+  fi
+  container_id=$(runtime_call container inspect --format '{{.Id}}' "$sensor_name" 2>/dev/null) || container_id=""
+  return 0
 }
 
 # Whether a container of that name exists and is a sensor of this sensor name (label), so that
@@ -1022,11 +1267,27 @@ set_previous_sensor_aside() {
     *)
       previous_was_running=true
       note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s; kept as $previous_name until the new one is healthy) ..."
+      local stop_started=$SECONDS
       if ! runtime_call stop -t "$STOP_GRACE_SECONDS" "$previous_name" >/dev/null; then
         die "$EXIT_REPLACE_FAILED" "could not stop the running sensor (now '$previous_name'); it is left running under its old name; stop it by hand ($runtime stop $sensor_name) and run again"
       fi
+      # A stop that used the whole grace period ended in SIGKILL: say so, it may have lost data.
+      if ((SECONDS - stop_started >= STOP_GRACE_SECONDS)); then
+        warn_if_killed_after_grace_period
+      fi
       ;;
   esac
+}
+
+warn_if_killed_after_grace_period() {
+  local exit_code
+  exit_code=$(runtime_call container inspect --format '{{.State.ExitCode}}' "$previous_name" 2>/dev/null) || exit_code="unknown"
+  if [[ $exit_code == 137 ]]; then
+    printf '%s: warning: the previous sensor %s did not stop on SIGTERM within the %s s grace period and was killed (SIGKILL, exit code 137); check its log (%s logs %s) and its SIGTERM handling\n' \
+      "$SCRIPT_NAME" "$sensor_name" "$STOP_GRACE_SECONDS" "$runtime" "$previous_name" >&2
+  elif [[ $exit_code == unknown ]]; then
+    printf '%s: warning: stopping the previous sensor %s took the whole %s s grace period, so it was probably killed (SIGKILL) without a graceful stop\n' "$SCRIPT_NAME" "$sensor_name" "$STOP_GRACE_SECONDS" >&2
+  fi
 }
 
 # The new sensor failed, or the run was interrupted: remove the new container and bring the
@@ -1168,6 +1429,9 @@ build_run_arguments() {
   for mount in "${trace_mounts[@]}"; do
     run_arguments+=(--volume "$mount:$mount:ro")
   done
+  if $selinux_enforcing; then
+    run_arguments+=(--security-opt label=disable)
+  fi
   run_arguments+=(
     --security-opt no-new-privileges
     --read-only
@@ -1197,8 +1461,11 @@ build_run_arguments() {
     --env "SVC_SENSOR_MODE=$mode"
     --label "svc.sensor.launcher-version=$SCRIPT_VERSION"
     --label "svc.sensor.name=$sensor_name"
-    "$image"
   )
+  if [[ -n $config_fingerprint ]]; then
+    run_arguments+=(--label "$CONFIG_LABEL=$config_fingerprint" --label "$KEY_FINGERPRINT_LABEL=$key_fingerprint")
+  fi
+  run_arguments+=("$image")
 }
 
 start_sensor() {
@@ -1220,14 +1487,18 @@ commit_replacement() {
   if [[ $key_delivery == file ]]; then
     key_directory_in_use=true
   fi
+  result_action=started
+  if $previous_set_aside; then
+    result_action=replaced
+  fi
   remove_previous_sensor
   if [[ $key_delivery == file ]]; then
     remove_stale_key_directories
   fi
-  local image_id
-  image_id=$(runtime_call container inspect --format '{{.Image}}' "$sensor_name" 2>/dev/null) || image_id="unknown"
+  image_id=$(runtime_call container inspect --format '{{.Image}}' "$sensor_name" 2>/dev/null) || image_id=""
   note "  container id:      $container_id"
-  note "  image id:          $image_id"
+  note "  image id:          ${image_id:-unknown}"
+  note "  image digest:      ${repository_digest:-none (a local image)}"
   note "Sensor $sensor_name started; follow it with: $runtime logs -f $sensor_name"
 }
 
@@ -1238,6 +1509,8 @@ main() {
   check_operating_system
   select_container_runtime
   check_runtime_answers
+  check_rootful_runtime
+  check_selinux
   check_cores
   check_memory
   check_trace_path
@@ -1276,6 +1549,7 @@ main() {
   print_support_information
 
   if $dry_run; then
+    result_action=dry-run
     print_dry_run
     exit 0
   fi
@@ -1283,6 +1557,15 @@ main() {
   # Pull and write the key file before touching the running sensor, so a wrong repository or
   # tag, or a key store that is not safe, leaves it alone.
   ensure_image
+  compute_config_fingerprint
+  if $ensure && sensor_is_unchanged; then
+    result_action=unchanged
+    note "Sensor $sensor_name already runs image $image_id with these settings and this key: left as it is (--ensure)"
+    exit 0
+  fi
+  local salt
+  salt=$(new_salt)
+  key_fingerprint=$(salted_key_hash "$salt")
   if [[ $key_delivery == file ]]; then
     write_key_file
   else
@@ -1298,9 +1581,13 @@ main() {
 # On every exit: an unfinished replacement is rolled back (the old sensor back, the new one
 # gone) before the key files of this run are removed.
 on_exit() {
+  local exit_code=$?
   rollback_replacement
   remove_secret_env_file
   remove_key_directory
+  if [[ $output_format == json ]]; then
+    print_json_result "$exit_code"
+  fi
 }
 
 trap on_exit EXIT

@@ -10,7 +10,7 @@ import { track } from '../support/child-processes';
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
-const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock'];
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock', 'sha256sum', 'head'];
 
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
@@ -34,10 +34,15 @@ export interface StubConfig {
   readonly runtimeNames?: readonly string[];
   readonly appState?: ContainerState;
   readonly sensorState?: ContainerState;
-  /** Non-loopback interfaces `exec <app> cat /proc/net/dev` lists. */
+  /** Non-loopback interfaces of the app container, in <proc>/<its pid 4240>/net/dev. */
   readonly containerInterfaces?: readonly string[];
-  readonly execFails?: boolean;
+  /** The app container's <proc>/4240/net/dev is missing (a remote daemon, another PID namespace). */
+  readonly appNetDevMissing?: boolean;
+  /** `.HostConfig.NetworkMode` of the app container (default bridge). */
+  readonly appNetworkMode?: string;
   readonly infoFails?: boolean;
+  /** The runtime names (docker, podman) whose `info` fails; the others answer. */
+  readonly infoFailsFor?: readonly string[];
   readonly imageIsLocal?: boolean;
   readonly pullFails?: boolean;
   readonly stopFails?: boolean;
@@ -195,6 +200,11 @@ export function createSandbox(config: StubConfig = {}): Sandbox {
     fs.writeFileSync(path.join(procDir, 'net', 'ipv6_route'), config.ipv6RouteTable + '\n');
   }
   fs.writeFileSync(path.join(procDir, 'net', 'dev'), deviceTable(config.hostInterfaces ?? ['eth0', 'eth1']));
+  // The app container's process (pid 4240): its network namespace's device table.
+  if (!config.appNetDevMissing) {
+    fs.mkdirSync(path.join(procDir, '4240', 'net'), { recursive: true });
+    fs.writeFileSync(path.join(procDir, '4240', 'net', 'dev'), deviceTable(config.containerInterfaces ?? ['eth0']));
+  }
   // The new sensor's process, as the stub's inspect names it (pid 4242).
   fs.mkdirSync(path.join(procDir, '4242'));
   fs.writeFileSync(path.join(procDir, '4242', 'status'), `Name:\tsensor\nCapInh:\t0000000000000000\nCapEff:\t${config.sensorCapEff ?? '000001ffffffffff'}\n`);
@@ -222,9 +232,9 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_RECORD_DIR: sandbox.recordDir,
     STUB_APP_STATE: stub.appState ?? 'running',
     STUB_SENSOR_STATE: stub.sensorState ?? 'missing',
-    STUB_CONTAINER_INTERFACES: (stub.containerInterfaces ?? ['eth0']).join(' '),
-    STUB_EXEC_FAILS: yes(stub.execFails),
+    STUB_APP_NETWORK_MODE: stub.appNetworkMode ?? 'bridge',
     STUB_INFO_FAILS: yes(stub.infoFails),
+    STUB_INFO_FAILS_FOR: (stub.infoFailsFor ?? []).join(' '),
     STUB_IMAGE_LOCAL: stub.imageIsLocal === false ? 'no' : 'yes',
     STUB_PULL_FAILS: yes(stub.pullFails),
     STUB_STOP_FAILS: yes(stub.stopFails),
@@ -253,6 +263,8 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
     TMPDIR: sandbox.tmpDir,
     LANG: 'C',
     SVC_SENSOR_PROC_DIR: sandbox.procDir,
+    // No selinuxfs there: the test host's SELinux state stays out of the tests.
+    SVC_SENSOR_SELINUX_DIR: path.join(sandbox.root, 'selinux'),
     SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     // The stub's sensor is there at once; tests of the wait set their own.
     SVC_SENSOR_HEALTH_WAIT: '0',

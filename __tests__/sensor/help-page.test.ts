@@ -93,9 +93,9 @@ describe('options: the spec table, in both help texts, with the defaults the cod
 });
 
 describe('options beyond the spec: the same in both help texts, with the defaults the code uses', () => {
-  const pageRows = pageSection('## Options beyond the spec').filter((line) => /^\| `--/.test(line) && !/^\| `--(dry-run|version)`/.test(line));
+  const pageRows = pageSection('## Options beyond the spec').filter((line) => /^\| `--/.test(line) && !/^\| `--(dry-run|version|ensure)`/.test(line));
   // Flags without a default first.
-  const helpRows = helpBlock('Launcher options (not in the spec):').filter((line) => /^ {2}--/.test(line) && !/^ {2}--(dry-run|version) /.test(line));
+  const helpRows = helpBlock('Launcher options (not in the spec):').filter((line) => /^ {2}--/.test(line) && !/^ {2}--(dry-run|version|ensure) /.test(line));
   // [option, page default, --help default]
   const launcherOptions: Array<[option: string, pageDefault: string, helpDefault: string]> = [
     ['--memory-limit', '`512m`', '(default: 512m)'],
@@ -105,6 +105,8 @@ describe('options beyond the spec: the same in both help texts, with the default
     ['--health-wait', '`10`', '(default: 10)'],
     ['--key-file', 'none', '(default: none, the environment'],
     ['--key-delivery', '`file`', '(default: file)'],
+    ['--output', '`text`', '(default: text)'],
+    ['--allow-small-host', 'off', '(default: off)'],
   ];
 
   test.each(launcherOptions)('%s', (option, pageDefault, helpDefault) => {

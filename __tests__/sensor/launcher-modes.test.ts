@@ -12,7 +12,6 @@ describe('container mode (default)', () => {
     expect(subcommands(run)).toEqual([
       'info',
       'container inspect',
-      'exec',
       '--version',
       'image inspect',
       'image inspect',
@@ -22,11 +21,11 @@ describe('container mode (default)', () => {
       'container inspect',
       'container inspect',
     ]);
-    expect(run.calls[1]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'shop-web']);
-    expect(run.calls[2]).toEqual(['exec', 'shop-web', 'cat', '/proc/net/dev']);
-    expect(run.calls[5]).toEqual(['image', 'inspect', '--format', '{{.Config.User}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
-    expect(run.calls[6]).toEqual(['container', 'inspect', '--format', '{{index .Config.Labels "svc.sensor.name"}}', 'svc-sensor-shop-web.previous']);
-    expect(run.calls[7]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
+    // The interfaces come from /proc/<app pid>/net/dev on the host: nothing runs in the app.
+    expect(run.calls[1]).toEqual(['container', 'inspect', '--format', '{{.State.Status}} {{.State.Pid}} {{.HostConfig.NetworkMode}}', 'shop-web']);
+    expect(run.calls[4]).toEqual(['image', 'inspect', '--format', '{{.Id}}|{{.Config.User}}|{{range .RepoDigests}}{{.}}|{{end}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
+    expect(run.calls[5]).toEqual(['container', 'inspect', '--format', '{{index .Config.Labels "svc.sensor.name"}}', 'svc-sensor-shop-web.previous']);
+    expect(run.calls[6]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
 
     const call = runCall(run);
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-shop-web']);
@@ -141,17 +140,29 @@ describe('container mode: interface choice', () => {
     expect(run.stderr).toMatch(/no network interface besides loopback/);
   });
 
-  test('interfaces cannot be listed (no cat in the image): fails without -N', () => {
-    const run = runLauncher(REQUIRED, { stub: { execFails: true } });
+  test('interfaces cannot be listed (no /proc/<app pid>/net/dev here, e.g. a remote daemon): fails without -N', () => {
+    const run = runLauncher(REQUIRED, { stub: { appNetDevMissing: true } });
     expect(run.status).toBe(13);
-    expect(run.stderr).toMatch(/cannot list the network interfaces of container 'shop-web'.*name the interface with -N/);
+    expect(run.stderr).toMatch(/cannot list the network interfaces of container 'shop-web' \(its process 4240 has no readable \S+\/4240\/net\/dev.*name the interface with -N/);
   });
 
   test('interfaces cannot be listed: -N is used unchecked, with a warning', () => {
-    const run = runLauncher([...REQUIRED, '-N', 'eth3'], { stub: { execFails: true } });
+    const run = runLauncher([...REQUIRED, '-N', 'eth3'], { stub: { appNetDevMissing: true } });
     expect(run.status).toBe(0);
     expect(run.stderr).toMatch(/warning: cannot list the interfaces of container shop-web .* using -N eth3 unchecked/);
     expect(flagValues(runCall(run), '--env')).toContain('SVC_INTERFACE=eth3');
+  });
+
+  test('an app container on the host network: the default-route interface, not every host interface', () => {
+    const run = runLauncher(REQUIRED, { stub: { appNetworkMode: 'host', hostInterfaces: ['eth0', 'eth1', 'ifb0', 'docker0'] } });
+    expect(run.status).toBe(0);
+    expect(flagValues(runCall(run), '--env')).toContain('SVC_INTERFACE=eth0');
+    expect(flagValues(runCall(run), '--network')).toEqual(['container:shop-web']);
+    expect(run.stdout).toContain('Container shop-web uses the host network');
+    // -N is checked against the host's interfaces there.
+    const named = runLauncher([...REQUIRED, '-N', 'eth1'], { stub: { appNetworkMode: 'host', hostInterfaces: ['eth0', 'eth1'] } });
+    expect(named.status).toBe(0);
+    expect(flagValues(runCall(named), '--env')).toContain('SVC_INTERFACE=eth1');
   });
 });
 

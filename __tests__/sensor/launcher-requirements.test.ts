@@ -2,7 +2,9 @@
  *  2 cores, 300 MB, the trace path) and the choice of runtime. Every failure has its own exit
  *  code and happens before any container is stopped, removed or started. */
 import * as fs from 'fs';
-import { removeSandboxes, REQUIRED, runLauncher, StubConfig, subcommands } from './harness';
+import * as os from 'os';
+import * as path from 'path';
+import { flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, StubConfig, subcommands } from './harness';
 
 // Trace paths must resolve under /sys, so the trace path cases use sysfs itself.
 const MISSING_UNDER_SYS = '/sys/no-such-dir';
@@ -118,7 +120,67 @@ describe('container runtime choice', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env: { 'BASH_FUNC_docker%%': '() {  echo fake;\n}' } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(subcommands(run)).toEqual(['info', 'container inspect', 'exec', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
+    expect(subcommands(run)).toEqual(['info', 'container inspect', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
+  });
+
+  test('docker without an answering daemon: podman, when it answers, with a warning', () => {
+    const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker', 'podman'], infoFailsFor: ['docker'] } });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain("warning: docker does not answer (docker info: exit 1); using podman, which does (set SVC_CONTAINER_RUNTIME to choose)");
+    // docker was asked once; every call after that went to podman, the sensor included.
+    expect(run.runtimeNamesCalled[0]).toBe('docker');
+    expect(run.runtimeNamesCalled.slice(1).every((name) => name === 'podman')).toBe(true);
+    expect(subcommands(run)).toContain('run');
+    expect(run.stdout).toMatch(/container runtime: podman/);
+  });
+
+  test('docker and podman both silent: exit 5 names docker; SVC_CONTAINER_RUNTIME=docker never falls back', () => {
+    const both = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker', 'podman'], infoFailsFor: ['docker', 'podman'] } });
+    expect(both.status).toBe(5);
+    expect(both.stderr).toMatch(/'docker info' failed \(exit 1\)/);
+    const chosen = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker', 'podman'], infoFailsFor: ['docker'] }, env: { SVC_CONTAINER_RUNTIME: 'docker' } });
+    expect(chosen.status).toBe(5);
+    expect(chosen.runtimeNamesCalled).toEqual(['docker']);
+  });
+
+  test.each([
+    ['one core', { cores: '1' }, /warning: the sensor host should have at least 2 cores and this one has '1' \(nproc\); starting anyway \(--allow-small-host\)/],
+    ['299 MB', { memTotalKb: 299 * 1024 }, /warning: the sensor host should have at least 300 MB of memory and this one has 299 MB; starting anyway \(--allow-small-host\)/],
+  ])('--allow-small-host: %s starts the sensor with a warning', (_name, stub, warning) => {
+    const run = runLauncher([...REQUIRED, '--allow-small-host'], { stub });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(warning);
+    expect(subcommands(run)).toContain('run');
+    // Without it, the recommendation is a requirement.
+    expect([6, 7]).toContain(runLauncher(REQUIRED, { stub }).status);
+  });
+
+  test('a rootless docker daemon (DOCKER_HOST under /run/user): exit 24 before anything else is asked', () => {
+    const run = runLauncher(REQUIRED, { env: { DOCKER_HOST: 'unix:///run/user/1000/docker.sock' } });
+    expect(run.status).toBe(24);
+    expect(run.stderr).toContain('DOCKER_HOST=unix:///run/user/1000/docker.sock is a rootless docker daemon: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON');
+    expect(subcommands(run)).toEqual(['info']);
+    expect(runLauncher(REQUIRED, { env: { DOCKER_HOST: 'unix:///var/run/docker.sock' } }).status).toBe(0);
+  });
+
+  test.each([
+    ['1', true],
+    ['0', false],
+  ])('SELinux enforce=%s: label separation disabled for the sensor: %s', (enforce, disabled) => {
+    const selinux = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-selinux-'));
+    try {
+      fs.writeFileSync(path.join(selinux, 'enforce'), enforce);
+      const run = runLauncher(REQUIRED, { env: { SVC_SENSOR_SELINUX_DIR: selinux } });
+      expect(run.status).toBe(0);
+      const securityOptions = flagValues(runCall(run), '--security-opt');
+      expect(securityOptions.includes('label=disable')).toBe(disabled);
+      expect(securityOptions).toContain('no-new-privileges');
+      expect(run.stderr.includes('SELinux enforces: the sensor runs with --security-opt label=disable')).toBe(disabled);
+      // The key file's volume is not relabelled (no :z/:Z) either way.
+      expect(flagValues(runCall(run), '--volume').filter((volume) => /:[zZ]$|,[zZ]$/.test(volume))).toEqual([]);
+    } finally {
+      fs.rmSync(selinux, { recursive: true, force: true });
+    }
   });
 
   test('a failing podman is reported by its name', () => {

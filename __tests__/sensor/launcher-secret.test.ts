@@ -237,7 +237,7 @@ describe('the launcher itself', () => {
     // The same process (pid), the script again, no key; the key still reached the sensor.
     expect(cmdline).toContain('run-svc-sensor.sh');
     // The marker that says where the key went (a file descriptor number) stays.
-    expect(environ.filter((entry) => entry.startsWith('SVC_SENSOR_')).map((entry) => entry.split('=')[0]).sort()).toEqual(['SVC_SENSOR_HEALTH_WAIT', 'SVC_SENSOR_INTERNAL_KEY_FD', 'SVC_SENSOR_PROC_DIR', 'SVC_SENSOR_SECRET_DIR']);
+    expect(environ.filter((entry) => entry.startsWith('SVC_SENSOR_')).map((entry) => entry.split('=')[0]).sort()).toEqual(['SVC_SENSOR_HEALTH_WAIT', 'SVC_SENSOR_INTERNAL_KEY_FD', 'SVC_SENSOR_PROC_DIR', 'SVC_SENSOR_SECRET_DIR', 'SVC_SENSOR_SELINUX_DIR']);
     expect(environ.join('\n')).not.toContain(TEST_KEY);
     expect(run.keyFiles[0].contents).toBe(TEST_KEY);
   });

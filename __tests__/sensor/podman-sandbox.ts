@@ -16,6 +16,8 @@ export const SENSOR_IMAGE_REPOSITORY = 'localhost/svc-test/sensor-stand-in';
 export const SENSOR_IMAGE_TAG = 'busybox';
 /** The same stand-in, run as user 1000: it gets no effective capabilities. */
 export const NON_ROOT_SENSOR_IMAGE_TAG = 'busybox-non-root';
+/** The same stand-in, ignoring SIGTERM: a stop ends in SIGKILL after the grace period. */
+export const TERM_IGNORING_SENSOR_IMAGE_TAG = 'busybox-ignores-term';
 /** The key the stand-in sensor treats as refused by the platform. */
 export const BAD_KEY = 'sk-refused-by-the-platform';
 const INSTALL_HINT = 'install them: apt-get install -y podman runc busybox-static';
@@ -64,7 +66,8 @@ function isDynamicallyLinked(file: string): boolean {
  *  hash only, so the test key never reaches a log. */
 const SENSOR_ENTRYPOINT = `#!/bin/sh
 BAD_KEY='${BAD_KEY}'
-trap 'echo "stand-in sensor: SIGTERM, stopping"; exit 0' TERM
+# The image tagged TERM_IGNORING_SENSOR_IMAGE_TAG ignores SIGTERM, as a badly written sensor would.
+if [ -n "$STAND_IN_IGNORES_TERM" ]; then trap '' TERM; else trap 'echo "stand-in sensor: SIGTERM, stopping"; exit 0' TERM; fi
 echo "args: $*"
 busybox env | busybox grep '^SVC_' | busybox grep -v '^SVC_SENSOR_API_KEY=' | busybox sort | busybox sed 's/^/env: /'
 if [ -n "$SVC_SENSOR_API_KEY_FILE" ]; then
@@ -213,7 +216,8 @@ export class PodmanSandbox {
     return result.stdout.trim();
   }
 
-  /** A rootfs of busybox, sh and cat (the launcher lists interfaces with `exec <app> cat`). */
+  /** A rootfs of busybox, sh and cat (the launcher no longer runs anything in the app container:
+   *  the cat stays for the tests' own looks inside). */
   private async importSensorImage(): Promise<void> {
     const rootfs = path.join(this.root, 'rootfs');
     for (const dir of ['bin', 'etc', 'proc', 'sys', 'dev', 'tmp']) fs.mkdirSync(path.join(rootfs, dir), { recursive: true });
@@ -228,6 +232,7 @@ export class PodmanSandbox {
     if (tar.status !== 0) throw new Error(`tar of the stand-in rootfs failed: ${tar.stderr}`);
     await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', tarball, this.image]);
     await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', '--change', 'USER 1000', tarball, `${SENSOR_IMAGE_REPOSITORY}:${NON_ROOT_SENSOR_IMAGE_TAG}`]);
+    await this.podmanOk(['import', '--change', 'ENTRYPOINT ["/sensor-entrypoint.sh"]', '--change', 'ENV STAND_IN_IGNORES_TERM=1', tarball, `${SENSOR_IMAGE_REPOSITORY}:${TERM_IGNORING_SENSOR_IMAGE_TAG}`]);
   }
 
   /** Creates a bridge network with a name unique to this run; removed by cleanup. */
@@ -312,7 +317,7 @@ export interface ContainerInspection {
   readonly Image: string;
   readonly Name: string;
   readonly RestartCount: number;
-  readonly State: { readonly Status: string; readonly Running: boolean };
+  readonly State: { readonly Status: string; readonly Running: boolean; readonly StartedAt: string };
   readonly Config: { readonly Labels: Record<string, string> | null; readonly Image: string };
   readonly ImageName: string;
   readonly HostConfig: {

@@ -7,7 +7,7 @@
 import * as crypto from 'crypto';
 import * as fs from 'fs';
 import { LAUNCHER, realBash, TEST_KEY } from './harness';
-import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, TERM_IGNORING_SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
 
 const LAUNCHER_VERSION = '1.0.0';
 const STOP_GRACE_SECONDS = 30;
@@ -185,6 +185,26 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(fs.readdirSync(sandbox.launcherTmpDir)).toEqual([]);
   });
 
+  test('interfaces are read from the host side: no exec in the app container; an app on the host network gets the default-route interface', async () => {
+    const app = `hostnet-${sandbox.suffix}`;
+    await sandbox.startApp(app, ['host']);
+    const result = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]);
+    expectStatus(result, 0);
+    expect(result.stdout).toContain(`Container ${app} uses the host network`);
+    const { report } = await runningSensor(`svc-sensor-${app}`);
+    expect(report.env.SVC_INTERFACE).toBe(hostDefaultRouteInterface());
+    expect(report.netns).toBe(fs.readlinkSync('/proc/self/ns/net'));
+
+    const bridged = `noexec-${sandbox.suffix}`;
+    await sandbox.startApp(bridged, [frontNetwork]);
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', bridged]), 0);
+    expect((await runningSensor(`svc-sensor-${bridged}`)).report.env.SVC_INTERFACE).toBe('eth0');
+    // podman records every exec session as an event: the launcher started none in either app.
+    for (const name of [app, bridged]) {
+      expect(await sandbox.podmanOk(['events', '--stream=false', '--filter', `container=${name}`, '--filter', 'event=exec', '--format', '{{.Status}}'])).toBe('');
+    }
+  });
+
   test('replacement: a running sensor gets SIGTERM, exits 0 and is removed; a stopped one is removed without a stop', async () => {
     const app = `cart-${sandbox.suffix}`;
     const sensor = `svc-sensor-${app}`;
@@ -215,6 +235,26 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect(afterStop.stdout).toContain(`Removing the previous sensor container (as ${sensor}.previous)`);
     expect(await sandbox.containerExists(second.Id)).toBe(false);
     expect((await runningSensor(sensor)).inspection.Id).not.toBe(second.Id);
+  });
+
+  test('a previous sensor that ignores SIGTERM is killed after the grace period, and the launcher warns', async () => {
+    const instance = `deaf-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${instance}`;
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H'], { tag: TERM_IGNORING_SENSOR_IMAGE_TAG }), 0);
+    const { inspection: deaf } = await runningSensor(sensor);
+
+    const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H']);
+    expectStatus(replacing, 0);
+    expect(replacing.stderr).toContain(`warning: the previous sensor ${sensor} did not stop on SIGTERM within the ${STOP_GRACE_SECONDS} s grace period and was killed (SIGKILL, exit code 137)`);
+    // podman's own record: the old container died of SIGKILL.
+    const events = (await sandbox.podmanOk(['events', '--stream=false', '--filter', `container=${deaf.Id}`, '--format', '{{.Status}} {{.ContainerExitCode}}'])).split('\n');
+    expect(events.filter((event) => event.startsWith('died'))).toEqual(['died 137']);
+    expect((await runningSensor(sensor)).inspection.Id).not.toBe(deaf.Id);
+
+    // A sensor that stops on SIGTERM: no warning.
+    const graceful = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H']);
+    expectStatus(graceful, 0);
+    expect(graceful.stderr).not.toContain('did not stop on SIGTERM');
   });
 
   test('host mode: the sensor runs in the host network namespace on the default-route interface', async () => {
@@ -334,6 +374,55 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     // A digest nobody has: never pulled, exit 15.
     const unknown = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', `${instance}-x`, '-H', '--pull', 'never'], { image: ['-i', `${SENSOR_IMAGE_REPOSITORY}@sha256:${'0'.repeat(64)}`] });
     expectStatus(unknown, 15);
+  });
+
+  test('--ensure: an identical run leaves the sensor alone (unchanged); another key, setting or plain run replaces it', async () => {
+    const app = `ensure-${sandbox.suffix}`;
+    const sensor = `svc-sensor-${app}`;
+    await sandbox.startApp(app, [frontNetwork]);
+    const args = ['-n', 'acme', '-d', 'corp.example.com', '-a', app, '--ensure', '--output', 'json'];
+    const resultOf = (result: CommandResult): Record<string, unknown> => JSON.parse(result.stdout) as Record<string, unknown>;
+
+    const first = await launch(args);
+    expectStatus(first, 0);
+    const { inspection } = await runningSensor(sensor);
+    expect(resultOf(first)).toEqual(expect.objectContaining({ action: 'started', container_id: inspection.Id, image_id: inspection.Image, interface: 'eth0', capabilities: ['BPF', 'PERFMON', 'NET_ADMIN', 'NET_RAW'] }));
+    // The key's label is salted: not the key, not its plain hash.
+    const keyLabel = inspection.Config.Labels?.['svc.sensor.key-fingerprint'] ?? '';
+    expect(keyLabel).toMatch(/^[0-9a-f]{32}:[0-9a-f]{64}$/);
+    const [salt, hash] = keyLabel.split(':');
+    expect(hash).toBe(sha256(salt + TEST_KEY));
+    expect(hash).not.toBe(sha256(TEST_KEY));
+    expect(inspection.Config.Labels?.['svc.sensor.config']).toMatch(/^[0-9a-f]{64}$/);
+
+    const again = await launch(args);
+    expectStatus(again, 0);
+    expect(resultOf(again)).toEqual(expect.objectContaining({ action: 'unchanged', container_id: inspection.Id }));
+    expect(again.stderr).toContain('left as it is (--ensure)');
+    const afterAgain = await sandbox.inspect(sensor);
+    expect({ id: afterAgain.Id, status: afterAgain.State.Status, started: afterAgain.State.StartedAt }).toEqual({ id: inspection.Id, status: 'running', started: inspection.State.StartedAt });
+    // One key directory: the unchanged run wrote none and removed none.
+    expect(fs.readdirSync(`${sandbox.secretDir}/${sensor}`)).toHaveLength(1);
+
+    const otherKey = await launch(args, { key: 'sk-test-another-key-1234' });
+    expectStatus(otherKey, 0);
+    expect(otherKey.stdout).not.toContain('sk-test-another-key-1234');
+    expect(resultOf(otherKey).action).toBe('replaced');
+    const afterKey = await runningSensor(sensor);
+    expect(afterKey.inspection.Id).not.toBe(inspection.Id);
+    expect(afterKey.report.keySha256).toBe(sha256('sk-test-another-key-1234'));
+
+    const otherLevel = await launch([...args, '-l', 'debug'], { key: 'sk-test-another-key-1234' });
+    expectStatus(otherLevel, 0);
+    expect(resultOf(otherLevel).action).toBe('replaced');
+    const afterLevel = await runningSensor(sensor);
+    expect(afterLevel.report.env.SVC_LOG_LEVEL).toBe('debug');
+
+    // Without --ensure, the spec's behaviour: replaced even when nothing changed.
+    const plain = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug', '--output', 'json'], { key: 'sk-test-another-key-1234' });
+    expectStatus(plain, 0);
+    expect(resultOf(plain).action).toBe('replaced');
+    expect((await sandbox.inspect(sensor)).Id).not.toBe(afterLevel.inspection.Id);
   });
 
   test.each([
