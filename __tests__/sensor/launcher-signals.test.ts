@@ -23,7 +23,9 @@ describe('interrupted launcher', () => {
     const run = await launcher.finished;
 
     expect(run.status).toBe(status);
-    if (target === 'group') expect(stubSignals(run)).toEqual([signal.replace('SIG', '')]);
+    // Ctrl-C reaches the runtime call from the terminal, and `timeout` (in the same group) may pass
+    // it on once more: the runtime saw that signal and no other.
+    if (target === 'group') expect([...new Set(stubSignals(run))]).toEqual([signal.replace('SIG', '')]);
     // The interrupted call, then the rollback: the new container (if any) removed, the
     // previous sensor renamed back and started again.
     const calls = subcommands(run);
