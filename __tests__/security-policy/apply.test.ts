@@ -9,7 +9,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DataResource, TerraformLocal, TerraformStack, Testing, Token } from 'cdktf';
+import { DataResource, LocalBackend, TerraformLocal, TerraformStack, Testing, Token } from 'cdktf';
 import { ChannelServiceProviderOutputs, SecurityPolicy, loadPolicyEntryFile } from '../../modules/security-policy';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { useAcceptanceHarness } from '../provider-acceptance/support/harness';
@@ -25,6 +25,9 @@ const harness = useAcceptanceHarness({ tenants: [TENANT], channels: ['main'] });
 function policyStack(outdir: string, policyDir: string): string {
   const app = Testing.app({ outdir });
   const stack = new TerraformStack(app, 'security-policy');
+  // Its own state file: cdktf's default is terraform.<stack>.tfstate in the working directory (the
+  // repository), which another file's stack of the same name would share while both run.
+  new LocalBackend(stack, { path: path.join(path.dirname(outdir), 'terraform.tfstate') });
   new SvcProvider(stack, 'svc', { baseUrl: harness().emulator.url, tenant: TENANT, ssoBase: SSO_BASE });
   const officeIp = new TerraformLocal(stack, 'office_ip', '192.0.2.77');
   const laterIp = new DataResource(stack, 'later_ip', { input: { ip: '192.0.2.88' } });
