@@ -3,12 +3,12 @@
  * synthesized JSON, then the same directory and state driven by plain HCL, a call of
  * terraform/modules/svc-security-policy, with the moved blocks svc-moved-blocks writes. The plan
  * shows moves and nothing else, apply leaves the service as it was; without the blocks terraform
- * plans to delete every resource and create it again (the provider refuses that plan).
+ * plans to delete every resource and create it again (each new entry adopting the old one's).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TerraformStack, Testing } from 'cdktf';
+import { LocalBackend, TerraformStack, Testing } from 'cdktf';
 import { SecurityPolicy } from '../../modules/security-policy';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { main as movedBlocksCli } from '../../src/migration/moved-blocks-cli';
@@ -26,6 +26,9 @@ const harness = useAcceptanceHarness({ tenants: [TENANT], channels: ['main'] });
 function synthesizedStack(outdir: string): string {
   const app = Testing.app({ outdir });
   const stack = new TerraformStack(app, 'security-policy');
+  // Its own state file: cdktf's default is terraform.<stack>.tfstate in the working directory (the
+  // repository), which another file's stack of the same name would share while both run.
+  new LocalBackend(stack, { path: path.join(path.dirname(outdir), 'terraform.security-policy.tfstate') });
   new SvcProvider(stack, 'svc', { baseUrl: harness().emulator.url, tenant: TENANT, ssoBase: SSO_BASE });
   new SecurityPolicy(stack, 'security-policy', {
     blacklist: { entries: [{ ip: '203.0.113.10/32', description: 'scanner' }, { ip: '2001:DB8::1' }] },
@@ -96,12 +99,12 @@ test('a cdktf-applied policy moves into the HCL module with moved blocks: the pl
   // Installs the module; the backend is the one the stack had, so the state is found as it is.
   await workspace.terraformExpecting(['init', '-input=false', '-no-color']);
 
-  // Without the blocks terraform plans to delete every resource and create it again, and the
-  // provider refuses the entries that would take over what the old addresses hold.
+  // Without the blocks terraform plans to delete every resource and create it again, and each new
+  // entry resource says it adopts the identical entry the old address holds (help/leaving-cdktf.md).
   const withoutMoves = await workspace.planDetailed();
-  expect(withoutMoves.code).toBe(1);
+  expect(withoutMoves.code).toBe(2);
   expect(withoutMoves.text).toMatch(/to add, 0 to change, 5 to destroy/);
-  expect(withoutMoves.text).toContain('The blacklist already holds 203.0.113.10');
+  expect(withoutMoves.text).toContain('svc_blacklist_entry: adopts existing entry 203.0.113.10');
 
   workspace.write(generated.blocks, 'moved.tf');
   // A plan of moves only still exits 2 under -detailed-exitcode until the moves are applied
