@@ -362,13 +362,28 @@ function addressesIn(text: string): Set<string> {
   return found;
 }
 
-/** Puts each finding next to the entries it names, else on the list or SSO change of its resource, else in the report's own list. */
+/**
+ * Puts each finding next to the entries it names, else on the list or SSO change of its resource,
+ * else in the report's own list. A warning about a list read (control characters, duplicates)
+ * reaches terraform on whichever resource's refresh read the list first, so when the entries it
+ * names are not its resource's, the changed entries of other resources that it names take it.
+ */
 function attachFindings(changes: PolicyChanges, findings: readonly Finding[]): Finding[] {
   const unattached: Finding[] = [];
   for (const finding of findings) {
     let attached = false;
     if (finding.address !== undefined) {
       const named = addressesIn(`${finding.summary} ${finding.detail}`);
+      const namedOfItsResource = changes.lists.some((list) => list.entries.some((entry) => entry.address === finding.address && named.has(entry.ip)));
+      if (!namedOfItsResource) {
+        for (const list of changes.lists) {
+          for (const entry of list.entries.filter((candidate) => named.has(candidate.ip))) {
+            entry.findings.push(finding);
+            attached = true;
+          }
+        }
+        if (attached) continue;
+      }
       for (const list of changes.lists) {
         const ofResource = list.entries.filter((entry) => entry.address === finding.address);
         const entries = ofResource.filter((entry) => named.has(entry.ip));
