@@ -394,19 +394,7 @@ async function buildSvcCommand(build: {
     fs.writeFileSync(zip, zipArchive(executableArchiveEntries(SVC_COMMAND_NAME, data, notices), build.modified));
     log(`${name}: wrote ${path.basename(zip)} (${megabytes(fs.statSync(zip).size)}; svc ${withCache ? 'with' : 'without'} code cache)`);
     const sbom = path.join(outDir, svcSbomName(version, platform.os, platform.arch));
-    const sbomText = sbomStep(() =>
-      executableSbom({
-        executable: SVC_COMMAND_NAME,
-        version,
-        platform: name,
-        nodeArch: platform.nodeArch,
-        executableSha256: createHash('sha256').update(data).digest('hex'),
-        packages: notices.packages,
-        node: notices.node!,
-        sourceDateEpoch: build.modified,
-      }),
-    );
-    fs.writeFileSync(sbom, sbomText);
+    writeExecutableSbom(sbom, { executable: SVC_COMMAND_NAME, version, platform, data, notices, modified: build.modified });
     released.push({ os: platform.os, arch: platform.arch, zip, sbom, executableBytes: data.length, codeCache: withCache });
   }
   return released;
@@ -575,21 +563,29 @@ function buildPlatform(build: {
   const zipBytes = fs.statSync(zip).size;
   log(`${name}: wrote ${path.basename(zip)} (${megabytes(zipBytes)}; executable ${megabytes(data.length)})`);
   const sbom = path.join(outDir, executableSbomName(version, platform.os, platform.arch));
-  const sbomText = sbomStep(() =>
-    executableSbom({
-      executable: path.basename(executable),
-      version,
-      platform: name,
-      nodeArch: platform.nodeArch,
-      executableSha256: createHash('sha256').update(data).digest('hex'),
-      packages: notices.packages,
-      node: notices.node!,
-      sourceDateEpoch: modified,
-    }),
-  );
-  fs.writeFileSync(sbom, sbomText);
+  writeExecutableSbom(sbom, { executable: path.basename(executable), version, platform, data, notices, modified });
   log(`${name}: wrote ${path.basename(sbom)}`);
   return { platform: { os: platform.os, arch: platform.arch, zip, zipBytes, sbom, executableBytes: data.length, codeCache: withCache, node }, executable };
+}
+
+/** The CycloneDX SBOM of one executable (the provider's or svc's): itself, its Node, what its notices list. */
+function writeExecutableSbom(
+  file: string,
+  made: { executable: string; version: string; platform: ReleasePlatform; data: Buffer; notices: Notices; modified: number },
+): void {
+  const text = sbomStep(() =>
+    executableSbom({
+      executable: made.executable,
+      version: made.version,
+      platform: `${made.platform.os}_${made.platform.arch}`,
+      nodeArch: made.platform.nodeArch,
+      executableSha256: createHash('sha256').update(made.data).digest('hex'),
+      packages: made.notices.packages,
+      node: made.notices.node!,
+      sourceDateEpoch: made.modified,
+    }),
+  );
+  fs.writeFileSync(file, text);
 }
 
 function sbomStep(make: () => string): string {
