@@ -20,7 +20,7 @@ import { LISTS, benchEntries, dataResources, entryResources, floorProviderBlock,
 import { makeFigure, measurement, median, type Check, type Figure, type FigureOutcome } from './figures';
 import type { PlanProviders } from './plan-providers';
 import type { BenchSession } from './session';
-import { APPLY, INIT, PLAN_NO_CHANGES, BenchCommandError, timeTerraform } from './timing';
+import { APPLY, INIT, PLAN, PLAN_CHANGES_EXIT, PLAN_NO_CHANGES_EXIT, BenchCommandError, timeTerraform } from './timing';
 
 export type PlanMode = 'refresh' | 'create';
 export type PlanSide = 'released' | 'dev' | 'floor' | 'terraformData' | 'goPeer';
@@ -86,8 +86,6 @@ interface TimedSide {
   readonly workspace: Workspace;
 }
 
-const PLAN = PLAN_NO_CHANGES;
-
 function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
@@ -145,8 +143,8 @@ export async function measurePerEntryPlan(
     const listed = (await Promise.all(LISTS.map((list) => session.listSize(tenant, list)))).reduce((sum, size) => sum + size, 0);
     if (listed !== count) throw new BenchCommandError(`${label}: after the setup apply the emulator lists ${listed} entries for tenant ${tenant}, expected ${count}`);
   }
-  // A refresh finds no changes (exit 0), a create plans N (exit 2).
-  const codes = mode === 'refresh' ? [0] : [2];
+  // A refresh finds no changes, a create plans N.
+  const codes = mode === 'refresh' ? PLAN_NO_CHANGES_EXIT : PLAN_CHANGES_EXIT;
 
   if (warmUp) {
     session.progress(`${label}: one warm-up plan each (not timed)`);

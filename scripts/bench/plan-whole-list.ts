@@ -14,7 +14,7 @@ import { benchEntries, dataMapResource, goPeerIpSetResource, goPeerProviderBlock
 import { makeFigure, measurement, median, type FigureOutcome } from './figures';
 import { GO_PEER_NOT_INSTALLED, type PlanProviders } from './plan-providers';
 import type { BenchSession } from './session';
-import { INIT, PLAN_NO_CHANGES, timeTerraform } from './timing';
+import { INIT, PLAN, PLAN_CHANGES_EXIT, timeTerraform } from './timing';
 
 export const WHOLE_LIST_TARGET_N = 10_000;
 export const WHOLE_LIST_MAX_RATIO = 2;
@@ -29,16 +29,16 @@ function formatCount(count: number): string {
   return count.toLocaleString('en-US');
 }
 
-/** Plans `sides` in turn `runs` times (exit 2: a create); seconds per side. */
+/** Plans `sides` in turn `runs` times (each a create); seconds per side. */
 async function interleavedPlans(session: BenchSession, label: string, sides: ReadonlyArray<readonly [name: string, workspace: Workspace]>, runs: number, warmUp: boolean): Promise<number[][]> {
   for (const [, workspace] of sides) await timeTerraform(workspace, INIT);
   if (warmUp) {
     session.progress(`${label}: one warm-up plan each (not timed)`);
-    for (const [, workspace] of sides) await timeTerraform(workspace, PLAN_NO_CHANGES, [2]);
+    for (const [, workspace] of sides) await timeTerraform(workspace, PLAN, PLAN_CHANGES_EXIT);
   }
   const seconds: number[][] = sides.map(() => []);
   for (let run = 1; run <= runs; run += 1) {
-    for (const [index, [, workspace]] of sides.entries()) seconds[index].push((await timeTerraform(workspace, PLAN_NO_CHANGES, [2])).seconds);
+    for (const [index, [, workspace]] of sides.entries()) seconds[index].push((await timeTerraform(workspace, PLAN, PLAN_CHANGES_EXIT)).seconds);
     session.progress(`${label}: run ${run}/${runs}: ${sides.map(([name], index) => `${name} ${seconds[index][run - 1].toFixed(2)} s`).join(', ')}`);
   }
   return seconds;
