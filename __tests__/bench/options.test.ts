@@ -1,7 +1,7 @@
 /** The bench's command line, medians and ratios (pure parts; the suite itself runs in bench.test.ts). */
 import * as path from 'node:path';
 import { makeFigure, measurement, median } from '../../scripts/bench/figures';
-import { BenchUsageError, DEFAULT_OUT_FILE, parseBenchArguments, type BenchOptions } from '../../scripts/bench/options';
+import { BenchUsageError, DEFAULT_OUT_FILE, chartFileFor, parseBenchArguments, type BenchOptions } from '../../scripts/bench/options';
 
 function optionsOf(argv: string[]): BenchOptions {
   const command = parseBenchArguments(argv);
@@ -11,11 +11,19 @@ function optionsOf(argv: string[]): BenchOptions {
 
 describe('parseBenchArguments', () => {
   const cases: ReadonlyArray<[name: string, argv: string[], expected: Partial<BenchOptions>]> = [
-    ['defaults', [], { runs: 5, quick: false, large: false, outFile: DEFAULT_OUT_FILE, planSizes: [100, 1000], applyEntries: 10_000, setEntries: 1000, startupRuns: 10 }],
+    [
+      'defaults',
+      [],
+      { runs: 5, quick: false, large: false, outFile: DEFAULT_OUT_FILE, planSizes: [1, 100, 1000], createSizes: [1, 100, 1000], wholeListPlanEntries: 10_000, peerListEntries: 2000, applyEntries: 10_000, setEntries: 1000, startupRuns: 10 },
+    ],
     ['--runs 7 (start-up keeps at least 10)', ['--runs', '7'], { runs: 7, startupRuns: 10 }],
     ['--runs=12 raises start-up runs too', ['--runs=12'], { runs: 12, startupRuns: 12 }],
-    ['--large adds N = 5,000', ['--large'], { planSizes: [100, 1000, 5000] }],
-    ['--quick: small sizes, one run', ['--quick'], { runs: 1, quick: true, planSizes: [10, 30], applyEntries: 200, setEntries: 50, startupRuns: 3 }],
+    ['--large adds refresh N = 5,000 and a peer list of 10,000', ['--large'], { planSizes: [1, 100, 1000, 5000], createSizes: [1, 100, 1000], peerListEntries: 10_000 }],
+    [
+      '--quick: small sizes, one run',
+      ['--quick'],
+      { runs: 1, quick: true, planSizes: [1, 30], createSizes: [1, 30], wholeListPlanEntries: 200, peerListEntries: 100, applyEntries: 200, setEntries: 50, startupRuns: 3 },
+    ],
     ['--quick --runs 2', ['--quick', '--runs', '2'], { runs: 2, startupRuns: 3 }],
     ['--out is resolved', ['--out', 'x/y.json'], { outFile: path.resolve('x/y.json') }],
     ['--out=file', ['--out=/tmp/b.json'], { outFile: '/tmp/b.json' }],
@@ -28,12 +36,24 @@ describe('parseBenchArguments', () => {
     expect(parseBenchArguments(argv)).toEqual({ kind: 'help' });
   });
 
+  test.each([
+    ['--chart-from', ['--chart-from', 'r/latest.json'], path.resolve('r/latest.json'), path.resolve('r/latest.svg')],
+    ['--chart-from=file without .json', ['--chart-from=/tmp/results'], '/tmp/results', '/tmp/results.svg'],
+  ])('%s draws a chart and measures nothing', (_name, argv, resultsFile, chartFile) => {
+    expect(parseBenchArguments(argv)).toEqual({ kind: 'chart', resultsFile, chartFile });
+  });
+
+  test('the chart of a run goes beside its results', () => {
+    expect(chartFileFor(DEFAULT_OUT_FILE)).toBe(path.join(path.dirname(DEFAULT_OUT_FILE), 'latest.svg'));
+  });
+
   const mistakes: ReadonlyArray<[name: string, argv: string[], message: RegExp]> = [
     ['zero runs', ['--runs', '0'], /--runs must be a whole number of at least 1, got "0"/],
     ['runs not a number', ['--runs', 'many'], /got "many"/],
     ['runs missing', ['--runs'], /--runs needs a whole number/],
     ['out missing', ['--out'], /--out needs a file name/],
     ['out followed by a flag', ['--out', '--quick'], /--out needs a file name/],
+    ['chart-from missing', ['--chart-from'], /--chart-from needs a results file/],
     ['unknown flag', ['--fast'], /unknown argument "--fast"/],
   ];
   test.each(mistakes)('%s is refused', (_name, argv, message) => {

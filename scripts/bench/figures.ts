@@ -51,10 +51,26 @@ export interface FailedFigure {
   readonly error: string;
 }
 
-export type FigureOutcome = Figure | FailedFigure;
+/** A figure left out on purpose, e.g. its peer provider is not installed on this machine: the run says why and goes on. */
+export interface SkippedFigure {
+  readonly id: string;
+  readonly title: string;
+  readonly skipped: string;
+}
+
+export type FigureOutcome = Figure | FailedFigure | SkippedFigure;
 
 export function isFailed(outcome: FigureOutcome): outcome is FailedFigure {
   return 'error' in outcome;
+}
+
+export function isSkipped(outcome: FigureOutcome): outcome is SkippedFigure {
+  return 'skipped' in outcome;
+}
+
+/** A figure that was measured (neither failed nor skipped). */
+export function isMeasured(outcome: FigureOutcome): outcome is Figure {
+  return !isFailed(outcome) && !isSkipped(outcome);
 }
 
 export function median(samples: readonly number[]): number {

@@ -12,11 +12,17 @@ export interface BenchOptions {
   readonly runs: number;
   /** Small sizes and one run: a smoke run for tests, not figures to quote. */
   readonly quick: boolean;
-  /** Adds N = 5,000 to the plan figure. */
+  /** Adds N = 5,000 to the refresh plans and a peer list of 10,000 addresses. */
   readonly large: boolean;
   readonly outFile: string;
-  /** Per-entry resources per plan measurement. */
+  /** Per-entry resources per refresh plan (applied before). */
   readonly planSizes: readonly number[];
+  /** Per-entry resources per create plan (from no state). */
+  readonly createSizes: readonly number[];
+  /** Entries of the whole list planned against terraform_data holding the same map. */
+  readonly wholeListPlanEntries: number;
+  /** Addresses of the one list planned by svc_blacklist, the Go peer's aws_wafv2_ip_set and terraform_data. */
+  readonly peerListEntries: number;
   /** Entries of the whole-list apply. */
   readonly applyEntries: number;
   /** Elements of the terraform_data set measured beside it (sets are quadratic in terraform 1.11). */
@@ -24,7 +30,16 @@ export interface BenchOptions {
   readonly startupRuns: number;
 }
 
-export type BenchCommand = { readonly kind: 'help' } | { readonly kind: 'run'; readonly options: BenchOptions };
+export type BenchCommand =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'run'; readonly options: BenchOptions }
+  /** Only draws the chart of an existing results file (no measuring). */
+  | { readonly kind: 'chart'; readonly resultsFile: string; readonly chartFile: string };
+
+/** Where the chart of a results file goes: beside it, `.svg` for `.json`. */
+export function chartFileFor(resultsFile: string): string {
+  return resultsFile.replace(/(\.json)?$/, '.svg');
+}
 
 export class BenchUsageError extends Error {
   readonly code = 'bench_usage';
@@ -37,23 +52,29 @@ export class BenchUsageError extends Error {
 export const USAGE = `Usage: npm run bench [-- options]
 
 Measures the svc provider against baselines run in the same session on this machine and
-prints a table (value, baseline, ratio, target, pass/fail); every time is the median of
---runs runs. Results go to bench/results/latest.json. Takes several minutes; progress lines
-go to stderr, the table to stdout.
+prints a table (value, baseline, ratio, target, met/not met); every time is the median of
+--runs runs. Results go to bench/results/latest.json, a chart of plan time against N to
+bench/results/latest.svg. Takes about 15 minutes on 2 cores; progress lines go to stderr,
+the table to stdout.
 
-  1. terraform plan (refresh) of N svc_*_entry resources vs N terraform_data (N = 100, 1,000)
-  2. API calls of that refresh, counted by the emulator
-  3. terraform apply of svc_blacklist with 10,000 entries vs terraform_data with a 10,000-key map
+  1. provider start-up to its handshake line (mutual TLS, as terraform starts it): the released
+     executable against a bare HTTP/2 server made into an executable of the same Node (the floor)
+  2. the cdktf app (cdktf.json's app command, main.ts) vs an empty cdktf app
+  3. terraform plan of N per-entry resources, refresh (N = 1, 100, 1,000) and create (N = 1, 100,
+     1,000), interleaved: svc as released (the executable built for this machine), svc's dev
+     build (the node script), the protocol floor (scripts/bench/floor-provider), terraform_data,
+     and at create hashicorp/aws (Go) where its plugin is in /opt/tf-plugins; API calls of the refresh
+  4. create plan of one svc_blacklist of 10,000 entries vs terraform_data holding the same map,
+     and of one list of 2,000 addresses: svc_blacklist vs aws_wafv2_ip_set vs terraform_data
+  5. terraform apply of svc_blacklist with 10,000 entries vs terraform_data with a 10,000-key map
      (and a terraform_data set at 1,000 elements: sets are quadratic in terraform 1.11)
-  4. provider start-up to its handshake line (mutual TLS, as terraform starts it) vs node -e 0,
-     beside a bare HTTP/2 server made into an executable of the same Node (the floor)
-  5. the cdktf app (cdktf.json's app command, main.ts) vs an empty cdktf app
 
 Options:
   --runs <n>     timed runs per figure, at least 1 (default ${DEFAULT_RUNS}; start-up uses at least ${MIN_STARTUP_RUNS})
-  --quick        smoke run: small sizes (N = 10, 30; 200 entries) and 1 run; not figures to quote
-  --large        also plan N = 5,000 (adds several minutes)
-  --out <file>   write the JSON there instead of bench/results/latest.json
+  --quick        smoke run: small sizes (N = 1, 30; lists of 200 and 100) and 1 run; not figures to quote
+  --large        also refresh N = 5,000 and the peer list at 10,000 addresses (adds an hour or more)
+  --out <file>   write the JSON there instead of bench/results/latest.json (the chart beside it, .svg)
+  --chart-from <file>  measure nothing: draw the chart of that results file beside it (.svg)
   --help, -h     show this help`;
 
 function parseRuns(value: string | undefined): number {
@@ -67,6 +88,7 @@ export function parseBenchArguments(argv: readonly string[]): BenchCommand {
   let quick = false;
   let large = false;
   let outFile = DEFAULT_OUT_FILE;
+  let chartFrom: string | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
     if (argument === '--help' || argument === '-h') return { kind: 'help' };
@@ -79,12 +101,18 @@ export function parseBenchArguments(argv: readonly string[]): BenchCommand {
       const value = argument === '--out' ? argv[++index] : argument.slice('--out='.length);
       if (value === undefined || value === '' || value.startsWith('--')) throw new BenchUsageError('--out needs a file name, e.g. --out /tmp/bench.json');
       outFile = path.resolve(value);
+    } else if (argument === '--chart-from' || argument.startsWith('--chart-from=')) {
+      const value = argument === '--chart-from' ? argv[++index] : argument.slice('--chart-from='.length);
+      if (value === undefined || value === '' || value.startsWith('--')) throw new BenchUsageError('--chart-from needs a results file, e.g. --chart-from bench/results/latest.json');
+      chartFrom = path.resolve(value);
     } else {
       throw new BenchUsageError(`unknown argument "${argument}"; run with --help for the options`);
     }
   }
+  if (chartFrom !== undefined) return { kind: 'chart', resultsFile: chartFrom, chartFile: chartFileFor(chartFrom) };
   const timedRuns = runs ?? (quick ? 1 : DEFAULT_RUNS);
-  const planSizes = quick ? [10, 30] : [100, 1000];
+  // N = 1: the plan of one entry, where the fixed cost of a plan is all of it.
+  const planSizes = quick ? [1, 30] : [1, 100, 1000];
   return {
     kind: 'run',
     options: {
@@ -93,6 +121,9 @@ export function parseBenchArguments(argv: readonly string[]): BenchCommand {
       large,
       outFile,
       planSizes: large ? [...planSizes, quick ? 100 : 5000] : planSizes,
+      createSizes: quick ? [1, 30] : [1, 100, 1000],
+      wholeListPlanEntries: quick ? 200 : 10_000,
+      peerListEntries: quick ? 100 : large ? 10_000 : 2000,
       applyEntries: quick ? 200 : 10_000,
       setEntries: quick ? 50 : 1000,
       startupRuns: quick ? Math.max(timedRuns, 3) : Math.max(timedRuns, MIN_STARTUP_RUNS),

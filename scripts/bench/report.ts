@@ -1,10 +1,11 @@
 /** The results file (bench/results/latest.json) and the table printed at the end of a run. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isFailed, type Figure, type FigureOutcome, type Unit } from './figures';
+import { isFailed, isMeasured, isSkipped, type Figure, type FigureOutcome, type Unit } from './figures';
 import type { GitInfo, MachineInfo } from './machine';
 
-export const RESULTS_FORMAT_VERSION = 1;
+/** 2: plan rows per side (details.seconds), the floor, skipped figures, summary.skipped. */
+export const RESULTS_FORMAT_VERSION = 2;
 
 export interface BenchResults {
   /** First key, so the file says it is generated (JSON has no comments). */
@@ -20,20 +21,24 @@ export interface BenchResults {
     readonly quick: boolean;
     readonly large: boolean;
     readonly planSizes: readonly number[];
+    readonly createSizes: readonly number[];
+    readonly wholeListPlanEntries: number;
+    readonly peerListEntries: number;
     readonly applyEntries: number;
     readonly setEntries: number;
   };
   readonly figures: readonly FigureOutcome[];
-  readonly summary: { readonly passed: number; readonly failed: number; readonly informational: number; readonly notMeasured: number };
+  readonly summary: { readonly passed: number; readonly failed: number; readonly informational: number; readonly notMeasured: number; readonly skipped: number };
 }
 
 export function summarize(figures: readonly FigureOutcome[]): BenchResults['summary'] {
-  const measured = figures.filter((figure): figure is Figure => !isFailed(figure));
+  const measured = figures.filter(isMeasured);
   return {
     passed: measured.filter((figure) => figure.pass === true).length,
     failed: measured.filter((figure) => figure.pass === false).length,
     informational: measured.filter((figure) => figure.pass === null).length,
-    notMeasured: figures.length - measured.length,
+    notMeasured: figures.filter(isFailed).length,
+    skipped: figures.filter(isSkipped).length,
   };
 }
 
@@ -53,9 +58,10 @@ export function formatValue(value: number, unit: Unit): string {
   }
 }
 
+/** A missed target is a finding the row shows (not met), never a failed run. */
 function resultText(figure: Figure): string {
   if (figure.pass === null) return 'info';
-  return figure.pass ? 'pass' : 'FAIL';
+  return figure.pass ? 'met' : 'NOT MET';
 }
 
 /** A markdown table (pastes into help/performance.md as it is). */
@@ -63,6 +69,7 @@ export function formatTable(results: BenchResults): string {
   const header = ['figure', 'value', 'baseline', 'ratio', 'target', 'result'];
   const rows = results.figures.map((outcome) => {
     if (isFailed(outcome)) return [outcome.title, 'not measured', '', '', '', 'ERROR'];
+    if (isSkipped(outcome)) return [outcome.title, 'skipped', '', '', '', 'skipped'];
     return [
       outcome.title,
       formatValue(outcome.value.median, outcome.unit),
@@ -77,13 +84,13 @@ export function formatTable(results: BenchResults): string {
   return [line(header), `|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-/** What each baseline is, and errors: printed under the table. */
+/** What each side of each figure ran, its notes, errors and skips: printed under the table. */
 export function formatLegend(results: BenchResults): string {
-  const lines = results.figures.map((outcome) =>
-    isFailed(outcome)
-      ? `- ${outcome.title}: NOT MEASURED: ${outcome.error.split('\n')[0]}`
-      : [`- ${outcome.title}: baseline = ${outcome.baseline.description}`, ...outcome.notes.map((note) => `  ${note}`)].join('\n'),
-  );
+  const lines = results.figures.map((outcome) => {
+    if (isFailed(outcome)) return `- ${outcome.title}: NOT MEASURED: ${outcome.error.split('\n')[0]}`;
+    if (isSkipped(outcome)) return `- ${outcome.title}: SKIPPED: ${outcome.skipped}`;
+    return [`- ${outcome.title}: value = ${outcome.value.description}; baseline = ${outcome.baseline.description}`, ...outcome.notes.map((note) => `  ${note}`)].join('\n');
+  });
   const { machine, options, git } = results;
   return [
     ...lines,

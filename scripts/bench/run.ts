@@ -1,14 +1,18 @@
 /**
  * `npm run bench`: measures the svc provider and the cdktf app against baselines run in the
- * same session, prints a table on stdout and writes bench/results/latest.json (or --out).
- * Progress goes to stderr. Exit 0 when every figure was measured (a missed target is a
- * finding, shown as FAIL, not a crash), 1 when one could not be, 2 for bad arguments.
- * See help/performance.md.
+ * same session, prints a table on stdout and writes bench/results/latest.json (or --out) with
+ * the chart of its plan rows beside it (latest.svg). Progress goes to stderr. Exit 0 when every
+ * figure was measured or skipped on purpose (a missed target is a finding, shown as NOT MET,
+ * not a crash), 1 when one could not be, 2 for bad arguments. See help/performance.md.
  */
-import { isFailed, type Figure, type FigureOutcome } from './figures';
+import { writePlanChart } from './chart';
+import { LISTS } from './configurations';
+import { isFailed, type FigureOutcome } from './figures';
 import { gitInfo, machineInfo } from './machine';
-import { BenchUsageError, USAGE, parseBenchArguments, type BenchOptions } from './options';
-import { measurePlan, planApiFigure, planFigure, planTenant, type PlanMeasurement } from './plan-refresh';
+import { BenchUsageError, USAGE, chartFileFor, parseBenchArguments, type BenchOptions } from './options';
+import { createTenant, measurePerEntryPlan, perEntryPlanFigures, planTenant, type PerEntryPlanMeasurement, type PlanMode } from './plan-per-entry';
+import { GO_PEER_NOT_INSTALLED, preparePlanProviders, type PlanProviders } from './plan-providers';
+import { measureWholeListPeer, measureWholeListPlan, wholeListPlanTenant } from './plan-whole-list';
 import { RESULTS_FORMAT_VERSION, formatLegend, formatTable, summarize, writeResults, type BenchResults } from './report';
 import { BenchSession, type Progress } from './session';
 import { measureStartup, startupFigures } from './startup';
@@ -20,7 +24,7 @@ import { applyTenant, measureSetApply, measureWholeListApply, setFigure, wholeLi
  * Runs one part; a command that failed (BenchCommandError) becomes a not-measured figure for
  * each id the part would have produced, and the run goes on with the next part.
  */
-async function part(outcomes: FigureOutcome[], titles: ReadonlyArray<{ id: string; title: string }>, measure: () => Promise<Figure[]>, progress: Progress): Promise<void> {
+async function part(outcomes: FigureOutcome[], titles: ReadonlyArray<{ id: string; title: string }>, measure: () => Promise<FigureOutcome[]>, progress: Progress): Promise<void> {
   try {
     outcomes.push(...(await measure()));
   } catch (error) {
@@ -37,7 +41,13 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   const git = gitInfo();
   const warmUp = !options.quick;
   const applyTenants = Array.from({ length: options.runs + 1 }, (_, run) => applyTenant(run));
-  const session = await BenchSession.start({ tenants: [...options.planSizes.map(planTenant), ...applyTenants], progress });
+  const tenants = [
+    ...options.planSizes.map(planTenant),
+    ...options.createSizes.map(createTenant),
+    ...new Set([options.wholeListPlanEntries, options.peerListEntries].map(wholeListPlanTenant)),
+    ...applyTenants,
+  ];
+  const session = await BenchSession.start({ tenants, progress });
   const stopOnSignal = () => {
     progress('interrupted: stopping the emulator and removing temporary files');
     void session.close().finally(() => process.exit(130));
@@ -47,7 +57,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   try {
     progress(`start-up: ${options.startupRuns} runs`);
     const startupIds = [
-      { id: 'startup-tls', title: 'provider start-up (mutual TLS)' },
+      { id: 'startup-tls', title: 'provider start-up (mutual TLS) vs the floor' },
+      { id: 'startup-tls-node', title: 'provider start-up vs node -e 0' },
       { id: 'startup-tls-release-node', title: 'provider start-up vs its own Node' },
       { id: 'startup-floor', title: 'bare HTTP/2 server start-up (the floor)' },
       { id: 'startup-plaintext', title: 'provider start-up (TF_DISABLE_PLUGIN_TLS)' },
@@ -57,23 +68,51 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
 
     await part(outcomes, [{ id: 'synth', title: 'cdktf synth of the app' }], async () => [synthFigure(await measureSynth(session, options.runs, warmUp))], progress);
 
-    const plans: PlanMeasurement[] = [];
-    for (const count of options.planSizes) {
+    let providers: PlanProviders | undefined;
+    const needProviders = async (): Promise<PlanProviders> => (providers ??= await preparePlanProviders(session));
+    // Each plan of the Go peer starts a 700 MB provider (seconds on a quiet machine, half a minute
+    // under load): a quick run plans it at its largest N only.
+    const largestCreate = Math.max(...options.createSizes);
+    const goPeerAt = (count: number) => !options.quick || count === largestCreate;
+    // The API-call rows compare each N with the smallest N that has an entry on every list.
+    let referenceRefresh: PerEntryPlanMeasurement | undefined;
+    const plans: Array<[PlanMode, number]> = [...options.planSizes.map((count): [PlanMode, number] => ['refresh', count]), ...options.createSizes.map((count): [PlanMode, number] => ['create', count])];
+    for (const [mode, count] of plans) {
+      const id = `plan-${mode}-${count}`;
+      const n = count.toLocaleString('en-US');
       const ids = [
-        { id: `plan-refresh-${count}`, title: `plan (refresh), N = ${count}` },
-        { id: `plan-api-calls-${count}`, title: `API calls of that plan, N = ${count}` },
+        { id, title: `plan (${mode}), N = ${n}: svc vs the floor` },
+        { id: `${id}-floor`, title: `plan (${mode}), N = ${n}: the floor vs terraform_data` },
+        { id: `${id}-dev`, title: `plan (${mode}), N = ${n}: dev build vs released` },
+        ...(mode === 'create' ? [{ id: `${id}-go-peer`, title: `plan (create), N = ${n}: svc vs hashicorp/aws (Go)` }] : [{ id: `plan-api-calls-${count}`, title: `API calls of that plan, N = ${n}` }]),
       ];
       await part(
         outcomes,
         ids,
         async () => {
-          const measured = await measurePlan(session, count, options.runs, warmUp);
-          plans.push(measured);
-          return [planFigure(measured), planApiFigure(measured, plans[0])];
+          const measured = await measurePerEntryPlan(session, await needProviders(), mode, count, options.runs, warmUp, goPeerAt(count));
+          // Below one entry per list a refresh reads fewer lists: those Ns are compared with themselves only.
+          const onEveryList = mode === 'refresh' && count >= LISTS.length;
+          if (onEveryList && referenceRefresh === undefined) referenceRefresh = measured;
+          const reference = onEveryList ? referenceRefresh : undefined;
+          return perEntryPlanFigures(measured, reference, goPeerAt(count) ? GO_PEER_NOT_INSTALLED : `quick run: the Go peer plans at N = ${largestCreate} only`);
         },
         progress,
       );
     }
+
+    await part(
+      outcomes,
+      [{ id: `plan-whole-list-${options.wholeListPlanEntries}`, title: `plan (create), one list of ${options.wholeListPlanEntries} entries` }],
+      async () => [await measureWholeListPlan(session, await needProviders(), options.wholeListPlanEntries, options.runs, warmUp)],
+      progress,
+    );
+    await part(
+      outcomes,
+      [{ id: `plan-whole-list-peer-${options.peerListEntries}`, title: `plan (create), one list of ${options.peerListEntries} addresses: svc vs hashicorp/aws (Go)` }],
+      async () => [await measureWholeListPeer(session, await needProviders(), options.peerListEntries, options.runs)],
+      progress,
+    );
 
     // Measured first (its figure explains the apply's baseline) but listed after the apply.
     let set: SetMeasurement | undefined;
@@ -119,6 +158,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       quick: options.quick,
       large: options.large,
       planSizes: options.planSizes,
+      createSizes: options.createSizes,
+      wholeListPlanEntries: options.wholeListPlanEntries,
+      peerListEntries: options.peerListEntries,
       applyEntries: options.applyEntries,
       setEntries: options.setEntries,
     },
@@ -140,12 +182,22 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (command.kind === 'chart') {
+    writePlanChart(command.resultsFile, command.chartFile);
+    process.stderr.write(`bench: wrote ${command.chartFile} from ${command.resultsFile}\n`);
+    return 0;
+  }
   const progress: Progress = (line) => process.stderr.write(`bench: ${line}\n`);
   const options = command.options;
-  progress(`${options.quick ? 'quick smoke run' : 'full run'}: ${options.runs} run(s) per figure, plan N = ${options.planSizes.join(', ')}, apply ${options.applyEntries} entries`);
+  progress(
+    `${options.quick ? 'quick smoke run' : 'full run'}: ${options.runs} run(s) per figure, refresh plans N = ${options.planSizes.join(', ')}, create plans N = ${options.createSizes.join(', ')}, ` +
+      `whole lists of ${options.wholeListPlanEntries} and ${options.peerListEntries}, apply ${options.applyEntries} entries`,
+  );
   const results = await runBench(options, progress);
   writeResults(options.outFile, results);
-  progress(`done in ${results.durationSeconds} s; wrote ${options.outFile}`);
+  const chartFile = chartFileFor(options.outFile);
+  writePlanChart(options.outFile, chartFile);
+  progress(`done in ${results.durationSeconds} s; wrote ${options.outFile} and ${chartFile}`);
   process.stdout.write(`${formatTable(results)}\n\n${formatLegend(results)}\n`);
   return results.figures.some(isFailed) ? 1 : 0;
 }

@@ -10,6 +10,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { currentPlatform } from '../../src/provider-identity';
+import { buildRelease, type ReleasedPlatform } from '../release/build';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../terraform-harness/emulator';
 import { providerBlock } from '../terraform-harness/hcl';
 import { buildTestProvider, type TestProviderBuild } from '../terraform-harness/provider-build';
@@ -27,8 +29,19 @@ export interface BenchSessionOptions {
   readonly progress: Progress;
 }
 
+/** The released executable for this machine, as `npm run release` makes it (this platform only). */
+export interface BenchRelease {
+  /** `<os>_<arch>`, e.g. linux_amd64. */
+  readonly platform: string;
+  readonly version: string;
+  /** The unzipped executable terraform would install. */
+  readonly executable: string;
+  readonly built: ReleasedPlatform;
+}
+
 export class BenchSession {
   private readonly workspaces: Workspace[] = [];
+  private releasing: Promise<BenchRelease> | undefined;
 
   private constructor(
     readonly root: string,
@@ -53,11 +66,33 @@ export class BenchSession {
     }
   }
 
-  /** A terraform working directory under the session root, with no debug logging. */
-  workspace(name: string): Workspace {
+  /**
+   * The released executable for this machine, built once per session (the start-up and plan
+   * rows share it): buildRelease of scripts/release for this platform only, into the session root.
+   */
+  release(): Promise<BenchRelease> {
+    this.releasing ??= (async () => {
+      const platform = currentPlatform();
+      this.progress(`building the released executable for ${platform} (npm run release, this platform only)`);
+      const released = await buildRelease({
+        outDir: this.scratchDirectory('release'),
+        executablesDir: this.scratchDirectory('executables'),
+        platforms: [platform],
+        log: (line) => this.progress(`release: ${line}`),
+      });
+      return { platform, version: released.version, executable: released.executables[platform], built: released.platforms[0] };
+    })();
+    return this.releasing;
+  }
+
+  /**
+   * A terraform working directory under the session root, with no debug logging; providers
+   * from `cliConfigFile` (default: the dev build's mirror).
+   */
+  workspace(name: string, cliConfigFile: string = this.build.cliConfigFile): Workspace {
     const workspace = new Workspace({
       dir: fs.mkdtempSync(path.join(this.root, `${name}-`)),
-      cliConfigFile: this.build.cliConfigFile,
+      cliConfigFile,
       env: { SVC_API_KEY: this.emulator.apiKey, ...NO_DEBUG_LOGGING },
       // close() ends what still runs (an interrupted bench) through each workspace's killRunning().
       trackChild: () => undefined,

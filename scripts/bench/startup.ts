@@ -1,8 +1,11 @@
 /**
- * Figure 4: provider start-up, from exec of the released executable (a Node single executable
+ * Provider start-up, from exec of the released executable (a Node single executable
  * application, built here for this machine by scripts/release) to its handshake line on stdout,
- * against `node -e 0` (exec to exit) on the same machine. The node script of `npm run build`
- * (the dev build) is measured beside it for comparison.
+ * against the floor: a bare HTTP/2 server with mutual TLS made into an executable of the same
+ * Node (handshake-floor.js). Issue 13 measured it against `node -e 0`, which moves with the node
+ * on PATH; the floor is what any provider of this Node pays, so the target (issue 27) is on the
+ * provider's own part. `node -e 0` stays as information, and the node script of `npm run build`
+ * (the dev build) is measured beside it.
  *
  * Terraform starts providers with mutual TLS: it passes its client certificate in
  * PLUGIN_CLIENT_CERT and the provider makes a server certificate of its own before it prints
@@ -11,16 +14,15 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
-import { currentPlatform } from '../../src/provider-identity';
-import { buildRelease, makeSingleExecutable } from '../release/build';
+import { makeSingleExecutable } from '../release/build';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from '../../src/provider/protocol/handshake';
 import { makeFigure, measurement, median, type Figure } from './figures';
 import type { BenchSession } from './session';
 import { BenchCommandError, secondsSince } from './timing';
 
-/** The released executable's target (issue 13); the node script was about 3x. */
-export const STARTUP_MAX_RATIO = 1.5;
+/** The released executable's target against the floor row (issue 27; it measured 1.06x to 1.09x). */
+export const STARTUP_MAX_RATIO_OVER_FLOOR = 1.1;
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export type StartupMode = 'tls' | 'plaintext';
@@ -108,16 +110,7 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
   // Stands in for terraform's client certificate: any valid certificate the provider can trust.
   const clientCertificatePem = generateCertificate().certificatePem;
   const script = session.build.executable;
-  const platform = currentPlatform();
-  session.progress(`start-up: building the released executable for ${platform} (npm run release, this platform only)`);
-  const released = await buildRelease({
-    outDir: session.scratchDirectory('release'),
-    executablesDir: session.scratchDirectory('executables'),
-    platforms: [platform],
-    log: (line) => session.progress(`start-up: release: ${line}`),
-  });
-  const executable = released.executables[platform];
-  const [built] = released.platforms;
+  const { platform, executable, built } = await session.release();
   session.progress('start-up: building the floor (handshake-floor.js) into an executable of the same Node');
   const floor = path.join(session.scratchDirectory('floor'), 'handshake-floor');
   makeSingleExecutable(built.node, path.join(__dirname, 'handshake-floor.js'), floor);
@@ -167,19 +160,36 @@ export function startupFigures(measured: StartupMeasurement, bundleBytes: number
   const { release } = measured;
   const executable = `the released ${release.platform} executable (${mebibytes(release.executableBytes)}; zip ${mebibytes(release.zipBytes)}; ${release.codeCache ? 'with' : 'without'} V8 code cache)`;
   const sizes = { executableBytes: release.executableBytes, zipBytes: release.zipBytes, codeCache: release.codeCache, scriptBytes: bundleBytes };
+  const floor = measurement(
+    `exec of a bare HTTP/2 server with mutual TLS (scripts/bench/handshake-floor.js) made into an executable of the same Node (${release.nodeVersion}) and options, to its handshake line`,
+    measured.floorMilliseconds,
+  );
+  const provider = measurement(`exec of ${executable} to its handshake line, with PLUGIN_CLIENT_CERT as terraform starts it`, measured.providerMilliseconds.tls);
   return [
     makeFigure({
       id: 'startup-tls',
-      title: 'provider start-up (mutual TLS)',
+      title: 'provider start-up (mutual TLS) vs the floor',
       unit: 'milliseconds',
-      value: measurement(`exec of ${executable} to its handshake line, with PLUGIN_CLIENT_CERT as terraform starts it`, measured.providerMilliseconds.tls),
-      baseline,
-      target: { maxRatio: STARTUP_MAX_RATIO, description: `<= ${STARTUP_MAX_RATIO}x` },
+      value: provider,
+      baseline: floor,
+      target: { maxRatio: STARTUP_MAX_RATIO_OVER_FLOOR, description: `<= ${STARTUP_MAX_RATIO_OVER_FLOOR.toFixed(2)}x the floor` },
       notes: [
         'The realistic start: terraform always offers a client certificate, and the provider makes its own server certificate (ECDSA P-256) before the line.',
+        "The ratio is the provider's own part (issuing its certificate, its gRPC routes, logging, the console guard, loading its scripts); the floor is what any provider made of this Node pays.",
         `Sizes: executable ${mebibytes(release.executableBytes)}, zip ${mebibytes(release.zipBytes)} (what a registry serves).`,
       ],
       details: sizes,
+    }),
+    makeFigure({
+      id: 'startup-tls-node',
+      title: 'provider start-up vs node -e 0',
+      unit: 'milliseconds',
+      value: measurement('the same runs as provider start-up (mutual TLS)', measured.providerMilliseconds.tls),
+      baseline,
+      target: null,
+      notes: [
+        `Issue 13's ratio, for information: it moves with the node on PATH (the baseline), not with the provider. The floor is ${timesOver(median(measured.floorMilliseconds), median(measured.nodeMilliseconds))} this baseline.`,
+      ],
     }),
     makeFigure({
       id: 'startup-tls-release-node',
@@ -189,22 +199,18 @@ export function startupFigures(measured: StartupMeasurement, bundleBytes: number
       baseline: measurement(`exec of node -e 0 to its exit, with the Node binary the executable is made of (${release.nodeVersion})`, measured.releaseNodeMilliseconds),
       target: null,
       notes: [
-        'For comparison: what the provider adds to the start of the Node it ships, whichever node is on PATH. The target stays on the row above.',
+        'For comparison: what the provider adds to the start of the Node it ships, whichever node is on PATH. The target is on the row against the floor.',
       ],
     }),
     makeFigure({
       id: 'startup-floor',
       title: 'bare HTTP/2 server start-up (the floor)',
       unit: 'milliseconds',
-      value: measurement(
-        `exec of a bare HTTP/2 server with mutual TLS (scripts/bench/handshake-floor.js) made into an executable of the same Node (${release.nodeVersion}) and options, to its handshake line`,
-        measured.floorMilliseconds,
-      ),
+      value: floor,
       baseline,
       target: null,
       notes: [
-        'What any provider on this Node pays before its line (load http2, a P-256 key pair, a TLS context requiring the client certificate, listen): if this row is over the target, no provider made of this Node can meet it on this machine.',
-        `The provider's own part: ${timesOver(median(measured.providerMilliseconds.tls), median(measured.floorMilliseconds))} this floor, for issuing its certificate, its gRPC routes, logging, the console guard and loading its scripts.`,
+        "What any provider on this Node pays before its line (load http2, a P-256 key pair, a TLS context requiring the client certificate, listen): the baseline of the start-up row's target.",
       ],
     }),
     makeFigure({

@@ -31,6 +31,9 @@ export async function timeTerraform(workspace: Workspace, args: readonly string[
   return { seconds, result };
 }
 
-export const PLAN_NO_CHANGES = ['plan', '-input=false', '-no-color', '-detailed-exitcode'] as const;
+/** `-detailed-exitcode`: exit 0 when there are no changes (a refresh of applied resources), 2 when there are (a create). */
+export const PLAN = ['plan', '-input=false', '-no-color', '-detailed-exitcode'] as const;
+export const PLAN_NO_CHANGES_EXIT = [0] as const;
+export const PLAN_CHANGES_EXIT = [2] as const;
 export const APPLY = ['apply', '-auto-approve', '-input=false', '-no-color'] as const;
 export const INIT = ['init', '-input=false', '-no-color'] as const;
