@@ -29,6 +29,10 @@ export type ControlPlaneValidationCode =
   | 'invalid_registry_login_secret_arn'
   | 'invalid_instance_image'
   | 'api_key_not_sensitive'
+  | 'api_key_literal'
+  | 'invalid_boolean'
+  | 'invalid_provider'
+  | 'name_clash'
   | 'unknown_parameter'
   | 'missing_parameter'
   | 'invalid_parameter_value';

@@ -238,7 +238,7 @@ export class ControlPlaneService extends Construct {
     const desired = service.desiredCount(props);
     this.autoScalingGroup = new AutoscalingGroup(this, 'auto-scaling-group', {
       name,
-      vpcZoneIdentifier: props.subnetIds,
+      vpcZoneIdentifier: props.subnetIds as string[],
       minSize: desired,
       desiredCapacity: desired,
       // Room for a rolling refresh to start new instances before old ones go.
