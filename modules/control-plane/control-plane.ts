@@ -19,7 +19,7 @@ import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
 import { ArchitectureRules } from '../architecture-rules';
 import { useAwsProvider } from '../aws-provider';
-import { claimStackNames, duplicateElementNames, isDirectlyInStack, scopedName, type StackNameClash } from '../output-names';
+import { claimStackNames, duplicateElementNames, isDirectlyInStack, pathBelowStack, scopedName, type StackNameClash } from '../output-names';
 import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 import { addPlanChecks, type PlanChecks } from './plan-checks';
@@ -343,7 +343,7 @@ export class ControlPlane extends Construct {
       type: 'string',
       sensitive: true,
       nullable: false,
-      description: `svc API key (ApiKey) of control plane ${this.node.path}. Ephemeral: set it at plan and apply with TF_VAR_${name}; it is never stored in plan or state.`,
+      description: `svc API key (ApiKey) of control plane ${pathBelowStack(this)}. Ephemeral: set it at plan and apply with TF_VAR_${name}; it is never stored in plan or state.`,
     });
     variable.overrideLogicalId(name);
     return variable;

@@ -37,6 +37,7 @@ export type ControlPlaneValidationCode =
   | 'missing_parameter'
   | 'invalid_parameter_value';
 
+/** What a ControlPlaneValidationError is built from. */
 export interface ControlPlaneValidationErrorDetails {
   readonly code: ControlPlaneValidationCode;
   /** The construct path, or `parameter file` when the error comes from a parameter file. */
@@ -80,6 +81,7 @@ export class ControlPlaneValidationError extends SvcConstructError<ControlPlaneV
     return combined;
   }
 
+  /** Builds the message from the details, in the library's one error shape. */
   constructor(details: ControlPlaneValidationErrorDetails) {
     super({
       code: details.code,

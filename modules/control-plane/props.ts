@@ -37,6 +37,11 @@ export const DEFAULT_IMAGE_REPOSITORY = 'registry.svc.example.com/svc';
 /** Name of the Terraform variable the construct creates for the API key. */
 export const API_KEY_VARIABLE_NAME = 'api_key';
 
+/**
+ * Props of ControlPlane: the vendor template's parameters (the eight required ones first, then
+ * the further ones in the spec's order), our parameters for the image source and the AMI, and
+ * construct-only props. See help/control-plane.md#props.
+ */
 export interface ControlPlaneProps {
   // ---- the eight required stack parameters (template order of the console step) ----
 
@@ -295,6 +300,7 @@ export type ParameterKind = 'string' | 'boolean' | 'number' | 'list' | 'secret';
 /** Which service reads a parameter; also the second part of its parameter-store name. */
 export type ParameterScope = 'common' | 'analyzer' | 'sts' | 'otel';
 
+/** One row of CONTROL_PLANE_PARAMETERS: a template parameter and the prop it fills. */
 export interface ParameterDefinition {
   /** Key in the vendor template (the eight documented keys) or our documented choice. */
   readonly key: string;
