@@ -28,6 +28,8 @@ import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
 import { Subnet } from '@cdktf/provider-aws/lib/subnet';
 import { ControlPlane, type ControlPlaneProps } from 'svc-prevent/control-plane';
 import { DeploymentPolicy } from 'svc-prevent/deployment-policy';
+import { SvcProvider } from 'svc-prevent/provider';
+import { SecurityPolicy } from 'svc-prevent/security-policy';
 
 const app = new App({ outdir: 'cdktf.out' });
 const stack = new TerraformStack(app, 'platform');
@@ -72,6 +74,14 @@ new ControlPlane(new Construct(stack, 'team-b'), 'control-plane', {
 });
 
 new DeploymentPolicy(stack, 'deployment-policy', { provider: audit, accountId: '123456789012', hostedZoneId: common.hostedZoneId, stackName: 'TeamA' });
+
+// SSO switched by a variable of the team's.
+const policyStack = new TerraformStack(app, 'policy');
+const ssoOn = new TerraformVariable(policyStack, 'sso_on', { type: 'bool', default: false });
+new SecurityPolicy(policyStack, 'security-policy', {
+  provider: new SvcProvider(policyStack, 'svc', { tenant: 'acme-corp' }),
+  tenantSso: { name: 'acme-corp', enabled: ssoOn.booleanValue, samlMetadataUrl: 'https://idp.example.com/metadata' },
+});
 app.synth();
 `;
 
@@ -148,6 +158,11 @@ describe("a platform team's TypeScript program with two control planes", () => {
     expect(written.sort()).toEqual(['${var.team_a_key}', '${var.team_b_control_plane_api_key}']);
     const caching = Object.values(json.resource.aws_ssm_parameter).find((parameter) => parameter.name === '/TeamA/analyzer/enable-caching');
     expect(caching?.value).toBe('${var.analyzer_caching}');
+  });
+
+  test('SsoSettings.enabled takes a booleanValue', () => {
+    const policy = JSON.parse(fs.readFileSync(path.join(project, 'cdktf.out', 'stacks', 'policy', 'cdk.tf.json'), 'utf8')) as StackJson;
+    expect(Object.values(policy.resource.svc_tenant_sso).map((block) => block.enabled)).toEqual(['${var.sso_on}']);
   });
 
   test("team B's subnet lookups are keyed by position over the subnets created in the stack", () => {
