@@ -31,6 +31,7 @@ const RESERVED_PREFIXES: readonly { readonly prefix: string; readonly why: strin
   { prefix: 'sg-', why: 'security groups are named <stack name>-..., and AWS refuses security group names that start so' },
 ];
 
+/** Why a stack name is refused: a character or shape AWS or DNS refuses, or longer than 14. */
 export type StackNameProblemCode = 'stack_name_invalid' | 'stack_name_too_long';
 
 export interface StackNameProblem {

@@ -65,6 +65,9 @@ describe('plan-time conditions in the synthesized JSON', () => {
   });
 
   it('checks the key pair, the default EBS key and the certificate name length', () => {
+    // A missing key pair fails the read with the provider's error, before any condition: the
+    // address terraform prints with it names the parameter and the fix.
+    expect(Object.keys(built.json.data.aws_key_pair)).toEqual(['control_plane_key_pair_KeyName_must_name_a_key_pair_of_this_region_create_or_import_it']);
     const [keyPair] = dataOfType(built.json, 'aws_key_pair');
     expect(keyPair.key_name).toBe('ops-key');
     const [ebsKey] = dataOfType(built.json, 'aws_ebs_default_kms_key');

@@ -2,14 +2,14 @@ import 'cdktf/lib/testing/adapters/jest';
 import { Testing } from 'cdktf';
 import { DataAwsSsmParameter } from '@cdktf/provider-aws/lib/data-aws-ssm-parameter';
 import {
-  CONTROL_PLANE_DEFAULTS,
   CONTROL_PLANE_PARAMETERS,
   ControlPlaneValidationError,
   DEFAULT_GATEWAY_HOSTNAME,
   DEFAULT_INSTANCE_IMAGE_PARAMETER,
   controlPlanePropsFromParameters,
-  resolveControlPlaneProps,
 } from '../../modules/control-plane';
+// Internal: not exported by the package.
+import { CONTROL_PLANE_DEFAULTS, resolveControlPlaneProps } from '../../modules/control-plane/props';
 import { REQUIRED_PROPS, resourceNamed, resourcesOfType, synthControlPlane, userDataOf, type Synthesized } from './fixtures';
 
 Testing.setupJest();

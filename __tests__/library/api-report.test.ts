@@ -39,6 +39,7 @@ test('svc-prevent/security-policy exports neither the app\'s config parsers nor 
 test.each([
   ['api/svc-prevent.architecture-rules.api.md', 'export class ArchitectureRules implements IAspect {', ['checkMultiAzPlacement', 'checkAutoScalingGroups', 'checkPrivatePlacement', 'checkTlsListeners', 'checkSensorConnectivity', 'checkScannerIngressGuidance', 'isTls12OrLaterPolicy', 'resolveArchitectureRulesOptions']],
   ['api/svc-prevent.deployment-policy.api.md', 'export class DeploymentPolicy extends Construct {', ['validateDeploymentPolicyValues', 'trustPrincipal', 'statementGroup', 'namedDeploymentPolicyDocument', 'SPEC_AREAS', 'TERRAFORM_READ_SID_PREFIX', 'TERRAFORM_WRITE_SID_PREFIX']],
+  ['api/svc-prevent.control-plane.api.md', 'export class ControlPlane extends Construct {', ['resolveControlPlaneProps', 'ResolvedControlPlaneProps', 'CONTROL_PLANE_DEFAULTS', 'resolveServices', 'serviceImage', 'SERVICES', 'ServiceDefinition', 'validateControlPlaneProps', 'renderUserData', 'addPlanChecks']],
 ])('%s keeps its internals inside the package', (file, construct, internals) => {
   const report = reports.get(file) ?? '';
   expect(report).toContain(construct);
@@ -47,13 +48,20 @@ test.each([
   }
 });
 
+test('ControlPlane keeps its resolved props to itself: no public props member', () => {
+  const report = reports.get('api/svc-prevent.control-plane.api.md') ?? '';
+  const controlPlane = report.slice(report.indexOf('export class ControlPlane extends Construct {'));
+  expect(controlPlane.slice(0, controlPlane.indexOf('\n}'))).not.toMatch(/^\s*readonly props\b/m);
+  expect(report).not.toMatch(/^\s*\/\/ \(undocumented\)$/m);
+});
+
 test('the architecture rules and the deployment policy document every export, and every type their signatures name can be imported', () => {
   for (const file of ['api/svc-prevent.architecture-rules.api.md', 'api/svc-prevent.deployment-policy.api.md']) {
     const report = reports.get(file) ?? '';
     expect([file, /^\s*\/\/ \(undocumented\)$/m.test(report)]).toEqual([file, false]);
     const exported = new Set([...report.matchAll(/^export (?:abstract )?(?:class|interface|type|function|const) (\w+)/gm)].map((match) => match[1]));
     // Capitalised names in the signatures are types: each is exported here, or comes from cdktf, constructs or the AWS provider, or is TypeScript's own.
-    const foreign = new Set(['Construct', 'IConstruct', 'IAspect', 'TerraformStack', 'TerraformResource', 'TerraformDataSource', 'IamPolicy', 'IamRole', 'Error', 'Readonly', 'Record']);
+    const foreign = new Set(['Construct', 'IConstruct', 'IAspect', 'TerraformStack', 'TerraformResource', 'TerraformDataSource', 'TerraformProvider', 'IamPolicy', 'IamRole', 'Error', 'Readonly', 'Record']);
     const named = new Set([...report.replace(/^<!--.*$|^#.*$|^\d+ exports.*$/gm, '').matchAll(/:\s*(?:readonly\s+)?([A-Z]\w*)\b|\b(?:extends|implements|Readonly<|Record<string,\s*)([A-Z]\w*)/g)].map((match) => match[1] ?? match[2]));
     const typeParameters = new Set([...report.matchAll(/<(\w+) extends /g)].map((match) => match[1]));
     const missing = [...named].filter((name) => !exported.has(name) && !foreign.has(name) && !typeParameters.has(name) && !/^[A-Z_0-9]+$/.test(name));

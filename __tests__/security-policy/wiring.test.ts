@@ -15,6 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformLocal, TerraformStack, Testing } from 'cdktf';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
+import { NatGateway } from '@cdktf/provider-aws/lib/nat-gateway';
 import {
   ChannelServiceProviderOutputs,
   SecurityPolicy,
@@ -97,6 +98,20 @@ describe('ControlPlaneEgress: synth', () => {
     expect(json.resource.svc_whitelist_entry.whitelist_control_plane_egress_vpc.for_each).toContain('data.aws_nat_gateway.control_plane_egress_vpc_gateways');
   });
 
+  test('a gateway created in the same stack (a token id) is named by its position, so its names are known at synth', () => {
+    const stack = awsStack();
+    const created = new NatGateway(stack, 'team-nat', { subnetId: 'subnet-0aaaaaaaaaaaaaaa1', allocationId: 'eipalloc-0123456789abcdef0' });
+    const policy = new SecurityPolicy(stack, 'security-policy', {});
+    new ControlPlaneEgress(stack, 'control-plane-egress', { policy, natGatewayIds: [NAT_A, created.id] });
+    const json = synthJson(stack);
+    expect(json.data?.aws_nat_gateway?.control_plane_egress_gateway_2).toMatchObject({ id: '${aws_nat_gateway.team-nat.id}' });
+    expect(json.resource.svc_whitelist_entry.whitelist_control_plane_egress_gateway_2).toEqual({
+      ip: '${data.aws_nat_gateway.control_plane_egress_gateway_2.public_ip}',
+      description: 'control plane egress (NAT gateway natGatewayIds[1])',
+    });
+    expect(Object.keys(json.data?.aws_nat_gateway ?? {}).sort()).toEqual(['control_plane_egress_gateway_2', 'control_plane_egress_nat_0123456789abcdef0']);
+  });
+
   test.each([
     ['no gateway at all', {}, 'natGatewayIds = []: names no NAT gateway'],
     ['an id that is not a NAT gateway\'s', { natGatewayIds: ['igw-0123456789abcdef0'] }, 'natGatewayIds[0] = "igw-0123456789abcdef0": is not a NAT gateway id'],
@@ -143,6 +158,12 @@ function wiredStack(): TerraformStack {
   new ChannelServiceProviderOutputs(stack, 'saml-main', { policy: acme, channel: 'main' });
   const globex = new SecurityPolicy(stack, 'globex', { tenant: 'globex', namePrefix: 'globex_', whitelist: { entries: [{ ip: '198.51.100.0/24' }] } });
   new ControlPlaneEgress(stack, 'globex-egress', { policy: globex, natGatewayIds: [NAT_A], vpcId: VPC });
+  // A NAT gateway the stack creates: its id is unknown at plan, which must not stop the plan.
+  const created = new NatGateway(stack, 'initech-nat', { subnetId: 'subnet-0aaaaaaaaaaaaaaa1', allocationId: 'eipalloc-0123456789abcdef0' });
+  for (const resources of ['per-entry', 'whole-list'] as const) {
+    const initech = new SecurityPolicy(stack, `initech-${resources}`, { tenant: 'initech', namePrefix: `initech_${resources.replace('-', '_')}_`, whitelist: { resources } });
+    new ControlPlaneEgress(stack, `initech-${resources}-egress`, { policy: initech, natGatewayIds: [created.id] });
+  }
   return stack;
 }
 
@@ -183,6 +204,11 @@ run "egress_joins_the_whitelists" {
   assert {
     condition     = keys(svc_whitelist_entry.globex_whitelist_globex_egress_vpc) == ["198.51.100.99"]
     error_message = "globex VPC entries: \${jsonencode(keys(svc_whitelist_entry.globex_whitelist_globex_egress_vpc))}"
+  }
+  # The gateway the stack creates is read after it exists: planned, with its address to come.
+  assert {
+    condition     = svc_whitelist_entry.initech_per_entry_whitelist_initech_per_entry_egress_gateway_1.description == "control plane egress (NAT gateway natGatewayIds[0])"
+    error_message = "initech per-entry egress entry"
   }
 }
 

@@ -5,7 +5,8 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import { TerraformStack, Testing } from 'cdktf';
 import { AwsProvider } from '@cdktf/provider-aws/lib/provider';
-import { ControlPlane, SERVICES } from '../../modules/control-plane';
+import { ControlPlane } from '../../modules/control-plane';
+import { SERVICES } from '../../modules/control-plane/services';
 import { REQUIRED_PROPS } from '../control-plane/fixtures';
 import { flagValues, LAUNCHER, launcherEnvironment, createSandbox, collectRun, realBash, removeSandboxes, runCall, runLauncher } from './harness';
 

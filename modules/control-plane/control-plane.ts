@@ -18,7 +18,8 @@ import { SecretsmanagerSecretVersion } from '@cdktf/provider-aws/lib/secretsmana
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SsmParameter } from '@cdktf/provider-aws/lib/ssm-parameter';
 import { ArchitectureRules } from '../architecture-rules';
-import { outputName } from '../output-names';
+import { useAwsProvider } from '../aws-provider';
+import { claimStackNames, duplicateElementNames, isDirectlyInStack, pathBelowStack, scopedName, type StackNameClash } from '../output-names';
 import { DEFAULT_STACK_NAME, STACK_NAME_TAG_KEY, serviceHostname } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
 import { addPlanChecks, type PlanChecks } from './plan-checks';
@@ -54,28 +55,61 @@ function normalizeZoneName(name: string): string {
   return Token.isUnresolved(name) ? name : name.toLowerCase().replace(/\.$/, '');
 }
 
+/**
+ * The svc control plane (the vendor's stack template as a construct): the Runtime Analyzer, the
+ * Scan Template Service and the OTEL Collector, each on its own auto scaling group behind one
+ * internal HTTPS load balancer, with the certificate, DNS records, parameters, the API key in
+ * Secrets Manager and the plan-time checks of the spec's prerequisites. Wrong props raise one
+ * ControlPlaneValidationError listing every one, at construction.
+ *
+ * Several control planes may share a stack when each has its own `stackName` (every AWS name
+ * starts with it) and, below the stack, its own path (outputs and the API key variable are named
+ * after it); a clash is refused at construction. See help/control-plane.md.
+ */
 export class ControlPlane extends Construct {
-  /** Props with every default applied. Architecture rules read these. */
-  readonly props: ResolvedControlPlaneProps;
+  /** The stack name every resource name, tag and parameter path starts with (`SvcPrevent` by default). */
   readonly stackName: string;
+  /** The hosted zone's name, lower case without the trailing dot (a token stays as given). */
   readonly hostedZoneName: string;
-  readonly apiKeyVariable: TerraformVariable;
+  /**
+   * The Terraform variable that carries the API key: the one given as `apiKey`, or the one the
+   * construct created (`api_key`, or `<path>_api_key` below another construct); undefined when
+   * `apiKey` was a string token.
+   */
+  readonly apiKeyVariable: TerraformVariable | undefined;
+  /** The Secrets Manager secret the services read the API key from (`<stackName>/api-key`). */
   readonly apiKeySecret: SecretsmanagerSecret;
+  /** The internal application load balancer in front of the three services. */
   readonly loadBalancer: Lb;
+  /** The load balancer's security group: HTTPS from the VPC and the sensor ranges. */
   readonly loadBalancerSecurityGroup: SecurityGroup;
+  /** The certificate for the three service names, DNS-validated in the hosted zone. */
   readonly certificate: AcmCertificate;
+  /** The data sources whose conditions check the spec's prerequisites at plan. */
   readonly planChecks: PlanChecks;
+  /** The three services by name: `analyzer`, `sts`, `otel`. */
   readonly services: Readonly<Record<ServiceName, ControlPlaneService>>;
+  /** The parameter-store parameters the services read at boot (`/<stackName>/<scope>/<name>`). */
   readonly parameters: readonly SsmParameter[];
   /** The sensor command line for this stack, with `<APP>` for the application container. */
   readonly sensorCommand: string;
+  /** The names of the Terraform outputs this construct declared (empty with `outputs: false`). */
+  readonly outputNames: readonly string[];
 
+  /** Throws ControlPlaneValidationError for wrong props (all of them at once) and for names another construct of the stack holds. */
   constructor(scope: Construct, id: string, props: ControlPlaneProps) {
     super(scope, id);
     const resolved = resolveControlPlaneProps(props);
     validateControlPlaneProps(this.node.path, resolved);
-    this.props = resolved;
     this.stackName = resolved.stackName;
+    // IAM roles, instance profiles, the load balancer, parameters and the secret are named after
+    // the stack name: a second control plane with it in this stack would fail at apply.
+    this.refuseClash(
+      claimStackNames(this, 'resource name', [`control plane ${this.stackName}`]),
+      'stackName',
+      this.stackName,
+      'give each control plane of a stack its own stackName (every AWS name of a control plane starts with it)',
+    );
     this.hostedZoneName = normalizeZoneName(resolved.hostedZoneName);
     const tags = (name: string): Record<string, string> => ({ Name: name, [STACK_NAME_TAG_KEY]: this.stackName });
 
@@ -91,9 +125,10 @@ export class ControlPlane extends Construct {
     const callerIdentity = new DataAwsCallerIdentity(this, 'caller-identity', {});
     const imageId = this.instanceImageId(resolved);
 
-    // ---- the API key: sensitive, ephemeral variable -> write-only secret argument ----
-    this.apiKeyVariable = resolved.apiKey ?? this.createApiKeyVariable();
-    this.requireEphemeralSecret(this.apiKeyVariable);
+    // ---- the API key: sensitive, ephemeral variable (or the caller's token) -> write-only secret argument ----
+    const apiKey = resolved.apiKey ?? this.createApiKeyVariable();
+    this.apiKeyVariable = typeof apiKey === 'string' ? undefined : apiKey;
+    if (this.apiKeyVariable !== undefined) this.requireEphemeralSecret(this.apiKeyVariable);
     const secretName = `${this.stackName}/api-key`;
     this.apiKeySecret = new SecretsmanagerSecret(this, 'api-key-secret', {
       name: secretName,
@@ -106,7 +141,7 @@ export class ControlPlane extends Construct {
     });
     const apiKeySecretVersion = new SecretsmanagerSecretVersion(this, 'api-key-secret-version', {
       secretId: this.apiKeySecret.id,
-      secretStringWo: this.apiKeyVariable.stringValue,
+      secretStringWo: typeof apiKey === 'string' ? apiKey : apiKey.stringValue,
       secretStringWoVersion: resolved.apiKeyVersion,
     });
 
@@ -117,7 +152,7 @@ export class ControlPlane extends Construct {
     const vpcCidr = resolved.vpcCidr === undefined ? this.planChecks.vpc.cidrBlock : securityGroupCidrs([resolved.vpcCidr]).ipv4[0];
     // A sensor list from a variable is one token: Terraform appends it to the VPC range at plan.
     const clientCidrs = Token.isUnresolved(resolved.sensorCidrs)
-      ? { ipv4: Token.asList(Fn.concat([[vpcCidr], resolved.sensorCidrs])), ipv6: [] }
+      ? { ipv4: Token.asList(Fn.concat([[vpcCidr], resolved.sensorCidrs as string[]])), ipv6: [] }
       : securityGroupCidrs([vpcCidr, ...resolved.sensorCidrs]);
     // The services with the container contract this control plane was given.
     const serviceDefinitions = resolveServices(resolved.containers);
@@ -143,7 +178,7 @@ export class ControlPlane extends Construct {
       name: lbName,
       internal: true,
       loadBalancerType: 'application',
-      subnets: resolved.subnetIds,
+      subnets: resolved.subnetIds as string[],
       securityGroups: [this.loadBalancerSecurityGroup.id],
       dropInvalidHeaderFields: true,
       tags: tags(lbName),
@@ -216,14 +251,7 @@ export class ControlPlane extends Construct {
 
     // ---- outputs ----
     this.sensorCommand = sensorCommandLine(resolved.tenantId, this.hostedZoneName, this.stackName);
-    const output = (name: string, value: string, description: string) =>
-      new TerraformOutput(this, name, { value, description }).overrideLogicalId(outputName(id, name));
-    for (const service of serviceDefinitions) {
-      output(`${service.name}-address`, `${this.services[service.name].hostname}:${service.port}`, `${service.title} address (host:port, TLS)`);
-    }
-    output('load-balancer-dns-name', this.loadBalancer.dnsName, 'DNS name of the internal load balancer');
-    output('sts-security-group-id', this.services.sts.securityGroup.id, 'Security group of the Scan Template Service: allow it into the endpoints it scans (architectural rule 6)');
-    output('sensor-command', this.sensorCommand, 'Sensor command line for this stack; replace <APP> with the application container name');
+    this.outputNames = resolved.outputs ? this.createOutputs(serviceDefinitions) : [];
 
     // Architectural rules 1-6 of the spec, checked at synth over this construct's resources.
     if (resolved.checkArchitectureRules) {
@@ -235,6 +263,49 @@ export class ControlPlane extends Construct {
         }),
       );
     }
+
+    // Last, so that it reaches every AWS resource and data source created above.
+    if (resolved.provider !== undefined) useAwsProvider(this, resolved.provider);
+
+    // An output or variable of the same name declared after this construct replaced ours in the JSON.
+    const declared = new Set([...this.outputNames.map((name) => `output ${name}`), ...(resolved.apiKey === undefined && this.apiKeyVariable ? [`variable ${this.apiKeyVariable.friendlyUniqueId}`] : [])]);
+    this.node.addValidation({
+      validate: () =>
+        duplicateElementNames(this, declared).map(
+          (name) => `${this.node.path}: ${name} is declared twice in this stack; give the other one another name, or set outputs: false / pass apiKey on this ControlPlane`,
+        ),
+    });
+  }
+
+  /** The outputs, named after this construct's path below the stack; refused when a name is taken. */
+  private createOutputs(serviceDefinitions: readonly { name: ServiceName; port: number; title: string }[]): string[] {
+    const outputs: Array<{ id: string; value: string; description: string }> = [
+      ...serviceDefinitions.map((service) => ({
+        id: `${service.name}-address`,
+        value: `${this.services[service.name].hostname}:${service.port}`,
+        description: `${service.title} address (host:port, TLS)`,
+      })),
+      { id: 'load-balancer-dns-name', value: this.loadBalancer.dnsName, description: 'DNS name of the internal load balancer' },
+      { id: 'sts-security-group-id', value: this.services.sts.securityGroup.id, description: 'Security group of the Scan Template Service: allow it into the endpoints it scans (architectural rule 6)' },
+      { id: 'sensor-command', value: this.sensorCommand, description: 'Sensor command line for this stack; replace <APP> with the application container name' },
+    ];
+    const names = outputs.map((output) => scopedName(this, output.id));
+    this.refuseClash(claimStackNames(this, 'output', names), 'outputs', true, 'give the control planes distinct construct paths (IDs or parents), or set outputs: false on one and declare your own');
+    outputs.forEach((output, index) => new TerraformOutput(this, output.id, { value: output.value, description: output.description }).overrideLogicalId(names[index]));
+    return names;
+  }
+
+  private refuseClash(clash: StackNameClash | undefined, propName: string, value: unknown, fix: string): void {
+    if (clash === undefined) return;
+    const what = clash.kind === 'resource name' ? clash.name : `the ${clash.kind} ${clash.name}`;
+    throw new ControlPlaneValidationError({
+      code: 'name_clash',
+      constructPath: this.node.path,
+      propName,
+      value,
+      problem: `${what} is already declared by ${clash.owner} in this stack`,
+      fix,
+    });
   }
 
   /**
@@ -255,14 +326,26 @@ export class ControlPlane extends Construct {
     return pinned.getStringAttribute('output.id');
   }
 
+  /**
+   * `api_key` for a control plane directly in its stack (the name TF_VAR_api_key sets);
+   * `<path below the stack>_api_key` below another construct, so two control planes under
+   * different parents each get their own.
+   */
   private createApiKeyVariable(): TerraformVariable {
+    const name = isDirectlyInStack(this) ? API_KEY_VARIABLE_NAME : scopedName(this, API_KEY_VARIABLE_NAME);
+    this.refuseClash(
+      claimStackNames(this, 'variable', [name]),
+      'apiKey',
+      `(not given: the construct would create the variable ${name})`,
+      `pass apiKey (a sensitive TerraformVariable of your own, or a token) to one of them, or put the control planes below different constructs`,
+    );
     const variable = new TerraformVariable(this, 'api-key', {
       type: 'string',
       sensitive: true,
       nullable: false,
-      description: `svc API key (ApiKey) of control plane ${this.node.id}. Ephemeral: set it at plan and apply with TF_VAR_${API_KEY_VARIABLE_NAME}; it is never stored in plan or state.`,
+      description: `svc API key (ApiKey) of control plane ${pathBelowStack(this)}. Ephemeral: set it at plan and apply with TF_VAR_${name}; it is never stored in plan or state.`,
     });
-    variable.overrideLogicalId(API_KEY_VARIABLE_NAME);
+    variable.overrideLogicalId(name);
     return variable;
   }
 
@@ -290,8 +373,9 @@ export class ControlPlane extends Construct {
       if (value === undefined) continue;
       const name = `/${this.stackName}/${definition.store.scope}/${definition.store.name}`;
       const isList = definition.kind === 'list';
-      const list = value as string[];
-      const text = !isList ? String(value) : Token.isUnresolved(list) ? Fn.join(',', list) : list.join(',');
+      const list = value as readonly string[];
+      // A token (a variable's booleanValue, a list from a resource) is written by Terraform at plan.
+      const text = isList ? (Token.isUnresolved(list) ? Fn.join(',', list as string[]) : list.join(',')) : Token.isUnresolved(value) ? Token.asString(value) : String(value);
       parameters.push(
         new SsmParameter(this, `parameter-${definition.store.scope}-${definition.store.name}`, {
           name,

@@ -29,10 +29,15 @@ export type ControlPlaneValidationCode =
   | 'invalid_registry_login_secret_arn'
   | 'invalid_instance_image'
   | 'api_key_not_sensitive'
+  | 'api_key_literal'
+  | 'invalid_boolean'
+  | 'invalid_provider'
+  | 'name_clash'
   | 'unknown_parameter'
   | 'missing_parameter'
   | 'invalid_parameter_value';
 
+/** What a ControlPlaneValidationError is built from. */
 export interface ControlPlaneValidationErrorDetails {
   readonly code: ControlPlaneValidationCode;
   /** The construct path, or `parameter file` when the error comes from a parameter file. */
@@ -76,6 +81,7 @@ export class ControlPlaneValidationError extends SvcConstructError<ControlPlaneV
     return combined;
   }
 
+  /** Builds the message from the details, in the library's one error shape. */
   constructor(details: ControlPlaneValidationErrorDetails) {
     super({
       code: details.code,

@@ -5,6 +5,7 @@
  */
 import { TerraformIterator, Token } from 'cdktf';
 import type { Construct } from 'constructs';
+import { scopedName } from '../output-names';
 import { DataAwsEbsDefaultKmsKey } from '@cdktf/provider-aws/lib/data-aws-ebs-default-kms-key';
 import { DataAwsKeyPair } from '@cdktf/provider-aws/lib/data-aws-key-pair';
 import { DataAwsRoute53Zone } from '@cdktf/provider-aws/lib/data-aws-route53-zone';
@@ -13,11 +14,19 @@ import { DataAwsRouteTables } from '@cdktf/provider-aws/lib/data-aws-route-table
 import { DataAwsSubnet } from '@cdktf/provider-aws/lib/data-aws-subnet';
 import { DataAwsVpc } from '@cdktf/provider-aws/lib/data-aws-vpc';
 
+/** The data sources of the plan-time checks; each fails the plan with a message naming the parameter, the value and the fix. */
 export interface PlanChecks {
+  /** The VPC (VPC): its CIDR range, and the check that the subnets span two availability zones. */
   readonly vpc: DataAwsVpc;
+  /** Each subnet (Subnets), keyed `subnet-1`, `subnet-2`, ...: in the VPC, not public. */
   readonly subnets: DataAwsSubnet;
+  /** The hosted zone (HostedZoneId): its name matches HostedZoneName, and it is public. */
   readonly hostedZone: DataAwsRoute53Zone;
-  /** The key pair of KeyName: the read fails at plan when it does not exist in the region. */
+  /**
+   * The key pair of KeyName. Its read fails the plan when the key pair does not exist in the
+   * region, with the provider's error (which quotes the name) at the address
+   * `data.aws_key_pair.<path>_key_pair_KeyName_must_name_a_key_pair_of_this_region_create_or_import_it`.
+   */
   readonly keyPair: DataAwsKeyPair;
   /** The route table each subnet uses (its own, else the VPC's main one), checked for a NAT route. */
   readonly subnetRouteTables: DataAwsRouteTable;
@@ -25,6 +34,7 @@ export interface PlanChecks {
   readonly ebsDefaultKey: DataAwsEbsDefaultKmsKey;
 }
 
+/** What the plan-time checks compare the account with. */
 export interface PlanCheckInput {
   readonly vpcId: string;
   readonly subnetIds: readonly string[];
@@ -59,6 +69,14 @@ function hclValue(value: string): string {
 /** The zone name as the condition compares it: literals arrive lower case without the dot, a reference is normalised in Terraform. */
 function hclZoneName(value: string): string {
   return Token.isUnresolved(value) ? `trimsuffix(lower(${value}), ".")` : JSON.stringify(value);
+}
+
+/**
+ * The name of the key pair lookup: terraform prints `with data.aws_key_pair.<name>` under the
+ * provider's "key pair does not exist" error, so the name carries the parameter and the fix.
+ */
+export function keyPairAddressName(scope: Construct): string {
+  return `${scopedName(scope, 'key-pair')}_KeyName_must_name_a_key_pair_of_this_region_create_or_import_it`;
 }
 
 export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChecks {
@@ -109,18 +127,12 @@ export function addPlanChecks(scope: Construct, input: PlanCheckInput): PlanChec
     },
   });
 
-  // The key pair must exist in the region: the read fails the plan, at data.aws_key_pair.<...key-pair...>, when it does not.
-  const keyPair = new DataAwsKeyPair(scope, 'key-pair', {
-    keyName: input.keyName,
-    lifecycle: {
-      postcondition: [
-        {
-          condition: `\${self.key_name == ${hclValue(input.keyName)}}`,
-          errorMessage: `KeyName: key pair ${input.keyName} was not found in this region. Create or import it (EC2 > Key pairs), or give the name of an existing one.`,
-        },
-      ],
-    },
-  });
+  // The key pair must exist in the region. A missing one fails the read with the provider's
+  // own error (InvalidKeyPair.NotFound, quoting the name), before any condition of ours could
+  // run, and AWS provider 5.x has no data source that lists key pairs without failing. So the
+  // address terraform prints with that error says which parameter it is and what to do.
+  const keyPair = new DataAwsKeyPair(scope, 'key-pair', { keyName: input.keyName });
+  keyPair.overrideLogicalId(keyPairAddressName(scope));
 
   // The route table of each subnet: its explicit association, else the VPC's main table.
   const explicitRouteTables = new DataAwsRouteTables(scope, 'subnet-route-table-ids', {

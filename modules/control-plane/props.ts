@@ -7,7 +7,7 @@
  * its parameter-store name, so defaults, the parameter-file mapping and the SSM parameters
  * cannot drift apart.
  */
-import type { TerraformVariable } from 'cdktf';
+import type { IResolvable, TerraformProvider, TerraformVariable } from 'cdktf';
 import type { ContainerOverrides, ServiceName } from './container-contract';
 import { DEFAULT_STACK_NAME } from '../stack-naming';
 import { ControlPlaneValidationError } from './errors';
@@ -37,6 +37,11 @@ export const DEFAULT_IMAGE_REPOSITORY = 'registry.svc.example.com/svc';
 /** Name of the Terraform variable the construct creates for the API key. */
 export const API_KEY_VARIABLE_NAME = 'api_key';
 
+/**
+ * Props of ControlPlane: the vendor template's parameters (the eight required ones first, then
+ * the further ones in the spec's order), our parameters for the image source and the AMI, and
+ * construct-only props. See help/control-plane.md#props.
+ */
 export interface ControlPlaneProps {
   // ---- the eight required stack parameters (template order of the console step) ----
 
@@ -44,12 +49,18 @@ export interface ControlPlaneProps {
   readonly tenantId: string;
 
   /**
-   * The API key (template key `ApiKey`), as a Terraform variable that is `sensitive` and
-   * `ephemeral`, so the key never lands in the synthesized JSON, the plan or the state.
-   * It is written to Secrets Manager through the write-only argument `secret_string_wo`.
-   * @default - the construct creates the variable `api_key` (set it with TF_VAR_api_key)
+   * The API key (template key `ApiKey`), written to Secrets Manager through the write-only
+   * argument `secret_string_wo`, so it never lands in the plan or the state. Either a Terraform
+   * variable, which must be `sensitive` (the construct makes it `ephemeral`), or a string token
+   * from elsewhere in your stack: a variable's `.stringValue`, a secret data source's
+   * `secretString`. A token is passed as it is: keeping its source out of state (an ephemeral
+   * variable, an ephemeral resource) is then yours to do. A literal string is refused: it would
+   * be written into the synthesized JSON.
+   * @default - the construct creates the sensitive, ephemeral variable `api_key` (set it with
+   * TF_VAR_api_key); for a ControlPlane below another construct, `<path>_api_key`, e.g.
+   * `team_a_control_plane_api_key` (the construct's apiKeyVariable)
    */
-  readonly apiKey?: TerraformVariable;
+  readonly apiKey?: TerraformVariable | string;
 
   /** VPC to install into, `vpc-…`. Template key `VPC`. */
   readonly vpcId: string;
@@ -58,7 +69,7 @@ export interface ControlPlaneProps {
    * At least two private subnets of that VPC, in different availability zones, `subnet-…`.
    * Template key `Subnets` (comma-separated in a parameter file).
    */
-  readonly subnetIds: string[];
+  readonly subnetIds: readonly string[];
 
   /** Hosted zone for the DNS records and certificates, `Z…`; must match hostedZoneName. Template key `HostedZoneId`. */
   readonly hostedZoneId: string;
@@ -117,28 +128,28 @@ export interface ControlPlaneProps {
   readonly analyzerEnvironmentName?: string;
 
   /** Runtime Analyzer: enable caching. @default false */
-  readonly analyzerEnableCaching?: boolean;
+  readonly analyzerEnableCaching?: boolean | IResolvable;
 
   /** Runtime Analyzer: enable compression. @default false */
-  readonly analyzerEnableCompression?: boolean;
+  readonly analyzerEnableCompression?: boolean | IResolvable;
 
   /** Runtime Analyzer container image tag. @default '1.2.1' */
   readonly analyzerImageTag?: string;
 
   /** Runtime Analyzer: accept compressed data. @default false */
-  readonly analyzerAcceptCompressedData?: boolean;
+  readonly analyzerAcceptCompressedData?: boolean | IResolvable;
 
   /** Runtime Analyzer desired (and minimum) instance count. @default 2 */
   readonly analyzerDesiredCount?: number;
 
   /** Runtime Analyzer: enable queue sampling. @default false */
-  readonly analyzerEnableQueueSampling?: boolean;
+  readonly analyzerEnableQueueSampling?: boolean | IResolvable;
 
   /** Runtime Analyzer: enable stdout metrics. @default false */
-  readonly analyzerEnableStdoutMetrics?: boolean;
+  readonly analyzerEnableStdoutMetrics?: boolean | IResolvable;
 
   /** Runtime Analyzer: enable catalog monitoring. @default false */
-  readonly analyzerEnableCatalogMonitoring?: boolean;
+  readonly analyzerEnableCatalogMonitoring?: boolean | IResolvable;
 
   /** Runtime Analyzer instance type. @default 't3.small' */
   readonly analyzerInstanceType?: string;
@@ -228,7 +239,7 @@ export interface ControlPlaneProps {
    * rule 5 warns when one lies outside the VPC (peering or transit gateway needed).
    * @default - only the VPC's own range may reach the load balancer
    */
-  readonly sensorCidrs?: string[];
+  readonly sensorCidrs?: readonly string[];
 
   /**
    * The VPC's CIDR range, when known at synth (rule 5 compares sensor CIDRs with it).
@@ -263,6 +274,24 @@ export interface ControlPlaneProps {
    * @default true
    */
   readonly checkArchitectureRules?: boolean;
+
+  /**
+   * The AWS provider of every resource and data source of the control plane (an `AwsProvider`
+   * with an alias, for another account or region). Give it when the stack's AWS provider has an
+   * alias: without it they use the default `aws` provider, which such a stack does not configure.
+   * @default - the stack's default (unaliased) AWS provider
+   */
+  readonly provider?: TerraformProvider;
+
+  /**
+   * Declare the Terraform outputs (service addresses, load balancer DNS name, the scan template
+   * service's security group, the sensor command). Their names are scoped to the construct's path
+   * below the stack: `control_plane_sensor_command` for a ControlPlane `control-plane` directly in
+   * the stack, `team_a_control_plane_sensor_command` below a construct `team-a`. Turn them off
+   * when your stack declares its own from the construct's attributes.
+   * @default true
+   */
+  readonly outputs?: boolean;
 }
 
 /** How a parameter's value is written in a template parameter file. */
@@ -271,6 +300,7 @@ export type ParameterKind = 'string' | 'boolean' | 'number' | 'list' | 'secret';
 /** Which service reads a parameter; also the second part of its parameter-store name. */
 export type ParameterScope = 'common' | 'analyzer' | 'sts' | 'otel';
 
+/** One row of CONTROL_PLANE_PARAMETERS: a template parameter and the prop it fills. */
 export interface ParameterDefinition {
   /** Key in the vendor template (the eight documented keys) or our documented choice. */
   readonly key: string;
@@ -328,6 +358,7 @@ export const CONTROL_PLANE_PARAMETERS: readonly ParameterDefinition[] = [
 /** The props without a default: they stay optional once defaults are applied. */
 type PropsWithoutDefault =
   | 'apiKey'
+  | 'provider'
   | 'analyzerEnvironmentName'
   | 'otelGatewayUrl'
   | 'vpcCidr'
@@ -340,7 +371,7 @@ type PropsWithoutDefault =
 /** Props with every default applied; the props without a default stay optional. */
 export type ResolvedControlPlaneProps = Required<Omit<ControlPlaneProps, PropsWithoutDefault | 'sensorCidrs'>> &
   Pick<ControlPlaneProps, PropsWithoutDefault> & {
-    readonly sensorCidrs: string[];
+    readonly sensorCidrs: readonly string[];
   };
 
 /** The defaults of the spec's parameter table, and of the construct-only props. */
@@ -370,6 +401,7 @@ export const CONTROL_PLANE_DEFAULTS = {
   containers: {},
   customerManagedEbsKeyGranted: false,
   checkArchitectureRules: true,
+  outputs: true,
 } as const;
 
 export function resolveControlPlaneProps(props: ControlPlaneProps): ResolvedControlPlaneProps {

@@ -21,9 +21,10 @@ import type { SecretsmanagerSecret } from '@cdktf/provider-aws/lib/secretsmanage
 import { SecurityGroup } from '@cdktf/provider-aws/lib/security-group';
 import { SecurityGroupRule } from '@cdktf/provider-aws/lib/security-group-rule';
 import type { ResolvedControlPlaneProps } from './props';
-import { LISTENER_TLS_POLICY, serviceImage, type ServiceDefinition } from './services';
+import { LISTENER_TLS_POLICY, serviceImage, type ContainerContract, type ServiceDefinition, type ServiceName } from './services';
 import { BOOT_FAILURE_MARKER, encodeUserData, renderUserData } from './user-data';
 
+/** What the ControlPlane hands each of its services; built by ControlPlane only (not exported by the package). */
 export interface ControlPlaneServiceProps {
   readonly service: ServiceDefinition;
   readonly props: ResolvedControlPlaneProps;
@@ -55,18 +56,37 @@ export const BOOT_FAILURE_METRIC_NAMESPACE = 'svc/ControlPlane';
 /** `<account>.dkr.ecr.<region>.amazonaws.com[.cn]/<path>`: an Amazon ECR repository. */
 const ECR_IMAGE = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/([^:@]+)/;
 
+/**
+ * One service of a ControlPlane (`controlPlane.services.analyzer`, `.sts`, `.otel`): its
+ * resources, for wiring them into the rest of your stack (an alarm action, a security group
+ * rule). Created by ControlPlane only; the package exports it as a type.
+ */
 export class ControlPlaneService extends Construct {
-  readonly definition: ServiceDefinition;
+  /** The service: `analyzer`, `sts` or `otel` (also its construct ID and DNS label). */
+  readonly serviceName: ServiceName;
+  /** How its container is run (port, health check, UID, files), defaults and overrides applied. */
+  readonly contract: ContainerContract;
+  /** Its DNS name, `<service>.<stack lower>.<zone>`. */
   readonly hostname: string;
+  /** The name of its IAM role, instance profile, security group, launch template, target group and auto scaling group: `<stackName>-<service>`. */
   readonly resourceName: string;
+  /** Its log group, `/<stackName>/<service>`. */
   readonly logGroup: CloudwatchLogGroup;
+  /** The instances' role. */
   readonly role: IamRole;
+  /** The instances' instance profile. */
   readonly instanceProfile: IamInstanceProfile;
+  /** The instances' security group (the Scan Template Service's: allow it into what it scans). */
   readonly securityGroup: SecurityGroup;
+  /** The instances' launch template (image, user data, key pair). */
   readonly launchTemplate: LaunchTemplate;
+  /** The load balancer's target group of the instances. */
   readonly targetGroup: LbTargetGroup;
+  /** The HTTPS listener of the service's port. */
   readonly listener: LbListener;
+  /** The instances' auto scaling group. */
   readonly autoScalingGroup: AutoscalingGroup;
+  /** The alias record of hostname to the load balancer. */
   readonly dnsRecord: Route53Record;
   /** The image the instances run, `<repository>/<name>:<tag>`. */
   readonly image: string;
@@ -77,10 +97,21 @@ export class ControlPlaneService extends Construct {
    */
   readonly bootFailureAlarm: CloudwatchMetricAlarm;
 
+  /** Called by ControlPlane, once per service. */
   constructor(scope: Construct, id: string, input: ControlPlaneServiceProps) {
     super(scope, id);
     const { service, props, stackName, tags } = input;
-    this.definition = service;
+    this.serviceName = service.name;
+    this.contract = {
+      port: service.port,
+      extraPorts: service.extraPorts,
+      protocolVersion: service.protocolVersion,
+      healthCheck: service.healthCheck,
+      runAsUid: service.runAsUid,
+      environmentPrefix: service.environmentPrefix,
+      tlsDirectory: service.tlsDirectory,
+      apiKeyFile: service.apiKeyFile,
+    };
     this.hostname = input.hostname;
     const name = `${stackName}-${service.name}`;
     this.resourceName = name;
@@ -238,7 +269,7 @@ export class ControlPlaneService extends Construct {
     const desired = service.desiredCount(props);
     this.autoScalingGroup = new AutoscalingGroup(this, 'auto-scaling-group', {
       name,
-      vpcZoneIdentifier: props.subnetIds,
+      vpcZoneIdentifier: props.subnetIds as string[],
       minSize: desired,
       desiredCapacity: desired,
       // Room for a rolling refresh to start new instances before old ones go.

@@ -5,6 +5,7 @@
  */
 import { Token } from 'cdktf';
 import { checkAddress, parseAddress } from '../../src/address';
+import { isAwsProvider } from '../aws-provider';
 import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, serviceHostname, stackNameProblem } from '../stack-naming';
 import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
 import type { ResolvedControlPlaneProps } from './props';
@@ -101,6 +102,47 @@ function checkNotEmpty(code: ControlPlaneValidationCode, propName: keyof Resolve
   if (isResolved(value) && (typeof value !== 'string' || value.trim() === '')) fail(code, propName, value, 'is empty', fix);
 }
 
+/** The props that take true or false (or a token, e.g. a variable's booleanValue). */
+const BOOLEAN_PROPS = [
+  'analyzerEnableCaching',
+  'analyzerEnableCompression',
+  'analyzerAcceptCompressedData',
+  'analyzerEnableQueueSampling',
+  'analyzerEnableStdoutMetrics',
+  'analyzerEnableCatalogMonitoring',
+  'customerManagedEbsKeyGranted',
+  'checkArchitectureRules',
+  'outputs',
+] as const;
+
+function checkBooleans(props: ResolvedControlPlaneProps, fail: Fail): void {
+  for (const propName of BOOLEAN_PROPS) {
+    const value: unknown = props[propName];
+    // The last three steer synth itself (or a plan condition's text): they cannot wait for a token.
+    const tokenAllowed = propName.startsWith('analyzer');
+    if (typeof value === 'boolean' || (tokenAllowed && Token.isUnresolved(value))) continue;
+    fail('invalid_boolean', propName, value, tokenAllowed ? 'is neither true nor false nor a token' : 'is not true or false (it must be known at synth)', 'write true or false');
+  }
+}
+
+/** The API key: a variable, or a token; a literal would be written into the synthesized JSON. */
+function checkApiKey(apiKey: unknown, fail: Fail): void {
+  if (apiKey === undefined || (typeof apiKey === 'object' && apiKey !== null) || Token.isUnresolved(apiKey)) return;
+  fail(
+    'api_key_literal',
+    'apiKey',
+    typeof apiKey === 'string' ? '(a literal string, not shown)' : apiKey,
+    'is a literal value; the synthesized JSON would hold the key',
+    'pass a sensitive TerraformVariable, a token from one (variable.stringValue) or from a secret data source, or leave apiKey out and set TF_VAR_api_key',
+  );
+}
+
+function checkProvider(provider: unknown, fail: Fail): void {
+  if (provider === undefined || isAwsProvider(provider)) return;
+  const type = typeof provider === 'object' && provider !== null ? (provider as { terraformResourceType?: unknown }).terraformResourceType : undefined;
+  fail('invalid_provider', 'provider', type === undefined ? provider : `a provider of type ${String(type)}`, 'is not an AWS provider', 'pass the AwsProvider (@cdktf/provider-aws/lib/provider) the resources should use, e.g. one with an alias');
+}
+
 function checkOtelGatewayUrl(value: string | undefined, fail: Fail): void {
   if (value === undefined || !isResolved(value)) return;
   const fix = 'give the https URL the vendor gave you, e.g. https://otel.vendor.example.net';
@@ -133,6 +175,9 @@ export function validateControlPlaneProps(constructPath: string, props: Resolved
 
 function collectProblems(props: ResolvedControlPlaneProps, fail: Fail): void {
   checkStackName(props, fail);
+  checkApiKey(props.apiKey, fail);
+  checkProvider(props.provider, fail);
+  checkBooleans(props, fail);
   checkNotEmpty('empty_tenant_id', 'tenantId', props.tenantId, 'set tenantId (TenantId) to your tenant, the customer name', fail);
   checkPattern('invalid_vpc_id', 'vpcId', props.vpcId, VPC_ID, 'is not a VPC id', 'use an id of the form vpc-0123456789abcdef0', fail);
   checkSubnets(props, fail);

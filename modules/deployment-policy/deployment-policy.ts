@@ -7,7 +7,7 @@
  * (or the role) instead of administrator rights.
  */
 import { Construct } from 'constructs';
-import { TerraformOutput, Token } from 'cdktf';
+import { TerraformOutput, Token, type TerraformProvider } from 'cdktf';
 import { IamPolicy } from '@cdktf/provider-aws/lib/iam-policy';
 import { IamRole } from '@cdktf/provider-aws/lib/iam-role';
 import { IamRolePolicyAttachment } from '@cdktf/provider-aws/lib/iam-role-policy-attachment';
@@ -19,7 +19,8 @@ import {
   splitPolicyDocument,
 } from './policy-document';
 import { CONSTRUCT_PROP_LABELS } from './validation';
-import { outputName } from '../output-names';
+import { isAwsProvider, useAwsProvider } from '../aws-provider';
+import { claimStackNames, duplicateElementNames, scopedName, type StackNameClash } from '../output-names';
 import { DEFAULT_STACK_NAME, MAX_STACK_NAME_LENGTH } from '../stack-naming';
 
 /** The stack service of the spec: a role it may assume is an installation role for templates. */
@@ -53,6 +54,19 @@ export interface DeploymentPolicyProps extends DeploymentPolicyDocumentInput {
   readonly productTagValue?: string;
   /** Create an installation role with the policy attached. @default no role */
   readonly installationRole?: InstallationRoleProps;
+  /**
+   * The AWS provider of the policies, the role and its attachments (an `AwsProvider` with an
+   * alias, for another account). Give it when the stack's AWS provider has an alias.
+   * @default - the stack's default (unaliased) AWS provider
+   */
+  readonly provider?: TerraformProvider;
+  /**
+   * Declare the Terraform outputs `<path>_policy_arns` and `<path>_installation_role_arn`, named
+   * after the construct's path below the stack (`deployment_policy_policy_arns` for a
+   * DeploymentPolicy `deployment-policy` directly in the stack).
+   * @default true
+   */
+  readonly outputs?: boolean;
 }
 
 const ACCOUNT_ID = /^\d{12}$/;
@@ -107,10 +121,24 @@ export class DeploymentPolicy extends Construct {
   readonly policies: readonly IamPolicy[];
   /** The installation role with every policy attached; undefined without `installationRole` in the props. */
   readonly installationRole?: IamRole;
+  /** The names of the Terraform outputs this construct declared (empty with `outputs: false`). */
+  readonly outputNames: readonly string[];
 
   /** Throws DeploymentPolicyPropError naming the prop and value for a malformed literal. */
   constructor(scope: Construct, id: string, props: DeploymentPolicyProps) {
     super(scope, id);
+    if (props.provider !== undefined && !isAwsProvider(props.provider)) {
+      throw new DeploymentPolicyPropError({
+        constructPath: this.node.path,
+        prop: 'provider',
+        value: `a provider of type ${String((props.provider as { terraformResourceType?: unknown }).terraformResourceType)}`,
+        problem: 'not an AWS provider',
+        fix: 'pass the AwsProvider (@cdktf/provider-aws/lib/provider) the policies should use, e.g. one with an alias',
+      });
+    }
+    if (props.outputs !== undefined && typeof props.outputs !== 'boolean') {
+      throw new DeploymentPolicyPropError({ constructPath: this.node.path, prop: 'outputs', value: props.outputs, problem: 'not true or false', fix: 'write true or false' });
+    }
     const stackName = props.stackName ?? DEFAULT_STACK_NAME;
     const partition = props.partition ?? 'aws';
     const naming = { constructPath: this.node.path, labels: CONSTRUCT_PROP_LABELS };
@@ -119,6 +147,15 @@ export class DeploymentPolicy extends Construct {
 
     const parts = splitPolicyDocument(this.document, namedDeploymentPolicyDocument(sizingInput(props), naming));
     const baseName = props.policyName ?? `${stackName}-deployment`;
+    const roleName = props.installationRole ? (props.installationRole.roleName ?? `${stackName}-installation`) : undefined;
+    // IAM names are unique in the account: the same name twice in one stack fails at apply.
+    const literalNames = [...parts.map((_, index) => `${baseName}-${index + 1}`), ...(roleName === undefined ? [] : [roleName])].filter((name) => !Token.isUnresolved(name));
+    this.refuseClash(
+      claimStackNames(this, 'resource name', literalNames.map((name) => `IAM ${name}`)),
+      props.policyName === undefined ? 'stackName' : 'policyName',
+      props.policyName ?? stackName,
+      'give each DeploymentPolicy of a stack its own stackName or policyName (and installationRole.roleName)',
+    );
     this.policies = parts.map(
       (part, index) =>
         new IamPolicy(this, `policy-${index + 1}`, {
@@ -132,7 +169,7 @@ export class DeploymentPolicy extends Construct {
     if (props.installationRole) {
       const trusted = props.installationRole.trustedPrincipal ?? `arn:${partition}:iam::${props.accountId}:root`;
       this.installationRole = new IamRole(this, 'installation-role', {
-        name: props.installationRole.roleName ?? `${stackName}-installation`,
+        name: roleName,
         description: `Installation role for control plane ${stackName}`,
         assumeRolePolicy: JSON.stringify({
           Version: '2012-10-17',
@@ -150,15 +187,35 @@ export class DeploymentPolicy extends Construct {
     }
 
     // What the deployer needs next: the policies to attach, or the role to assume.
-    new TerraformOutput(this, 'policy-arns', {
-      value: this.policies.map((policy) => policy.arn),
-      description: `ARNs of the ${parts.length} deployment policies of control plane ${stackName}; attach all of them`,
-    }).overrideLogicalId(outputName(id, 'policy-arns'));
-    if (this.installationRole) {
-      new TerraformOutput(this, 'installation-role-arn', {
-        value: this.installationRole.arn,
-        description: `Installation role of control plane ${stackName}, with every deployment policy attached`,
-      }).overrideLogicalId(outputName(id, 'installation-role-arn'));
+    const outputs: Array<{ id: string; value: string | string[]; description: string }> = [
+      { id: 'policy-arns', value: this.policies.map((policy) => policy.arn), description: `ARNs of the ${parts.length} deployment policies of control plane ${stackName}; attach all of them` },
+      ...(this.installationRole
+        ? [{ id: 'installation-role-arn', value: this.installationRole.arn, description: `Installation role of control plane ${stackName}, with every deployment policy attached` }]
+        : []),
+    ];
+    const outputNames = props.outputs === false ? [] : outputs.map((output) => scopedName(this, output.id));
+    if (outputNames.length > 0) {
+      this.refuseClash(claimStackNames(this, 'output', outputNames), 'outputs', true, 'give the deployment policies distinct construct paths (IDs or parents), or set outputs: false on one');
+      outputs.forEach((output, index) => new TerraformOutput(this, output.id, { value: output.value, description: output.description }).overrideLogicalId(outputNames[index]));
     }
+    this.outputNames = outputNames;
+
+    if (props.provider !== undefined) useAwsProvider(this, props.provider);
+    const declared = new Set(outputNames.map((name) => `output ${name}`));
+    this.node.addValidation({
+      validate: () => duplicateElementNames(this, declared).map((name) => `${this.node.path}: ${name} is declared twice in this stack; give the other one another name, or set outputs: false on this DeploymentPolicy`),
+    });
+  }
+
+  private refuseClash(clash: StackNameClash | undefined, prop: string, value: unknown, fix: string): void {
+    if (clash === undefined) return;
+    throw new DeploymentPolicyPropError({
+      code: 'deployment_policy_name_clash',
+      constructPath: this.node.path,
+      prop,
+      value,
+      problem: `${clash.kind === 'resource name' ? `the name ${clash.name}` : `the ${clash.kind} ${clash.name}`} is already declared by ${clash.owner} in this stack`,
+      fix,
+    });
   }
 }

@@ -1,7 +1,10 @@
 import { SvcConstructError } from '../construct-error';
 
-/** The `code` of a DeploymentPolicyPropError. */
-export type DeploymentPolicyPropErrorCode = 'invalid_deployment_policy_prop';
+/**
+ * The `code` of a DeploymentPolicyPropError: a bad value, or a name (an output, a managed
+ * policy's or the role's name) another construct of the same stack already declared.
+ */
+export type DeploymentPolicyPropErrorCode = 'invalid_deployment_policy_prop' | 'deployment_policy_name_clash';
 
 /**
  * The one error DeploymentPolicy, deploymentPolicyDocument and the `svc-deployment-policy`
@@ -10,9 +13,9 @@ export type DeploymentPolicyPropErrorCode = 'invalid_deployment_policy_prop';
  * what is wrong and how to fix it.
  */
 export class DeploymentPolicyPropError extends SvcConstructError<DeploymentPolicyPropErrorCode> {
-  /** The details, without the code (there is one). */
-  constructor(details: { constructPath: string; prop: string; value: string; problem: string; fix: string }) {
-    super({ code: 'invalid_deployment_policy_prop', ...details });
+  /** The details; the code is `invalid_deployment_policy_prop` unless given. */
+  constructor(details: { constructPath: string; prop: string; value: unknown; problem: string; fix: string; code?: DeploymentPolicyPropErrorCode }) {
+    super({ ...details, code: details.code ?? 'invalid_deployment_policy_prop' });
   }
 
   /**

@@ -13,6 +13,8 @@
  * Terraform names (public contract, see security-policy.ts):
  *   data.aws_nat_gateway.control_plane_egress_nat_0123456789abcdef0        by id
  *   svc_whitelist_entry.whitelist_control_plane_egress_nat_0123456789abcdef0  (per-entry whitelist)
+ *   data.aws_nat_gateway.control_plane_egress_gateway_2                     by a token id (natGatewayIds[1])
+ *   svc_whitelist_entry.whitelist_control_plane_egress_gateway_2             (per-entry whitelist)
  *   data.aws_nat_gateways.control_plane_egress_vpc, data.aws_nat_gateway.control_plane_egress_vpc_gateways
  *   svc_whitelist_entry.whitelist_control_plane_egress_vpc["<ip>"]           by VPC (per-entry whitelist)
  */
@@ -28,9 +30,18 @@ import type { SecurityPolicy } from './security-policy';
 export interface ControlPlaneEgressProps {
   /** The policy whose whitelist gets the addresses. */
   readonly policy: SecurityPolicy;
-  /** NAT gateways by id (`nat-...`), e.g. the control plane VPC's. */
+  /**
+   * NAT gateways by id (`nat-...`), e.g. the control plane VPC's: literal ids, or tokens (the
+   * `id` of an `NatGateway` your stack creates). A token is named by its position
+   * (`..._gateway_<n>`), a literal by itself; either is known at plan, so gateways created in the
+   * same apply do not stop it. Give such a gateway here only, not also through the vpcId of its VPC.
+   */
   readonly natGatewayIds?: readonly string[];
-  /** Also every available public NAT gateway of this VPC, found at plan time. */
+  /**
+   * Also every available public NAT gateway of this VPC, found at plan time. The VPC must exist
+   * before the plan: a VPC created in the same apply leaves the list of gateways unknown, and the
+   * plan stops (`Invalid for_each argument`); give such gateways in natGatewayIds instead.
+   */
   readonly vpcId?: string;
   /** @default 'control plane egress' (each entry adds `(NAT gateway <id>)`) */
   readonly description?: string;
@@ -38,6 +49,11 @@ export interface ControlPlaneEgressProps {
   readonly awsProvider?: TerraformProvider;
 }
 
+
+/** How an entry names a gateway given as a token: its position, which is known at plan (its id is not). */
+function tokenGatewayLabel(index: number): string {
+  return `natGatewayIds[${index}]`;
+}
 
 function snakeCase(text: string): string {
   return text.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
@@ -66,7 +82,7 @@ export class ControlPlaneEgress extends Construct {
       throw fail('natGatewayIds', ids, 'names no NAT gateway; give natGatewayIds (["nat-..."]) or vpcId');
     }
     ids.forEach((natGatewayId, index) => {
-      if (Token.isUnresolved(natGatewayId)) throw fail(`natGatewayIds[${index}]`, natGatewayId, 'is a token; give literal ids (they name the data sources and whitelist entries), or use vpcId');
+      if (Token.isUnresolved(natGatewayId)) return;
       if (!NAT_GATEWAY_ID.test(natGatewayId)) throw fail(`natGatewayIds[${index}]`, natGatewayId, 'is not a NAT gateway id; give one such as nat-0123456789abcdef0');
       if (ids.indexOf(natGatewayId) !== index) throw fail(`natGatewayIds[${index}]`, natGatewayId, `is also natGatewayIds[${ids.indexOf(natGatewayId)}]; name each gateway once`);
     });
@@ -88,20 +104,23 @@ export class ControlPlaneEgress extends Construct {
       ],
     };
 
+    // A literal id names its data source and entry; a token (a gateway of this stack, its id
+    // unknown until apply) its position: names must be known at synth.
+    const nameOf = (natGatewayId: string, index: number) => (Token.isUnresolved(natGatewayId) ? `gateway-${index + 1}` : natGatewayId);
     const gateways = new Map<string, DataAwsNatGateway>();
-    for (const natGatewayId of ids) {
-      const gateway = new DataAwsNatGateway(this, natGatewayId, { id: natGatewayId, lifecycle: publicGatewayCheck, ...provider });
-      gateway.overrideLogicalId(`${baseName}_${snakeCase(natGatewayId)}`);
+    ids.forEach((natGatewayId, index) => {
+      const gateway = new DataAwsNatGateway(this, nameOf(natGatewayId, index), { id: natGatewayId, lifecycle: publicGatewayCheck, ...provider });
+      gateway.overrideLogicalId(`${baseName}_${snakeCase(nameOf(natGatewayId, index))}`);
       gateways.set(natGatewayId, gateway);
-    }
+    });
     this.natGateways = gateways;
     if (ids.length > 0) {
       props.policy.addEntries(
         'whitelist',
-        ids.map((natGatewayId) => ({
+        ids.map((natGatewayId, index) => ({
           ip: gateways.get(natGatewayId)!.publicIp,
-          description: `${description} (NAT gateway ${natGatewayId})`,
-          name: `${baseName}_${snakeCase(natGatewayId)}`,
+          description: Token.isUnresolved(natGatewayId) ? `${description} (NAT gateway ${tokenGatewayLabel(index)})` : `${description} (NAT gateway ${natGatewayId})`,
+          name: `${baseName}_${snakeCase(nameOf(natGatewayId, index))}`,
         })),
         id,
       );
@@ -124,7 +143,8 @@ export class ControlPlaneEgress extends Construct {
     vpcGateways.overrideLogicalId(`${baseName}_vpc_gateways`);
     this.vpcNatGateways = vpcGateways;
     // Private gateways (no public IP) and the ones already named by id are left out.
-    const known = ids.map((natGatewayId) => hclString(natGatewayId)).join(', ');
+    // Literal ids only: a token's gateway is created in this apply, and a VPC looked up at plan cannot hold it yet.
+    const known = ids.filter((natGatewayId) => !Token.isUnresolved(natGatewayId)).map((natGatewayId) => hclString(natGatewayId)).join(', ');
     const addresses = TerraformIterator.fromDataSources(vpcGateways).forExpressionForMap(
       'val.public_ip',
       `format("%s (NAT gateway %s)", ${hclString(description)}, val.id) if val.connectivity_type == "public" && !contains([${known}], val.id)`,

@@ -1,4 +1,5 @@
 /** SecurityPolicy's props, and the SSO rules the construct and the config parser both check. */
+import type { IResolvable } from 'cdktf';
 import type { SvcProvider } from '../svc-provider/provider';
 import { POLICY_LIST_NAMES, type PolicyEntry } from './entries';
 import type { NamesEveryField } from '../../src/field-names';
@@ -35,10 +36,10 @@ true satisfies NamesEveryField<PolicyListProps, typeof POLICY_LIST_FIELDS>;
 export interface SsoSettings {
   /** The tenant's or channel's name; it must exist on the service. */
   readonly name: string;
-  /** Users may sign in through the identity provider; needs samlMetadataUrl. */
-  readonly enabled: boolean;
-  /** Users must sign in through SSO; needs enabled. @default false */
-  readonly required?: boolean;
+  /** Users may sign in through the identity provider; needs samlMetadataUrl. A token (a variable's `booleanValue`) is checked at plan. */
+  readonly enabled: boolean | IResolvable;
+  /** Users must sign in through SSO; needs enabled. A token is checked at plan. @default false */
+  readonly required?: boolean | IResolvable;
   /** The identity provider's SAML metadata URL, https; needed when enabled. */
   readonly samlMetadataUrl?: string;
   /**
@@ -46,7 +47,7 @@ export interface SsoSettings {
    * apply that enables SSO or changes the metadata URL; true only when sign-in through this
    * identity provider was tested elsewhere. @default false
    */
-  readonly signInTestedElsewhere?: boolean;
+  readonly signInTestedElsewhere?: boolean | IResolvable;
 }
 
 /** The fields of SsoSettings, as the construct and the config file both accept them. */
