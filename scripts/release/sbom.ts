@@ -194,7 +194,7 @@ export function packageSbom(options: { readonly sourceDateEpoch: number; readonl
   const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { name: string; homepage?: string; repository: { url: string }; bugs: { url?: string } };
   // npm names the root by the checkout's directory (and marks the development manifest private,
   // a property npmIndependent leaves out with the others).
-  const root = { ...npmIndependent(document.metadata.component as Json), name: manifest.name };
+  const root: Json = { ...npmIndependent(document.metadata.component as Json), name: manifest.name };
   root.externalReferences = [
     { type: 'vcs', url: manifest.repository.url },
     { type: 'website', url: manifest.homepage },
