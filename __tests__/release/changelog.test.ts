@@ -45,7 +45,7 @@ test('every link to the repository names the one the public registry reads: <nam
   expect(links.length).toBeGreaterThan(0);
   for (const link of links) expect(link.startsWith(`${repository}/`)).toBe(true);
   // No other GitHub address of ours in the pages a user or the registry reads.
-  const pages = ['README.md', 'CHANGELOG.md', ...fs.readdirSync(path.join(REPOSITORY, 'help')).filter((name) => name.endsWith('.md')).map((name) => `help/${name}`), 'terraform/modules/svc-security-policy/README.md'];
+  const pages = ['README.md', 'CHANGELOG.md', ...fs.readdirSync(path.join(REPOSITORY, 'help')).filter((name) => name.endsWith('.md')).map((name) => `help/${name}`), 'terraform/modules/svc-security-policy/README.md', 'terraform/modules/svc-control-plane/README.md'];
   for (const page of pages) {
     const ours = [...fs.readFileSync(path.join(REPOSITORY, page), 'utf8').matchAll(new RegExp(`github\\.com/${PROVIDER_NAMESPACE}/[\\w.-]+`, 'g'))].map((match) => match[0]);
     expect([page, ours.filter((address) => address.replace(/\.git$/, '') !== `github.com/${PROVIDER_NAMESPACE}/${EXECUTABLE_NAME}`)]).toEqual([page, []]);
