@@ -99,6 +99,14 @@ module.exports = {
         'the provider server, the emulator and the tfplugin6 layer are not part of the library API.',
     ),
     forbid(
+      'client-index-is-the-public-entry-only',
+      "src/api/index.ts is the curated public entry point svc-prevent/client: only the library's entry barrel (modules/index.ts) " +
+        'and package.json import it. Code inside the repository imports the client module it needs (src/api/client, src/api/errors, ' +
+        'src/api/types, ...), so a name can leave the public list without breaking it.',
+      { pathNot: LIBRARY_ENTRIES },
+      { path: '^src/api/index\\.ts$' },
+    ),
+    forbid(
       'app-on-the-library-only',
       "This repository's app (main.ts, app/) is an example of using the library: it may import the constructs, the pipeline, the client " +
         'and the shared rules, never the provider server, the emulator, the tfplugin6 layer, or the tooling (scripts/, bin/): ' +

@@ -60,12 +60,15 @@ function isPublicMember(member: ts.ClassElement): boolean {
 function classText(declaration: ts.ClassDeclaration, name: string, checker: ts.TypeChecker, source: ts.SourceFile): string {
   const heritage = (declaration.heritageClauses ?? []).map((clause) => clause.getText(source)).join(' ');
   const abstract = ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Abstract ? 'abstract ' : '';
+  // An accessor pair is one property: TSDoc on the getter documents the setter too (as API Extractor reads it).
+  const documentedGetters = new Set(declaration.members.filter((member) => ts.isGetAccessorDeclaration(member) && hasDocumentation(member)).map((member) => member.name!.getText(source)));
   const lines = [`export ${abstract}class ${name}${declaration.typeParameters ? `<${declaration.typeParameters.map((parameter) => parameter.getText(source)).join(', ')}>` : ''}${heritage ? ` ${heritage}` : ''} {`];
   for (const member of declaration.members) {
     if (!isPublicMember(member)) continue;
     const flags = ts.getCombinedModifierFlags(member as unknown as ts.Declaration);
     const modifiers = `${flags & ts.ModifierFlags.Static ? 'static ' : ''}${flags & ts.ModifierFlags.Readonly ? 'readonly ' : ''}`;
-    const undocumented = hasDocumentation(member as unknown as ts.Declaration) ? [] : ['    // (undocumented)'];
+    const documented = hasDocumentation(member as unknown as ts.Declaration) || (ts.isSetAccessorDeclaration(member) && documentedGetters.has(member.name.getText(source)));
+    const undocumented = documented ? [] : ['    // (undocumented)'];
     if (ts.isConstructorDeclaration(member)) {
       lines.push(...undocumented, `    constructor(${member.parameters.map((parameter) => printer.printNode(ts.EmitHint.Unspecified, ts.factory.updateParameterDeclaration(parameter, parameter.modifiers?.filter((modifier) => modifier.kind !== ts.SyntaxKind.PublicKeyword && modifier.kind !== ts.SyntaxKind.ReadonlyKeyword && modifier.kind !== ts.SyntaxKind.PrivateKeyword), parameter.dotDotDotToken, parameter.name, parameter.questionToken, parameter.type, undefined), source)).join(', ')});`);
       // Parameter properties are public members too.

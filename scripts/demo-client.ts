@@ -5,7 +5,9 @@
  * through cdktf and terraform.
  */
 import { randomBytes } from 'node:crypto';
-import { LIST_NAMES, ManagementApiError, ManagementClient, type ListName } from '../src/api';
+import { LIST_NAMES, type ListName } from '../src/api/types';
+import { ManagementApiError } from '../src/api/errors';
+import { ManagementClient } from '../src/api/client';
 import { startEmulatorProcess } from '../src/emulator/child-process';
 import { detail, step } from './demo-output';
 

@@ -355,6 +355,7 @@ function renderElementClasses(ownerTerraformName: string, binding: AttributeBind
   const getters = attributes.flatMap((member) => {
     const kind = PRIMITIVES[member.type.kind as 'string' | 'number' | 'bool'];
     return lines(`
+  /** The element's \`${member.terraformName}\` (a token that resolves at apply). */
   get ${member.propertyName}(): ${kind.getterType} {
     return this.${kind.getter}(${quote(member.terraformName)});
   }`);
@@ -362,6 +363,7 @@ function renderElementClasses(ownerTerraformName: string, binding: AttributeBind
   return [
     ...docComment('', [`One element of \`${ownerTerraformName}.${binding.terraformName}\`; its getters are tokens of that element's attributes.`]),
     ...lines(`export class ${elementClass} extends cdktf.ComplexObject {
+  /** Built by \`${listClass}.get(index)\`. */
   constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, index: number) {
     super(terraformResource, terraformAttribute, false, index);
   }`),
@@ -372,10 +374,12 @@ function renderElementClasses(ownerTerraformName: string, binding: AttributeBind
       `The computed list \`${ownerTerraformName}.${binding.terraformName}\`. Resolves to the whole list (a token usable where a list is expected); \`get(index)\` gives typed access to one element.`,
     ]),
     ...lines(`export class ${listClass} extends cdktf.ComplexList {
+  /** Built by the getter of \`${binding.terraformName}\`. */
   constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
     super(terraformResource, terraformAttribute, false);
   }
 
+  /** The element at \`index\` (0-based), its attributes as tokens. */
   get(index: number): ${elementClass} {
     return new ${elementClass}(this.terraformResource, this.terraformAttribute, index);
   }
@@ -453,6 +457,7 @@ function renderAccessors(binding: AttributeBinding, className: string, field: st
     ...(binding.required
       ? []
       : lines(`
+  /** Unsets \`${binding.terraformName}\`, as if the configuration left it out. */
   reset${pascalCase(binding.terraformName)}(): void {
     this.${field} = undefined;
   }`)),
@@ -513,10 +518,12 @@ function renderObject(spec: ObjectSpec, versionConstraint: string): string {
     ...bindings.flatMap((binding) => (binding.elementClasses === undefined ? [] : renderElementClasses(owner, binding))),
     ...docComment('', [spec.schema.description, `Terraform ${what} of the provider ${PROVIDER_ADDRESS}.`]),
     `export class ${spec.className} extends cdktf.${isResource ? 'TerraformResource' : 'TerraformDataSource'} {`,
+    `  /** The Terraform type, \`${spec.terraformType}\`. */`,
     `  static readonly tfResourceType = ${quote(spec.terraformType)};`,
     '',
     ...fields,
     ...(settable.length > 0 ? [''] : []),
+    ...docComment('  ', [`Declares the ${what} in the stack of \`scope\`; \`id\` is its Terraform name (renaming it replaces the object).`]),
     `  constructor(scope: Construct, id: string, config: ${configName}${anyRequired ? '' : ' = {}'}) {`,
     ...superHead(spec.terraformType, versionConstraint),
     ...metaArguments.map((name) => `      ${name}: config.${name},`),
@@ -574,11 +581,17 @@ function renderProvider(schema: Schema, versionConstraint: string, environmentVa
     '',
     ...docComment('', [schema.description, `The provider ${PROVIDER_ADDRESS} (${versionConstraint}).`]),
     'export class SvcProvider extends cdktf.TerraformProvider {',
+    `  /** The provider's type, \`${PROVIDER_TYPE}\`. */`,
     `  static readonly tfResourceType = ${quote(PROVIDER_TYPE)};`,
     '',
     ...bindings.map((binding) => `  private ${field(binding)}?: ${binding.inputType};`),
     '  private _alias?: string;',
     '',
+    ...docComment('  ', [
+      'Declares the provider block in the stack of `scope`.',
+      '@throws SensitiveLiteralValueError when `apiKey` is a literal string or an expression with literal text (it would reach cdk.tf.json in clear)',
+      '@throws ProviderSourceError when `source` is not a provider source address',
+    ]),
     '  constructor(scope: Construct, id: string, config: SvcProviderConfig = {}) {',
     ...superHead(PROVIDER_TYPE, versionConstraint),
     '      terraformProviderSource: providerSource(config.source),',

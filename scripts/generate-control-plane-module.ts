@@ -611,7 +611,7 @@ regenerates it and compares the files byte for byte.
 
 \`\`\`hcl
 module "control_plane" {
-  source = "<path or git URL>/terraform/modules/svc-control-plane"
+  source = "git::https://github.com/svc-prevent/terraform-provider-svc.git//terraform/modules/svc-control-plane?ref=v0.1.0"
 
   api_key = var.api_key # sensitive and ephemeral: TF_VAR_api_key=... at plan and apply
 ${Object.entries(EXAMPLE_INPUTS).map(([name, value]) => `  ${name.padEnd(16)} = ${value}`).join('\n')}

@@ -2,7 +2,8 @@
  * Bulk calls are bounded by size as well as count, and descriptions by the shared rule
  * (src/description.ts), checked before anything is sent. Against the real emulator.
  */
-import { ManagementClient, MAX_BULK_BODY_BYTES, ValidationError, splitIntoCalls } from '../../src/api';
+import { ManagementClient, MAX_BULK_BODY_BYTES, splitIntoCalls } from '../../src/api/client';
+import { ValidationError } from '../../src/api/errors';
 import { MAX_DESCRIPTION_LENGTH, descriptionProblem } from '../../src/description';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 

@@ -3,15 +3,9 @@
  * command, token expiry mid-sequence, read-only refusal, blocklist expiry and risk-based
  * promotion by moving the emulator clock, bulk chunking, and a run with 20% injected faults.
  */
-import {
-  AuthenticationError,
-  ManagementClient,
-  NotFoundError,
-  PermissionError,
-  ServiceError,
-  type ListName,
-  type ManagementClientOptions,
-} from '../../src/api';
+import { AuthenticationError, NotFoundError, PermissionError, ServiceError } from '../../src/api/errors';
+import { ManagementClient, type ManagementClientOptions } from '../../src/api/client';
+import type { ListName } from '../../src/api/types';
 import { startEmulator, type EmulatorSeed, type RunningEmulator } from '../../src/emulator/server';
 
 const WRITER_KEY = 'emulator-test-writer-key';

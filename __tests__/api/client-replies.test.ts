@@ -4,21 +4,8 @@
  * the one Retry-After case.
  */
 import { MockAgent } from 'undici';
-import {
-  AuthenticationError,
-  ClientClosedError,
-  ManagementClient,
-  NotFoundError,
-  PermissionError,
-  RateLimitError,
-  ServiceError,
-  TokenRejectedError,
-  TransportError,
-  UnexpectedReplyError,
-  ValidationError,
-  type ClientLogEvent,
-  type ManagementClientOptions,
-} from '../../src/api';
+import { AuthenticationError, ClientClosedError, NotFoundError, PermissionError, RateLimitError, ServiceError, TokenRejectedError, TransportError, UnexpectedReplyError, ValidationError } from '../../src/api/errors';
+import { ManagementClient, type ClientLogEvent, type ManagementClientOptions } from '../../src/api/client';
 import { startFakeService, withLogin, type FakeReply, type FakeService, type RecordedRequest } from './fake-service';
 
 const API_KEY = 'replies-test-api-key-7f3a9c';

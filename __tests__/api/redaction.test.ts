@@ -3,16 +3,9 @@
  * util.inspect output, nor in log events, whichever way the error came about.
  */
 import { inspect } from 'node:util';
-import {
-  ManagementClient,
-  REDACTED,
-  SecretRegistry,
-  ServiceError,
-  TransportError,
-  UnexpectedReplyError,
-  ValidationError,
-  registerSecret,
-} from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
+import { REDACTED, SecretRegistry, registerSecret } from '../../src/api/redaction';
+import { ServiceError, TransportError, UnexpectedReplyError, ValidationError } from '../../src/api/errors';
 import { startFakeService, withLogin, type FakeService } from './fake-service';
 
 const API_KEY = 'redaction-key-Q9v!"quoted"/slash';

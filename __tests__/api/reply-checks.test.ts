@@ -3,15 +3,9 @@
  * cases of list entries and audit events, then the same through the client against a real
  * loopback server, where a refusal carries the HTTP status and X-Request-ID.
  */
-import {
-  ManagementClient,
-  ReplyValueError,
-  UnexpectedReplyError,
-  checkAuditEvents,
-  checkListEntries,
-  checkListEntry,
-  type CommandReplyWarning,
-} from '../../src/api';
+import { ManagementClient, type CommandReplyWarning } from '../../src/api/client';
+import { ReplyValueError, checkAuditEvents, checkListEntries, checkListEntry } from '../../src/api/reply-checks';
+import { UnexpectedReplyError } from '../../src/api/errors';
 import { MAX_DESCRIPTION_LENGTH } from '../../src/description';
 import { startFakeService, withLogin, type FakeService } from './fake-service';
 

@@ -5,7 +5,8 @@
  * loopback server. The trickled bodies are long enough to take minutes, so a client that waited
  * for them would fail these tests by jest's timeout, not by a timed assertion.
  */
-import { ManagementClient, TransportError, type ClientLogEvent } from '../../src/api';
+import { ManagementClient, type ClientLogEvent } from '../../src/api/client';
+import { TransportError } from '../../src/api/errors';
 import { startFakeService, withLogin, type FakeService } from './fake-service';
 
 jest.setTimeout(30_000);
@@ -24,7 +25,7 @@ afterEach(async () => {
   service = undefined;
 });
 
-async function trickling(options: { requestTimeoutMs: number; retry: Partial<import('../../src/api').RetryPolicy> }, events: ClientLogEvent[] = []) {
+async function trickling(options: { requestTimeoutMs: number; retry: Partial<import('../../src/api/retry').RetryPolicy> }, events: ClientLogEvent[] = []) {
   service = await startFakeService(withLogin('tok-1', () => ({ trickle: SLOW_BODY, everyMs: 200 })));
   client = new ManagementClient({
     baseUrl: service.url,

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ManagementClient } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
 import { EmulatorProcessError, startEmulatorProcess, type EmulatorProcess } from '../../src/emulator/child-process';
 
 let scratch: string;

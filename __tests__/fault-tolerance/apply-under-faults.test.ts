@@ -10,7 +10,7 @@
  * 6.4e-5; over ~1,100 calls that is a failed apply in ~7% of runs. max_retries = 10 brings it
  * to ~2e-5 per run. The figures printed count every fault and retry.
  */
-import type { ListEntry, ListName } from '../../src/api';
+import type { ListEntry, ListName } from '../../src/api/types';
 import type { FaultSettings } from '../../src/emulator/server';
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import { byIp, faultsInjected, printFigures, providerRetries, useFaultHarness, type FaultEmulator } from './support';

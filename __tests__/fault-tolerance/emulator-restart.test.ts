@@ -11,7 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ManagementClient, type ListEntry, type ListName } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
+import type { ListEntry, ListName } from '../../src/api/types';
 import { startEmulatorProcess, type EmulatorProcess } from '../../src/emulator/child-process';
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import type { TerraformResult, Workspace } from '../../scripts/terraform-harness/workspace';

@@ -4,7 +4,8 @@
  * retried after it landed converges (adds are upserts, deletes of an already-removed entry
  * count as done), with nothing lost and nothing duplicated.
  */
-import { ManagementClient, type ListName } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
+import type { ListName } from '../../src/api/types';
 import { parseFaultSpec } from '../../src/emulator/faults';
 import type { RunningEmulator } from '../../src/emulator/server';
 import { TENANT, WRITER_KEY, api, login, startTestEmulator } from '../emulator/helpers';

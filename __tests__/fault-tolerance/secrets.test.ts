@@ -7,7 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ManagementClient } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import { filesContaining, zipEntriesContaining } from '../provider-acceptance/support/search';
 import { printFigures, useFaultHarness } from './support';

@@ -5,7 +5,7 @@
  * says the token expired; the apply succeeds and the API equals the configuration. With the
  * faults of the other tests on top, a retry backoff may outlive a fresh token too.
  */
-import type { ListName } from '../../src/api';
+import type { ListName } from '../../src/api/types';
 import type { FaultSettings } from '../../src/emulator/server';
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import { byIp, faultsInjected, printFigures, providerRetries, useFaultHarness } from './support';

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ListName } from '../../src/api';
+import type { ListName } from '../../src/api/types';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import { buildTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';

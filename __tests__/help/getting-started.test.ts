@@ -139,7 +139,7 @@ describe('help/getting-started.md runs as written', () => {
 
   test('the page runs the whole journey, with only the clone, npm ci and the real-API section left out', () => {
     const skipped = pageCommands.filter((command) => !commandsToRun.includes(command)).map((command) => command.command.split('\n')[0]);
-    expect(skipped.slice(0, 3)).toEqual([expect.stringMatching(/^git clone /), 'cd svc-prevent', 'npm ci']);
+    expect(skipped.slice(0, 3)).toEqual([expect.stringMatching(/^git clone /), 'cd terraform-provider-svc', 'npm ci']);
     expect(pageCommands.filter((command) => command.section === 'Against the real management API').every((command) => !commandsToRun.includes(command))).toBe(true);
   });
 

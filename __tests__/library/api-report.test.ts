@@ -55,17 +55,40 @@ test('ControlPlane keeps its resolved props to itself: no public props member', 
   expect(report).not.toMatch(/^\s*\/\/ \(undocumented\)$/m);
 });
 
-test('the architecture rules and the deployment policy document every export, and every type their signatures name can be imported', () => {
-  for (const file of ['api/svc-prevent.architecture-rules.api.md', 'api/svc-prevent.deployment-policy.api.md']) {
+test('the architecture rules, the deployment policy and the client document every export and member, and every type their signatures name can be imported', () => {
+  for (const file of ['api/svc-prevent.architecture-rules.api.md', 'api/svc-prevent.deployment-policy.api.md', 'api/svc-prevent.client.api.md']) {
     const report = reports.get(file) ?? '';
     expect([file, /^\s*\/\/ \(undocumented\)$/m.test(report)]).toEqual([file, false]);
     const exported = new Set([...report.matchAll(/^export (?:abstract )?(?:class|interface|type|function|const) (\w+)/gm)].map((match) => match[1]));
     // Capitalised names in the signatures are types: each is exported here, or comes from cdktf, constructs or the AWS provider, or is TypeScript's own.
-    const foreign = new Set(['Construct', 'IConstruct', 'IAspect', 'TerraformStack', 'TerraformResource', 'TerraformDataSource', 'TerraformProvider', 'IamPolicy', 'IamRole', 'Error', 'Readonly', 'Record']);
+    const foreign = new Set(['Construct', 'IConstruct', 'IAspect', 'TerraformStack', 'TerraformResource', 'TerraformDataSource', 'TerraformProvider', 'IamPolicy', 'IamRole', 'Error', 'Readonly', 'Record', 'Partial', 'Promise', 'Dispatcher', 'InspectOptions']);
     const named = new Set([...report.replace(/^<!--.*$|^#.*$|^\d+ exports.*$/gm, '').matchAll(/:\s*(?:readonly\s+)?([A-Z]\w*)\b|\b(?:extends|implements|Readonly<|Record<string,\s*)([A-Z]\w*)/g)].map((match) => match[1] ?? match[2]));
     const typeParameters = new Set([...report.matchAll(/<(\w+) extends /g)].map((match) => match[1]));
     const missing = [...named].filter((name) => !exported.has(name) && !foreign.has(name) && !typeParameters.has(name) && !/^[A-Z_0-9]+$/.test(name));
     expect([file, missing]).toEqual([file, []]);
+  }
+});
+
+test('svc-prevent/client is the client, its options, errors and entry shapes: no transport, retry, reply-check or redaction internals', () => {
+  const report = reports.get('api/svc-prevent.client.api.md') ?? '';
+  expect(report).toContain('export class ManagementClient {');
+  expect(report).toMatch(/^export interface ManagementClientOptions\b/m);
+  for (const error of ['ManagementApiError', 'ValidationError', 'TransportError', 'NotFoundError', 'ClientClosedError']) expect(report).toMatch(new RegExp(`^export class ${error}\\b`, 'm'));
+  for (const internal of ['HttpTransport', 'decideRetry', 'backoffDelay', 'parseRetryAfter', 'Session', 'SharedReads', 'SecretRegistry', 'secretRegistry', 'registerSecret', 'redact', 'parseReplyBody', 'checkListEntries', 'ReplyValueError', 'canonicalIp', 'normaliseEntry', 'splitIntoCalls', 'insecureHttpHost', 'ApiArea']) {
+    expect([internal, new RegExp(`^export (abstract )?(class|function|const|type|interface) ${internal}\\b`, 'm').test(report)]).toEqual([internal, false]);
+  }
+  // The ManagementClient example in its TSDoc is what a reader of the .d.ts sees first.
+  const source = fs.readFileSync(path.join(REPOSITORY, 'src/api/client.ts'), 'utf8');
+  expect(source).toMatch(/@example[\s\S]*import \{ ManagementClient \} from 'svc-prevent\/client';[\s\S]*export class ManagementClient \{/);
+});
+
+test('every entry point documents every export and public member with TSDoc', () => {
+  for (const [file, report] of reports) {
+    const undocumented = report
+      .split('\n\n')
+      .filter((block) => /^\s*\/\/ \(undocumented\)$/m.test(block))
+      .map((block) => /^export (?:abstract )?(?:class|interface|type|function|const|namespace) (\w+)/m.exec(block)?.[1] ?? block.slice(0, 80));
+    expect([file, undocumented]).toEqual([file, []]);
   }
 });
 

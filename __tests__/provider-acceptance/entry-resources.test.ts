@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ListEntry, ListName } from '../../src/api';
+import type { ListEntry, ListName } from '../../src/api/types';
 import { useAcceptanceHarness } from './support/harness';
 import { hclString, providerBlock, resourceBlock } from '../../scripts/terraform-harness/hcl';
 import { filesContaining, zipEntriesContaining } from './support/search';

@@ -8,7 +8,7 @@
  * Additive mode, a list larger than one bulk call and validation have scenarios (and tenants)
  * of their own.
  */
-import type { ListEntry, ListName } from '../../src/api';
+import type { ListEntry, ListName } from '../../src/api/types';
 import { useAcceptanceHarness } from './support/harness';
 import { hclString, providerBlock } from '../../scripts/terraform-harness/hcl';
 import type { Workspace } from '../../scripts/terraform-harness/workspace';

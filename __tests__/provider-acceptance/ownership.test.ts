@@ -13,7 +13,7 @@
 import { useAcceptanceHarness } from './support/harness';
 import { hclString, resourceBlock } from '../../scripts/terraform-harness/hcl';
 import type { Workspace } from '../../scripts/terraform-harness/workspace';
-import type { ListName } from '../../src/api';
+import type { ListName } from '../../src/api/types';
 
 jest.setTimeout(240_000);
 

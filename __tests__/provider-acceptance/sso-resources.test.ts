@@ -5,7 +5,7 @@
  * The main scenario manages a tenant's and a channel's SSO in one configuration, so every
  * terraform command exercises both resource types; its steps run in order in one workspace.
  */
-import type { Channel, Customer, SsoSettings } from '../../src/api';
+import type { Channel, Customer, SsoSettings } from '../../src/api/types';
 import { useAcceptanceHarness } from './support/harness';
 import { hclString, resourceBlock } from '../../scripts/terraform-harness/hcl';
 import type { Workspace } from '../../scripts/terraform-harness/workspace';

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ListName } from '../../src/api';
+import type { ListName } from '../../src/api/types';
 import { useAcceptanceHarness } from './support/harness';
 import type { Workspace } from '../../scripts/terraform-harness/workspace';
 

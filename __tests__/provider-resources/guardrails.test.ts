@@ -2,8 +2,10 @@
  * The list guardrails as pure rules (src/provider/guardrails.ts), table-driven, and the provider
  * block's http check and the client's refusal of http to a remote host.
  */
-import { InsecureBaseUrlError, ManagementClient, isLoopbackHost } from '../../src/api';
-import type { ListName } from '../../src/api';
+import { InsecureBaseUrlError } from '../../src/api/errors';
+import { ManagementClient } from '../../src/api/client';
+import { isLoopbackHost } from '../../src/api/transport';
+import type { ListName } from '../../src/api/types';
 import {
   broadRangeDiagnostics,
   catchAllDiagnostics,

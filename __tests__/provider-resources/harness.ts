@@ -5,7 +5,7 @@
  * the plan was known; requires_replace for changed `requiresReplace` attributes).
  */
 import { startEmulator, type EmulatorSeed, type RunningEmulator } from '../../src/emulator/server';
-import { ManagementClient } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
 import {
   UNKNOWN,
   type DataSourceDefinition,

@@ -3,7 +3,7 @@
  * concurrent readers, counted with the emulator's stats; invalidated for that (tenant, list)
  * only, after a write; a failed load is not kept.
  */
-import type { ListEntry, ListName } from '../../src/api';
+import type { ListEntry, ListName } from '../../src/api/types';
 import { ListCache } from '../../src/provider/list-cache';
 import { OTHER_TENANT, TENANT, create, resourceNamed, startWorld, type World, failOnWarning } from './harness';
 

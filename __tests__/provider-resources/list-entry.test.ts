@@ -3,7 +3,7 @@
  * create/read/update/import/delete round trip of each list, drift, blocklist expiry by moving
  * the emulator clock, and import errors.
  */
-import type { ListName } from '../../src/api';
+import type { ListName } from '../../src/api/types';
 import { DiagnosticsError, UNKNOWN, type ObjectValue, type Value } from '../../src/provider/core';
 import {
   API_KEY,

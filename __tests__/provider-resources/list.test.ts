@@ -4,7 +4,7 @@
  * identical (the prior map when only spellings differ), drift, additive mode ignoring foreign
  * entries, bulk chunks with progress, blocklist expiry as drift, import and destroy.
  */
-import type { ListName } from '../../src/api';
+import type { ListName } from '../../src/api/types';
 import { DiagnosticsError, UNKNOWN, type Diagnostic, type ObjectValue, type Value } from '../../src/provider/core';
 import type { SvcContext } from '../../src/provider/context';
 import { entriesFromService, planEntries, respelledKeysAwaitingValues, type ListMode } from '../../src/provider/resources/list';

@@ -4,7 +4,7 @@
  * diagnostics that say what to do (never carrying the key), and close().
  */
 import { InvalidAddressError } from '../../src/address';
-import { ManagementClient } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
 import { startEmulator } from '../../src/emulator/server';
 import { DiagnosticsError, UNKNOWN, type ObjectValue } from '../../src/provider/core';
 import { createSvcProvider, describeSvcError } from '../../src/provider/provider';

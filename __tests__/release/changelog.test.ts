@@ -4,7 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { packageVersion } from '../../src/provider-identity';
+import { HELP_URL } from '../../scripts/generate-registry-docs';
+import { EXECUTABLE_NAME, PROVIDER_NAMESPACE, packageVersion } from '../../src/provider-identity';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 const changelog = fs.readFileSync(path.join(REPOSITORY, 'CHANGELOG.md'), 'utf8');
@@ -31,4 +32,22 @@ test('Unreleased comes first, then releases newest first, each version once', ()
     return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
   });
   expect(versions).toEqual(sorted);
+});
+
+test('every link to the repository names the one the public registry reads: <namespace>/terraform-provider-<type> (help/releasing.md)', () => {
+  const repository = `https://github.com/${PROVIDER_NAMESPACE}/${EXECUTABLE_NAME}`;
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8'));
+  expect(manifest.repository.url).toBe(`git+${repository}.git`);
+  expect(manifest.homepage).toBe(`${repository}#readme`);
+  expect(manifest.bugs.url).toBe(`${repository}/issues`);
+  expect(HELP_URL.startsWith(`${repository}/blob/main/`)).toBe(true);
+  const links = [...changelog.matchAll(/^\[[^\]]+\]: (https:\/\/github\.com\/\S+)$/gm)].map((match) => match[1]);
+  expect(links.length).toBeGreaterThan(0);
+  for (const link of links) expect(link.startsWith(`${repository}/`)).toBe(true);
+  // No other GitHub address of ours in the pages a user or the registry reads.
+  const pages = ['README.md', 'CHANGELOG.md', ...fs.readdirSync(path.join(REPOSITORY, 'help')).filter((name) => name.endsWith('.md')).map((name) => `help/${name}`), 'terraform/modules/svc-security-policy/README.md', 'terraform/modules/svc-control-plane/README.md'];
+  for (const page of pages) {
+    const ours = [...fs.readFileSync(path.join(REPOSITORY, page), 'utf8').matchAll(new RegExp(`github\\.com/${PROVIDER_NAMESPACE}/[\\w.-]+`, 'g'))].map((match) => match[0]);
+    expect([page, ours.filter((address) => address.replace(/\.git$/, '') !== `github.com/${PROVIDER_NAMESPACE}/${EXECUTABLE_NAME}`)]).toEqual([page, []]);
+  }
 });

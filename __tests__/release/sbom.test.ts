@@ -5,6 +5,7 @@
  * (release.test.ts checks the SBOMs of a real release against its SHA256SUMS and executables.)
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { bundleProvider } from '../../scripts/release/bundle';
 import { bundledPackages, type BundledPackage } from '../../scripts/release/notices';
@@ -77,6 +78,40 @@ describe('the npm package\'s SBOM', () => {
   test('two runs give the same bytes', () => {
     expect(packageSbom({ sourceDateEpoch: EPOCH, bundled: packages })).toBe(text);
   }, 60_000);
+
+  test('another npm gives the same bytes: npm\'s version and what it changes between versions are left out', () => {
+    // The installed npm's own sbom, rewritten as npm 10.9.2 writes the same tree where it differs
+    // from npm 11.19.1 (compared by hand with both): its version, author without the address,
+    // cdx:npm:package:path properties, external references npm 11 leaves out, compact JSON.
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'sbom-npm-'));
+    try {
+      const otherNpm = path.join(directory, 'npm');
+      fs.writeFileSync(
+        otherNpm,
+        `#!${process.execPath}
+const { spawnSync } = require('node:child_process');
+const real = spawnSync('npm', process.argv.slice(2), { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+if (real.status !== 0) { process.stderr.write(real.stderr); process.exit(real.status ?? 1); }
+const document = JSON.parse(real.stdout);
+document.metadata.tools = [{ vendor: 'npm', name: 'cli', version: '10.9.2' }];
+for (const component of [document.metadata.component, ...document.components]) {
+  component.properties = [{ name: 'cdx:npm:package:path', value: 'node_modules/' + component.name }, ...(component.properties ?? [])];
+  if (typeof component.author === 'string') component.author = component.author.replace(/\\s*<[^>]*>/, '');
+  component.externalReferences = [...(component.externalReferences ?? []), { type: 'issue-tracker', url: 'https://example.invalid/' + component.name }];
+}
+process.stdout.write(JSON.stringify(document));
+`,
+        { mode: 0o755 },
+      );
+      expect(packageSbom({ sourceDateEpoch: EPOCH, bundled: packages, npm: otherNpm })).toBe(text);
+      const document = JSON.parse(text);
+      expect(document.metadata.tools).toContainEqual(expect.objectContaining({ vendor: 'npm', name: 'cli' }));
+      expect(document.metadata.tools.find((tool: { vendor: string }) => tool.vendor === 'npm').version).toBeUndefined();
+      expect(text).not.toContain('cdx:npm:package');
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   test('a bundled package that is no dependency is added as a component', () => {
     const extra: BundledPackage = { location: 'node_modules/bundled-only', name: 'bundled-only', version: '1.2.3', license: 'ISC', licenseFile: 'LICENSE', licenseText: '' };

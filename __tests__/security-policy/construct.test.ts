@@ -92,7 +92,7 @@ describe('SecurityPolicy: per-entry lists', () => {
     const aws = new AwsProvider(stack, 'aws', { region: 'eu-west-1' });
     const error = thrownBy(() => new SecurityPolicy(stack, 'security-policy', { provider: aws as never, blacklist: { entries: [{ ip: '203.0.113.9' }] } }));
     expect(error.code).toBe('invalid_security_policy_prop');
-    expect(error.message).toBe('stack/security-policy: provider = "the aws provider stack/aws": is not an svc provider; pass the stack\'s SvcProvider (modules/svc-provider/provider), or leave provider out to use the default one');
+    expect(error.message).toBe('stack/security-policy: provider = "the aws provider stack/aws": is not an svc provider; pass the stack\'s SvcProvider (from svc-prevent/provider), or leave provider out to use the default one');
   });
 
   test('without tenant and provider, resources use the default provider and its tenant', () => {

@@ -3,7 +3,8 @@
  * agreement with the emulator's own copy (src/emulator/sso.ts, kept as an independent oracle)
  * and the client's wording of it (assertSsoSettings) over a table of wire values.
  */
-import { ValidationError, assertSsoSettings } from '../../src/api';
+import { ValidationError } from '../../src/api/errors';
+import { assertSsoSettings } from '../../src/api/validation';
 import { ssoProblem } from '../../src/emulator/sso';
 import {
   NOT_KNOWN_YET,

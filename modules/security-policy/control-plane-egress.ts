@@ -74,6 +74,7 @@ export class ControlPlaneEgress extends Construct {
   /** The NAT gateways of vpcId (for_each over their ids), when vpcId is given. */
   readonly vpcNatGateways: DataAwsNatGateway | undefined;
 
+  /** Adds the NAT gateway data sources and their addresses to `props.policy`'s whitelist. */
   constructor(scope: Construct, id: string, props: ControlPlaneEgressProps) {
     super(scope, id);
     const fail = (prop: string, value: unknown, message: string) => new SecurityPolicyPropError({ constructPath: this.node.path, prop, value, message });

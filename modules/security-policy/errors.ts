@@ -43,14 +43,18 @@ export { FILE_FIELD } from '../../src/entry-file';
 
 /** A problem in an entry file (JSON or YAML), naming file and line. */
 export class PolicyFileError extends Error {
+  /** Stable across releases: branch on it, not on the message. */
   readonly code: PolicyFileErrorCode;
+  /** The entry file as it was named (in `files`, or to loadPolicyEntryFile). */
   readonly file: string;
+  /** The 1-based line of the problem, when it has one. */
   readonly line: number | undefined;
   /** The field path inside the file, e.g. `entries[2].ip`, or `(file)` for the whole file. */
   readonly field: string;
   /** The value found (never anything but the entry's own text). */
   readonly value: unknown;
 
+  /** Built by the entry-file checks; the message is `<file>[:<line>]: [<field>: ]<message>`. */
   constructor(details: {
     code: PolicyFileErrorCode;
     file: string;

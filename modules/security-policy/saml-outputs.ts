@@ -28,6 +28,7 @@ export class ChannelServiceProviderOutputs extends Construct {
   /** `<id>_metadata_url`: the service provider's SAML metadata. */
   readonly metadataUrl: TerraformOutput;
 
+  /** Adds the three outputs of `props.channel`, whose SSO `props.policy` manages. */
   constructor(scope: Construct, id: string, props: ChannelServiceProviderOutputsProps) {
     super(scope, id);
     const urls = props.policy.channelServiceProvider(props.channel);

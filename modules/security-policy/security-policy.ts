@@ -125,6 +125,11 @@ export class SecurityPolicy extends Construct {
   /** Reasons of acknowledged policy rules, by rule id. */
   private readonly acknowledgements = new Map<string, string>();
 
+  /**
+   * Declares the resources of `props` in the stack of `scope`.
+   * @throws SecurityPolicyPropError (code and prop named) for a prop it refuses, PolicyFileError
+   *   for a bad entry file; both at synth, before terraform runs
+   */
   constructor(scope: Construct, id: string, props: SecurityPolicyProps = {}) {
     super(scope, id);
     this.props = props;
@@ -303,7 +308,7 @@ export class SecurityPolicy extends Construct {
     // Another provider (e.g. the stack's aws one) would give svc resources a provider terraform refuses only at init.
     if (props.provider !== undefined && !(props.provider instanceof TerraformProvider && props.provider.terraformResourceType === SvcProvider.tfResourceType)) {
       const given = props.provider instanceof TerraformProvider ? `the ${props.provider.terraformResourceType} provider ${props.provider.node.path}` : typeof props.provider;
-      throw this.propError('provider', given, 'is not an svc provider; pass the stack\'s SvcProvider (modules/svc-provider/provider), or leave provider out to use the default one');
+      throw this.propError('provider', given, 'is not an svc provider; pass the stack\'s SvcProvider (from svc-prevent/provider), or leave provider out to use the default one');
     }
     for (const list of POLICY_LIST_NAMES) {
       const listProps: unknown = props[list];

@@ -41,12 +41,17 @@ export interface BlacklistEntryConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_blacklist_entry` of the provider svc-prevent/svc.
  */
 export class BlacklistEntry extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_blacklist_entry`. */
   static readonly tfResourceType = 'svc_blacklist_entry';
 
   private _ip?: string;
   private _description?: string;
   private _tenant?: string;
 
+  /**
+   * Declares the resource `svc_blacklist_entry` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: BlacklistEntryConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_blacklist_entry',
@@ -100,6 +105,7 @@ export class BlacklistEntry extends cdktf.TerraformResource {
     this._description = value;
   }
 
+  /** Unsets `description`, as if the configuration left it out. */
   resetDescription(): void {
     this._description = undefined;
   }
@@ -123,6 +129,7 @@ export class BlacklistEntry extends cdktf.TerraformResource {
     this._tenant = value;
   }
 
+  /** Unsets `tenant`, as if the configuration left it out. */
   resetTenant(): void {
     this._tenant = undefined;
   }

@@ -43,12 +43,17 @@ export interface BlocklistEntryConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_blocklist_entry` of the provider svc-prevent/svc.
  */
 export class BlocklistEntry extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_blocklist_entry`. */
   static readonly tfResourceType = 'svc_blocklist_entry';
 
   private _ip?: string;
   private _description?: string;
   private _tenant?: string;
 
+  /**
+   * Declares the resource `svc_blocklist_entry` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: BlocklistEntryConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_blocklist_entry',
@@ -102,6 +107,7 @@ export class BlocklistEntry extends cdktf.TerraformResource {
     this._description = value;
   }
 
+  /** Unsets `description`, as if the configuration left it out. */
   resetDescription(): void {
     this._description = undefined;
   }
@@ -125,6 +131,7 @@ export class BlocklistEntry extends cdktf.TerraformResource {
     this._tenant = value;
   }
 
+  /** Unsets `tenant`, as if the configuration left it out. */
   resetTenant(): void {
     this._tenant = undefined;
   }

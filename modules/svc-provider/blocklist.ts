@@ -57,6 +57,7 @@ export interface BlocklistConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_blocklist` of the provider svc-prevent/svc.
  */
 export class Blocklist extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_blocklist`. */
   static readonly tfResourceType = 'svc_blocklist';
 
   private _entries?: { [key: string]: string };
@@ -64,6 +65,10 @@ export class Blocklist extends cdktf.TerraformResource {
   private _adoptExisting?: boolean | cdktf.IResolvable;
   private _tenant?: string;
 
+  /**
+   * Declares the resource `svc_blocklist` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: BlocklistConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_blocklist',
@@ -122,6 +127,7 @@ export class Blocklist extends cdktf.TerraformResource {
     this._mode = value;
   }
 
+  /** Unsets `mode`, as if the configuration left it out. */
   resetMode(): void {
     this._mode = undefined;
   }
@@ -147,6 +153,7 @@ export class Blocklist extends cdktf.TerraformResource {
     this._adoptExisting = value;
   }
 
+  /** Unsets `adopt_existing`, as if the configuration left it out. */
   resetAdoptExisting(): void {
     this._adoptExisting = undefined;
   }
@@ -170,6 +177,7 @@ export class Blocklist extends cdktf.TerraformResource {
     this._tenant = value;
   }
 
+  /** Unsets `tenant`, as if the configuration left it out. */
   resetTenant(): void {
     this._tenant = undefined;
   }

@@ -57,6 +57,7 @@ export interface ChannelSsoConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_channel_sso` of the provider svc-prevent/svc.
  */
 export class ChannelSso extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_channel_sso`. */
   static readonly tfResourceType = 'svc_channel_sso';
 
   private _name?: string;
@@ -65,6 +66,10 @@ export class ChannelSso extends cdktf.TerraformResource {
   private _samlMetadataUrl?: string;
   private _signInTestedElsewhere?: boolean | cdktf.IResolvable;
 
+  /**
+   * Declares the resource `svc_channel_sso` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: ChannelSsoConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_channel_sso',
@@ -137,6 +142,7 @@ export class ChannelSso extends cdktf.TerraformResource {
     this._required = value;
   }
 
+  /** Unsets `required`, as if the configuration left it out. */
   resetRequired(): void {
     this._required = undefined;
   }
@@ -160,6 +166,7 @@ export class ChannelSso extends cdktf.TerraformResource {
     this._samlMetadataUrl = value;
   }
 
+  /** Unsets `saml_metadata_url`, as if the configuration left it out. */
   resetSamlMetadataUrl(): void {
     this._samlMetadataUrl = undefined;
   }
@@ -185,6 +192,7 @@ export class ChannelSso extends cdktf.TerraformResource {
     this._signInTestedElsewhere = value;
   }
 
+  /** Unsets `sign_in_tested_elsewhere`, as if the configuration left it out. */
   resetSignInTestedElsewhere(): void {
     this._signInTestedElsewhere = undefined;
   }

@@ -36,26 +36,32 @@ export interface DataSvcAuditEventsConfig extends cdktf.TerraformMetaArguments {
  * attributes.
  */
 export class DataSvcAuditEventsEventsElement extends cdktf.ComplexObject {
+  /** Built by `DataSvcAuditEventsEventsList.get(index)`. */
   constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, index: number) {
     super(terraformResource, terraformAttribute, false, index);
   }
 
+  /** The element's `timestamp` (a token that resolves at apply). */
   get timestamp(): number {
     return this.getNumberAttribute('timestamp');
   }
 
+  /** The element's `user` (a token that resolves at apply). */
   get user(): string {
     return this.getStringAttribute('user');
   }
 
+  /** The element's `category` (a token that resolves at apply). */
   get category(): string {
     return this.getStringAttribute('category');
   }
 
+  /** The element's `action` (a token that resolves at apply). */
   get action(): string {
     return this.getStringAttribute('action');
   }
 
+  /** The element's `description` (a token that resolves at apply). */
   get description(): string {
     return this.getStringAttribute('description');
   }
@@ -66,10 +72,12 @@ export class DataSvcAuditEventsEventsElement extends cdktf.ComplexObject {
  * where a list is expected); `get(index)` gives typed access to one element.
  */
 export class DataSvcAuditEventsEventsList extends cdktf.ComplexList {
+  /** Built by the getter of `events`. */
   constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
     super(terraformResource, terraformAttribute, false);
   }
 
+  /** The element at `index` (0-based), its attributes as tokens. */
   get(index: number): DataSvcAuditEventsEventsElement {
     return new DataSvcAuditEventsEventsElement(this.terraformResource, this.terraformAttribute, index);
   }
@@ -81,12 +89,17 @@ export class DataSvcAuditEventsEventsList extends cdktf.ComplexList {
  * Terraform data source `svc_audit_events` of the provider svc-prevent/svc.
  */
 export class DataSvcAuditEvents extends cdktf.TerraformDataSource {
+  /** The Terraform type, `svc_audit_events`. */
   static readonly tfResourceType = 'svc_audit_events';
 
   private _limit?: number;
   private _category?: string;
   private _action?: string;
 
+  /**
+   * Declares the data source `svc_audit_events` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: DataSvcAuditEventsConfig = {}) {
     super(scope, id, {
       terraformResourceType: 'svc_audit_events',
@@ -118,6 +131,7 @@ export class DataSvcAuditEvents extends cdktf.TerraformDataSource {
     this._limit = value;
   }
 
+  /** Unsets `limit`, as if the configuration left it out. */
   resetLimit(): void {
     this._limit = undefined;
   }
@@ -140,6 +154,7 @@ export class DataSvcAuditEvents extends cdktf.TerraformDataSource {
     this._category = value;
   }
 
+  /** Unsets `category`, as if the configuration left it out. */
   resetCategory(): void {
     this._category = undefined;
   }
@@ -162,6 +177,7 @@ export class DataSvcAuditEvents extends cdktf.TerraformDataSource {
     this._action = value;
   }
 
+  /** Unsets `action`, as if the configuration left it out. */
   resetAction(): void {
     this._action = undefined;
   }

@@ -23,10 +23,15 @@ export interface DataSvcChannelConfig extends cdktf.TerraformMetaArguments {
  * Terraform data source `svc_channel` of the provider svc-prevent/svc.
  */
 export class DataSvcChannel extends cdktf.TerraformDataSource {
+  /** The Terraform type, `svc_channel`. */
   static readonly tfResourceType = 'svc_channel';
 
   private _name?: string;
 
+  /**
+   * Declares the data source `svc_channel` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: DataSvcChannelConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_channel',

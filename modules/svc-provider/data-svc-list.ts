@@ -26,22 +26,27 @@ export interface DataSvcListConfig extends cdktf.TerraformMetaArguments {
 
 /** One element of `data.svc_list.entries`; its getters are tokens of that element's attributes. */
 export class DataSvcListEntriesElement extends cdktf.ComplexObject {
+  /** Built by `DataSvcListEntriesList.get(index)`. */
   constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, index: number) {
     super(terraformResource, terraformAttribute, false, index);
   }
 
+  /** The element's `ip` (a token that resolves at apply). */
   get ip(): string {
     return this.getStringAttribute('ip');
   }
 
+  /** The element's `description` (a token that resolves at apply). */
   get description(): string {
     return this.getStringAttribute('description');
   }
 
+  /** The element's `created` (a token that resolves at apply). */
   get created(): number {
     return this.getNumberAttribute('created');
   }
 
+  /** The element's `expires` (a token that resolves at apply). */
   get expires(): number {
     return this.getNumberAttribute('expires');
   }
@@ -52,10 +57,12 @@ export class DataSvcListEntriesElement extends cdktf.ComplexObject {
  * list is expected); `get(index)` gives typed access to one element.
  */
 export class DataSvcListEntriesList extends cdktf.ComplexList {
+  /** Built by the getter of `entries`. */
   constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
     super(terraformResource, terraformAttribute, false);
   }
 
+  /** The element at `index` (0-based), its attributes as tokens. */
   get(index: number): DataSvcListEntriesElement {
     return new DataSvcListEntriesElement(this.terraformResource, this.terraformAttribute, index);
   }
@@ -67,11 +74,16 @@ export class DataSvcListEntriesList extends cdktf.ComplexList {
  * Terraform data source `svc_list` of the provider svc-prevent/svc.
  */
 export class DataSvcList extends cdktf.TerraformDataSource {
+  /** The Terraform type, `svc_list`. */
   static readonly tfResourceType = 'svc_list';
 
   private _list?: string;
   private _tenant?: string;
 
+  /**
+   * Declares the data source `svc_list` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: DataSvcListConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_list',
@@ -120,6 +132,7 @@ export class DataSvcList extends cdktf.TerraformDataSource {
     this._tenant = value;
   }
 
+  /** Unsets `tenant`, as if the configuration left it out. */
   resetTenant(): void {
     this._tenant = undefined;
   }

@@ -23,10 +23,15 @@ export interface DataSvcTenantConfig extends cdktf.TerraformMetaArguments {
  * Terraform data source `svc_tenant` of the provider svc-prevent/svc.
  */
 export class DataSvcTenant extends cdktf.TerraformDataSource {
+  /** The Terraform type, `svc_tenant`. */
   static readonly tfResourceType = 'svc_tenant';
 
   private _name?: string;
 
+  /**
+   * Declares the data source `svc_tenant` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: DataSvcTenantConfig = {}) {
     super(scope, id, {
       terraformResourceType: 'svc_tenant',
@@ -56,6 +61,7 @@ export class DataSvcTenant extends cdktf.TerraformDataSource {
     this._name = value;
   }
 
+  /** Unsets `name`, as if the configuration left it out. */
   resetName(): void {
     this._name = undefined;
   }

@@ -11,7 +11,9 @@ import * as cdktf from 'cdktf';
  * plan files. Code `sensitive_literal_value`; the message names the setting, never the value.
  */
 export class SensitiveLiteralValueError extends Error {
+  /** Always `sensitive_literal_value`. */
   readonly code = 'sensitive_literal_value';
+  /** Thrown by the constructor or a setter, or at synth for literal text in an expression. */
   constructor(
     readonly owner: string,
     readonly setting: string,
@@ -73,6 +75,7 @@ const PROVIDER_SOURCE_ADDRESS = /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d+)?\/
 
 /** SvcProviderConfig.source is not a provider source address. */
 export class ProviderSourceError extends Error {
+  /** Thrown by the SvcProvider constructor with the `source` it refused. */
   constructor(readonly source: string) {
     super(`SvcProvider: source must be a provider source address [<hostname>/]<namespace>/<type>, e.g. registry.example.com/acme/svc; got ${JSON.stringify(source)}.`);
     this.name = 'ProviderSourceError';
@@ -184,6 +187,7 @@ export interface SvcProviderConfig {
  * The provider svc-prevent/svc (~> 0.1).
  */
 export class SvcProvider extends cdktf.TerraformProvider {
+  /** The provider's type, `svc`. */
   static readonly tfResourceType = 'svc';
 
   private _baseUrl?: string;
@@ -196,6 +200,14 @@ export class SvcProvider extends cdktf.TerraformProvider {
   private _allowInsecureHttp?: boolean | cdktf.IResolvable;
   private _alias?: string;
 
+  /**
+   * Declares the provider block in the stack of `scope`.
+   *
+   * @throws SensitiveLiteralValueError when `apiKey` is a literal string or an expression with
+   * literal text (it would reach cdk.tf.json in clear)
+   *
+   * @throws ProviderSourceError when `source` is not a provider source address
+   */
   constructor(scope: Construct, id: string, config: SvcProviderConfig = {}) {
     super(scope, id, {
       terraformResourceType: 'svc',

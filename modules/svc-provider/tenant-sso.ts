@@ -56,6 +56,7 @@ export interface TenantSsoConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_tenant_sso` of the provider svc-prevent/svc.
  */
 export class TenantSso extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_tenant_sso`. */
   static readonly tfResourceType = 'svc_tenant_sso';
 
   private _name?: string;
@@ -64,6 +65,10 @@ export class TenantSso extends cdktf.TerraformResource {
   private _samlMetadataUrl?: string;
   private _signInTestedElsewhere?: boolean | cdktf.IResolvable;
 
+  /**
+   * Declares the resource `svc_tenant_sso` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: TenantSsoConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_tenant_sso',
@@ -136,6 +141,7 @@ export class TenantSso extends cdktf.TerraformResource {
     this._required = value;
   }
 
+  /** Unsets `required`, as if the configuration left it out. */
   resetRequired(): void {
     this._required = undefined;
   }
@@ -159,6 +165,7 @@ export class TenantSso extends cdktf.TerraformResource {
     this._samlMetadataUrl = value;
   }
 
+  /** Unsets `saml_metadata_url`, as if the configuration left it out. */
   resetSamlMetadataUrl(): void {
     this._samlMetadataUrl = undefined;
   }
@@ -184,6 +191,7 @@ export class TenantSso extends cdktf.TerraformResource {
     this._signInTestedElsewhere = value;
   }
 
+  /** Unsets `sign_in_tested_elsewhere`, as if the configuration left it out. */
   resetSignInTestedElsewhere(): void {
     this._signInTestedElsewhere = undefined;
   }

@@ -42,12 +42,17 @@ export interface WhitelistEntryConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_whitelist_entry` of the provider svc-prevent/svc.
  */
 export class WhitelistEntry extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_whitelist_entry`. */
   static readonly tfResourceType = 'svc_whitelist_entry';
 
   private _ip?: string;
   private _description?: string;
   private _tenant?: string;
 
+  /**
+   * Declares the resource `svc_whitelist_entry` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: WhitelistEntryConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_whitelist_entry',
@@ -101,6 +106,7 @@ export class WhitelistEntry extends cdktf.TerraformResource {
     this._description = value;
   }
 
+  /** Unsets `description`, as if the configuration left it out. */
   resetDescription(): void {
     this._description = undefined;
   }
@@ -124,6 +130,7 @@ export class WhitelistEntry extends cdktf.TerraformResource {
     this._tenant = value;
   }
 
+  /** Unsets `tenant`, as if the configuration left it out. */
   resetTenant(): void {
     this._tenant = undefined;
   }

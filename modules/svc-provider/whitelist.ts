@@ -56,6 +56,7 @@ export interface WhitelistConfig extends cdktf.TerraformMetaArguments {
  * Terraform resource `svc_whitelist` of the provider svc-prevent/svc.
  */
 export class Whitelist extends cdktf.TerraformResource {
+  /** The Terraform type, `svc_whitelist`. */
   static readonly tfResourceType = 'svc_whitelist';
 
   private _entries?: { [key: string]: string };
@@ -63,6 +64,10 @@ export class Whitelist extends cdktf.TerraformResource {
   private _adoptExisting?: boolean | cdktf.IResolvable;
   private _tenant?: string;
 
+  /**
+   * Declares the resource `svc_whitelist` in the stack of `scope`; `id` is its Terraform name
+   * (renaming it replaces the object).
+   */
   constructor(scope: Construct, id: string, config: WhitelistConfig) {
     super(scope, id, {
       terraformResourceType: 'svc_whitelist',
@@ -121,6 +126,7 @@ export class Whitelist extends cdktf.TerraformResource {
     this._mode = value;
   }
 
+  /** Unsets `mode`, as if the configuration left it out. */
   resetMode(): void {
     this._mode = undefined;
   }
@@ -146,6 +152,7 @@ export class Whitelist extends cdktf.TerraformResource {
     this._adoptExisting = value;
   }
 
+  /** Unsets `adopt_existing`, as if the configuration left it out. */
   resetAdoptExisting(): void {
     this._adoptExisting = undefined;
   }
@@ -169,6 +176,7 @@ export class Whitelist extends cdktf.TerraformResource {
     this._tenant = value;
   }
 
+  /** Unsets `tenant`, as if the configuration left it out. */
   resetTenant(): void {
     this._tenant = undefined;
   }

@@ -18,7 +18,9 @@ declare const DEFAULT_PROVIDER_SOURCE: string;
  * plan files. Code `sensitive_literal_value`; the message names the setting, never the value.
  */
 export class SensitiveLiteralValueError extends Error {
+  /** Always `sensitive_literal_value`. */
   readonly code = 'sensitive_literal_value';
+  /** Thrown by the constructor or a setter, or at synth for literal text in an expression. */
   constructor(
     readonly owner: string,
     readonly setting: string,
@@ -83,6 +85,7 @@ const PROVIDER_SOURCE_ADDRESS = /^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d+)?\/
 
 /** SvcProviderConfig.source is not a provider source address. */
 export class ProviderSourceError extends Error {
+  /** Thrown by the SvcProvider constructor with the `source` it refused. */
   constructor(readonly source: string) {
     super(`SvcProvider: source must be a provider source address [<hostname>/]<namespace>/<type>, e.g. registry.example.com/acme/svc; got ${JSON.stringify(source)}.`);
     this.name = 'ProviderSourceError';

@@ -11,7 +11,11 @@
  *
  * What npm would make differ between two runs is fixed: the timestamp is the commit's time
  * (SOURCE_DATE_EPOCH), the serial number a UUID derived from the document's own content, and
- * the root component named by package.json rather than by the checkout's directory.
+ * the root component named by package.json rather than by the checkout's directory. So is what
+ * differs between npm versions (10.9 and 11.19 write the same tree differently: the tool's
+ * version, `author` as a name or with an address, `cdx:npm:package:path` properties, external
+ * references present or not): each component keeps only the fields that are facts of the
+ * package (PACKAGE_COMPONENT_FIELDS), and the tools name npm's sbom command without its version.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -158,6 +162,19 @@ function runtimePackages(lock: Record<string, Json>): Set<string> {
 }
 
 /**
+ * The fields of a component of the package SBOM that are facts of the package whichever npm
+ * wrote them: its identity, purl, licence and the lock's hash. `author`, npm's properties and
+ * external references are left out (they depend on npm's version, not on the package).
+ */
+export const PACKAGE_COMPONENT_FIELDS = ['bom-ref', 'type', 'name', 'version', 'scope', 'description', 'purl', 'licenses', 'hashes'] as const;
+
+function npmIndependent(component: Json): Json {
+  const kept: Json = {};
+  for (const field of PACKAGE_COMPONENT_FIELDS) if (component[field] !== undefined) kept[field] = component[field];
+  return kept;
+}
+
+/**
  * The SBOM of the npm package: `npm sbom` of this repository's installed tree, without what the
  * lock flags as dev or peer only, the root named as package.json names it, and any package bundled into
  * the provider script that is not a dependency added as a component.
@@ -174,16 +191,28 @@ export function packageSbom(options: { readonly sourceDateEpoch: number; readonl
   });
   if (npm.error !== undefined || npm.status !== 0) throw new SbomError(`npm sbom failed (exit ${npm.status}): ${(npm.stderr ?? '').trim() || npm.error?.message}; run npm ci first.`);
   const document = JSON.parse(npm.stdout) as Json;
-  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { name: string };
-  const root = document.metadata.component as Json;
-  // npm names the root by the checkout's directory and marks the development manifest private.
-  root.name = manifest.name;
-  root.properties = ((root.properties ?? []) as Json[]).filter((property) => property.name !== 'cdx:npm:package:private');
-  if (root.properties.length === 0) delete root.properties;
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')) as { name: string; homepage?: string; repository: { url: string }; bugs: { url?: string } };
+  // npm names the root by the checkout's directory (and marks the development manifest private,
+  // a property npmIndependent leaves out with the others).
+  const root: Json = { ...npmIndependent(document.metadata.component as Json), name: manifest.name };
+  root.externalReferences = [
+    { type: 'vcs', url: manifest.repository.url },
+    { type: 'website', url: manifest.homepage },
+    { type: 'issue-tracker', url: manifest.bugs.url },
+  ].filter((reference) => typeof reference.url === 'string' && reference.url.length > 0);
+  document.metadata = {
+    lifecycles: [{ phase: 'build' }],
+    // npm's version is left out: the document below holds nothing that depends on it.
+    tools: [
+      { vendor: 'npm', name: 'cli', externalReferences: [{ type: 'documentation', url: 'https://docs.npmjs.com/cli/commands/npm-sbom' }] },
+      { vendor: 'svc-prevent', name: 'scripts/release/sbom.ts', version: root.version },
+    ],
+    component: root,
+  };
   const lock = lockPackages();
   const runtime = runtimePackages(lock);
   const keep = (ref: string) => ref === root['bom-ref'] || runtime.has(ref);
-  document.components = (document.components as Json[]).filter((component) => keep(`${component.name}@${component.version}`));
+  document.components = (document.components as Json[]).filter((component) => keep(`${component.name}@${component.version}`)).map(npmIndependent);
   document.dependencies = (document.dependencies as Json[])
     .filter((entry) => keep(entry.ref))
     .map((entry) => ({ ...entry, dependsOn: (entry.dependsOn as string[]).filter(keep) }));

@@ -4,7 +4,7 @@
  * out-of-band changes and checks.
  */
 import { randomBytes } from 'node:crypto';
-import { ManagementClient } from '../../src/api';
+import { ManagementClient } from '../../src/api/client';
 import { startEmulator, type FaultSettings, type RunningEmulator } from '../../src/emulator/server';
 
 export interface AcceptanceEmulatorOptions {

@@ -56,6 +56,11 @@ export const MAX_BULK_ENTRIES = 1000;
  */
 export const MAX_BULK_BODY_BYTES = 1024 * 1024;
 
+/**
+ * One thing the client did, as the `logger` option receives it: a request, its reply, a network
+ * error, a retry and its delay, a re-login, giving up, or a reply it had to change. Events carry
+ * commands, attempts, statuses and request IDs; never the API key, a token or a body.
+ */
 export type ClientLogEvent =
   | { readonly type: 'request'; readonly command: string; readonly attempt: number }
   | {
@@ -77,9 +82,11 @@ export type ClientLogEvent =
 /** Receives what the client does; events never carry the API key, tokens or bodies. */
 export type ClientLogger = (event: ClientLogEvent) => void;
 
+/** How a {@link ManagementClient} reaches the service, and how it retries, logs and splits bulk calls. */
 export interface ManagementClientOptions {
   /** e.g. `https://api.example.com`; requests go to `{baseUrl}/svc_api/v2/<area>`. */
   readonly baseUrl: string;
+  /** The API key, exchanged for a session token at the first call; never logged nor put in an error. */
   readonly apiKey: string;
   /** The tenant (customer) name sent as `customer_name`. */
   readonly tenant: string;
@@ -90,9 +97,9 @@ export interface ManagementClientOptions {
    * deadlineMs bounds the whole call. @default 30000
    */
   readonly requestTimeoutMs?: number;
-  /** @default 10000 */
+  /** Time allowed to open a connection. @default 10000 */
   readonly connectTimeoutMs?: number;
-  /** @default 8 */
+  /** Keep-alive connections of the client's own undici pool. @default 8 */
   readonly maxConnections?: number;
   /**
    * Allow `http://` to a host other than loopback (127.0.0.0/8, ::1, localhost). Off, such a
@@ -106,6 +113,7 @@ export interface ManagementClientOptions {
   readonly random?: () => number;
   /** Wall clock in epoch ms, used for `created` and deadlines. @default Date.now */
   readonly now?: () => number;
+  /** Receives every {@link ClientLogEvent}. @default none */
   readonly logger?: ClientLogger;
   /** Entries per bulk call, at most 1000. @default 1000 */
   readonly bulkChunkSize?: number;
@@ -130,10 +138,13 @@ export interface CommandReplyWarning extends ReplyWarning {
   readonly command: string;
 }
 
+/** Options of `bulkAddEntries` and `bulkDeleteEntries`. */
 export interface BulkOptions {
+  /** Called after each call of the bulk operation, with how far it got. */
   readonly onProgress?: (progress: BulkProgress) => void;
 }
 
+/** What a client has sent so far, from {@link ManagementClient.stats}. */
 export interface ClientStats {
   /** HTTP attempts sent, logins included. */
   readonly requests: number;
@@ -176,8 +187,35 @@ interface Failure {
   readonly build: (reason: string, attempts: number) => ManagementApiError;
 }
 
+/**
+ * The management API of the service for one base URL, API key and tenant: lists and their
+ * entries, the audit log, tenants' and channels' SSO. It logs in lazily (one login shared by
+ * concurrent callers), renews an expired token once, retries what {@link RetryPolicy} allows
+ * (429 with Retry-After, 5xx, resets, timeouts), and checks every request before sending it and
+ * every reply before returning it.
+ *
+ * Every method throws a {@link ManagementApiError} (branch on its `code`): `validation_failed`
+ * before anything is sent, `authentication_failed`, `permission_denied`, `not_found`,
+ * `rate_limited`, `transport_failed`, `unexpected_reply`, `service_error`, `token_rejected`,
+ * `client_closed` after {@link ManagementClient.close}.
+ *
+ * @example
+ * ```ts
+ * import { ManagementClient } from 'svc-prevent/client';
+ *
+ * const client = new ManagementClient({ baseUrl: 'https://svc.example.com', apiKey: process.env.SVC_API_KEY!, tenant: 'acme' });
+ * try {
+ *   await client.addEntry('blacklist', { ip: '203.0.113.9', description: 'scanner, SEC-123' });
+ *   const entries = await client.listEntries('blacklist');
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
+ */
 export class ManagementClient {
+  /** The base URL the client was given. */
   readonly baseUrl: string;
+  /** The tenant (customer) the list and audit calls are about. */
   readonly tenant: string;
   private readonly apiKey: string;
   private readonly transport: HttpTransport;
@@ -195,6 +233,13 @@ export class ManagementClient {
   private readonly closing = new AbortController();
   private counters = { requests: 0, retries: 0, logins: 0, reauthentications: 0 };
 
+  /**
+   * Checks the options and opens nothing yet (the first call logs in).
+   * @throws ValidationError when `apiKey` or `tenant` is empty, `bulkChunkSize`,
+   *   `bulkBodyBytes` or `retry` is out of range, or `baseUrl` is not an http(s) URL
+   * @throws InsecureBaseUrlError when `baseUrl` is `http://` to a host other than loopback and
+   *   `allowInsecureHttp` is not set
+   */
   constructor(options: ManagementClientOptions) {
     if (typeof options.apiKey !== 'string' || options.apiKey.length === 0) {
       throw new ValidationError('apiKey', '', 'apiKey: the API key is empty; create one in the web user interface.');
@@ -237,6 +282,7 @@ export class ManagementClient {
     await this.session.current();
   }
 
+  /** Requests, retries, logins and re-logins so far. */
   stats(): ClientStats {
     return { ...this.counters };
   }
@@ -371,6 +417,7 @@ export class ManagementClient {
 
   // ---- tenants (customers) and channels ---------------------------------------------------
 
+  /** Every tenant (customer) the API key's user may see, as the service returns them. */
   async listCustomers(): Promise<Customer[]> {
     const command = 'list';
     const result = await this.execute({ area: 'customers', command, fields: {}, authenticated: true, tenantScoped: false });
@@ -401,6 +448,7 @@ export class ManagementClient {
     return this.updateCustomer(name, { ...customer, sso: checked });
   }
 
+  /** Every channel the API key's user may see, as the service returns them. */
   async listChannels(): Promise<Channel[]> {
     const result = await this.execute({ area: 'channels', command: 'list', fields: {}, authenticated: true, tenantScoped: false });
     return expectArray(result, 'channels list') as Channel[];

@@ -5,8 +5,10 @@
  * row in a table test.
  */
 
+/** How a backoff is randomised: `full` waits between 0 and the backoff, `equal` between half of it and all of it. */
 export type JitterMode = 'full' | 'equal';
 
+/** When the client repeats a failed call, and how long it waits; give overrides in `ManagementClientOptions.retry`. */
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
   readonly maxAttempts: number;
@@ -19,9 +21,11 @@ export interface RetryPolicy {
    * start: no attempt starts later, and an attempt is given no more than what is left.
    */
   readonly deadlineMs: number;
+  /** How each backoff is randomised. */
   readonly jitter: JitterMode;
 }
 
+/** 6 attempts, 200 ms doubling to at most 5 s per wait, all within 60 s, full jitter. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 6,
   baseDelayMs: 200,

@@ -6,7 +6,9 @@
  * names, which the emulator stores.
  */
 
+/** The service's lists: two that deny an address, one that allows it. */
 export const LIST_NAMES = ['blacklist', 'blocklist', 'whitelist'] as const;
+/** One of {@link LIST_NAMES}. */
 export type ListName = (typeof LIST_NAMES)[number];
 /** True for the name of one of the service's lists. */
 export function isListName(value: unknown): value is ListName {
@@ -14,8 +16,10 @@ export function isListName(value: unknown): value is ListName {
 }
 /** The lists that deny an address; the whitelist is the one that allows. */
 export const DENY_LIST_NAMES = ['blacklist', 'blocklist'] as const satisfies readonly ListName[];
+/** One of {@link DENY_LIST_NAMES}. */
 export type DenyListName = (typeof DENY_LIST_NAMES)[number];
 
+/** The path of the API an area's commands go to: `{baseUrl}/svc_api/v2/<area>`. */
 export type ApiArea = 'login' | 'logs' | 'lists' | 'customers' | 'channels';
 
 /** The fields of a list entry the contract names. */
@@ -40,6 +44,7 @@ export interface NewListEntry {
   readonly created?: number;
 }
 
+/** A tenant's or a channel's SAML single sign-on; `null` in its place means SSO off. */
 export interface SsoSettings {
   readonly enabled: boolean;
   readonly required: boolean;
@@ -105,6 +110,7 @@ export interface BulkProgress {
   readonly total: number;
 }
 
+/** What a bulk call did: how many items, in how many calls, and the service's reply to each call. */
 export interface BulkResult {
   /** Distinct canonical addresses sent. */
   readonly count: number;

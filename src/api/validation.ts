@@ -2,7 +2,7 @@
  * Client-side checks that run before anything is sent, so a bad value fails fast with a message
  * naming the field, the value and the fix, instead of a round trip and a terse service error.
  */
-import { checkAddress } from '../address';
+import { checkAddress, type InvalidAddressError } from '../address';
 import { descriptionProblem } from '../description';
 import { describeValueForMessage, quoteForMessage } from '../display-text';
 import { describeMetadataUrl, ssoSettingsProblems } from '../sso-rules';
@@ -28,8 +28,17 @@ export function canonicalIp(value: unknown, field: string, command?: string): st
     });
   }
   const checked = checkAddress(value);
-  if (!checked.ok) throw ValidationError.fromInvalidAddress(field, checked.error, command);
+  if (!checked.ok) throw invalidAddress(field, checked.error, command);
   return checked.canonical;
+}
+
+function invalidAddress(field: string, error: InvalidAddressError, command?: string): ValidationError {
+  return new ValidationError(
+    field,
+    error.value,
+    `${field}: ${error.message}. Give an IPv4 or IPv6 address, or a CIDR range without host bits.`,
+    { cause: error, ...(command === undefined ? {} : { command }) },
+  );
 }
 
 export function assertPositiveInteger(value: unknown, field: string, command?: string): number {

@@ -33,6 +33,7 @@ const PROVIDER_SOURCES = ['provider', 'api', 'address.ts'].map((name) => path.jo
 const LOCK_FILE = '.terraform.lock.hcl';
 const IMPLIED_MIRROR = path.join('terraform.d', 'plugins');
 
+/** A filesystem mirror of the svc provider that terraform can install it from, and the checksum to lock. */
 export interface ProviderMirror {
   /** The build directory (bundle, mirror/, terraform.rc); for a mirror not built here, the directory holding it. */
   readonly buildDir: string;
@@ -44,6 +45,7 @@ export interface ProviderMirror {
    * through the implied mirror link in each stack.
    */
   readonly cliConfigFile?: string;
+  /** The provider version in the mirror that is used. */
   readonly version: string;
   /** `h1:` checksum of this platform's package, as terraform records it in the lock file. */
   readonly hash: string;
@@ -51,8 +53,14 @@ export interface ProviderMirror {
   readonly built: boolean;
 }
 
+/**
+ * The svc provider cannot be found where it was looked for (no mirror, no such version, not built
+ * for this platform, or no synthesized app in `outdir`); the message names the directory and what to do.
+ */
 export class ProviderMirrorError extends Error {
+  /** Always `provider_mirror`. */
   readonly code = 'provider_mirror';
+  /** Thrown by prepareStacksForSvcProvider and filesystemMirror. */
   constructor(message: string) {
     super(message);
     this.name = 'ProviderMirrorError';
@@ -399,6 +407,7 @@ function compareSemanticVersions(left: string, right: string): number {
   return left.includes('-') === right.includes('-') ? left.localeCompare(right) : left.includes('-') ? -1 : 1;
 }
 
+/** Where prepareStacksForSvcProvider takes the provider from. */
 export interface PrepareStacksOptions {
   /**
    * A filesystem mirror of svc-prevent/svc the team names, in terraform's unpacked layout.

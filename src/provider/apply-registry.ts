@@ -6,7 +6,7 @@
  * would undo what the newer change just wrote. Also the addresses planned by per-entry
  * resources, so two resources for one address are an error at plan.
  */
-import type { ListName } from '../api';
+import type { ListName } from '../api/types';
 
 /**
  * Many shared holders at once, or one exclusive holder: per-entry deletes of a list run

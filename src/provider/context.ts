@@ -6,17 +6,11 @@
  * not known yet during plan, is only an error when a hook actually needs it, and the error
  * names the attribute and the variable.
  */
-import {
-  ClientClosedError,
-  ManagementApiError,
-  ManagementClient,
-  registerSecret,
-  type ClientLogEvent,
-  type CommandReplyWarning,
-  type ListName,
-  type ManagementClientOptions,
-  type RetryPolicy,
-} from '../api';
+import { ClientClosedError, ManagementApiError } from '../api/errors';
+import { ManagementClient, type ClientLogEvent, type CommandReplyWarning, type ManagementClientOptions } from '../api/client';
+import { registerSecret } from '../api/redaction';
+import type { ListName } from '../api/types';
+import type { RetryPolicy } from '../api/retry';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, reportWarning, warningDiagnostic, type Diagnostic, type Unknown } from './core';
 import type { SeenEntry } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';

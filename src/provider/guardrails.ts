@@ -8,7 +8,7 @@
  */
 import * as ipaddr from 'ipaddr.js';
 import { parseAddress, type AddressFamily, type ParsedAddress } from '../address';
-import type { ListName } from '../api';
+import type { ListName } from '../api/types';
 import { errorDiagnostic, warningDiagnostic, type AttributePath, type Diagnostic } from './core';
 
 /**

@@ -5,7 +5,7 @@
  * listing at all, and what was found about a tenant is kept for the process, so 1,000
  * resources naming one tenant cost at most one call between them.
  */
-import type { ListName } from '../api';
+import type { ListName } from '../api/types';
 
 export type NameKind = 'tenant' | 'channel';
 

@@ -5,7 +5,7 @@
  * it starts and again when it ends, so nobody is handed a list older than a write they saw begin.
  */
 import { canonicalAddress, checkAddress } from '../address';
-import type { ListEntry, ListName } from '../api';
+import type { ListEntry, ListName } from '../api/types';
 
 export type ListLoader = (tenant: string, list: ListName) => Promise<readonly ListEntry[]>;
 

@@ -4,7 +4,10 @@
  * InvalidAddressError) become diagnostics that say what to do.
  */
 import { InvalidAddressError } from '../address';
-import { ManagementApiError, insecureHttpHost, redactUrlCredentials, secretRegistry, type ManagementClientOptions } from '../api';
+import { ManagementApiError } from '../api/errors';
+import { insecureHttpHost } from '../api/transport';
+import { redactUrlCredentials, secretRegistry } from '../api/redaction';
+import type { ManagementClientOptions } from '../api/client';
 import { EARLIER_LOGIN_FAILURE_SUMMARY } from '../diagnostic-summaries';
 import {
   DiagnosticsError,

@@ -76,7 +76,7 @@ export const EXEMPTIONS: readonly Exemption[] = [
     reason: 'needs the network; the test copies the working tree (tracked and new files) into a temporary directory instead',
     coveredBy: ['__tests__/help/getting-started.test.ts'],
   },
-  { page: 'getting-started.md', command: /^cd svc-prevent$/, reason: 'the test runs in its copy of the repository', coveredBy: ['__tests__/help/getting-started.test.ts'] },
+  { page: 'getting-started.md', command: /^cd terraform-provider-svc$/, reason: 'the test runs in its copy of the repository', coveredBy: ['__tests__/help/getting-started.test.ts'] },
   {
     page: 'getting-started.md',
     command: /^npm ci$/,
@@ -211,7 +211,7 @@ export const EXEMPTIONS: readonly Exemption[] = [
   // own-cdktf-project.md: another team's project, outside this repository.
   {
     page: 'own-cdktf-project.md',
-    command: /^(npm pack$|npm install \.\.\/svc-prevent\/svc-prevent-|npm install @cdktf\/provider-aws@|export CHECKPOINT_DISABLE=1$|npx cdktf synth$|npx svc drift cdktf\.out --stack policy$)/,
+    command: /^(npm pack$|npm install \.\.\/terraform-provider-svc\/svc-prevent-|npm install @cdktf\/provider-aws@|export CHECKPOINT_DISABLE=1$|npx cdktf synth$|npx svc drift cdktf\.out --stack policy$)/,
     reason: 'a team\'s own project installing the packed library (npm install needs the registry, or its cache); the library test packs it, installs the tarball offline in a scratch project outside the repository, runs the page\'s program, deploys it, and runs svc drift cdktf.out --stack policy',
     coveredBy: ['__tests__/library/consumer.test.ts'],
   },

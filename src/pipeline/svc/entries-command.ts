@@ -4,7 +4,8 @@
  * reads take --format json; whatever the service returns is escaped before it is printed.
  */
 import * as path from 'node:path';
-import { LIST_NAMES, isListName, type ListEntry, type ListName, type ManagementClient } from '../../api';
+import { LIST_NAMES, isListName, type ListEntry, type ListName } from '../../api/types';
+import type { ManagementClient } from '../../api/client';
 import { checkAddress } from '../../address';
 import { descriptionProblem } from '../../description';
 import { addressProblem } from '../../entry-file';

@@ -4,7 +4,11 @@
  * other than loopback). The key is never taken from the command line and never printed: it is
  * registered with the client's redaction before anything else runs.
  */
-import { ManagementApiError, ManagementClient, insecureHttpHost, registerSecret, type RetryPolicy } from '../../api';
+import { ManagementApiError } from '../../api/errors';
+import { ManagementClient } from '../../api/client';
+import { insecureHttpHost } from '../../api/transport';
+import { registerSecret } from '../../api/redaction';
+import type { RetryPolicy } from '../../api/retry';
 import { SvcCommandError } from './command';
 
 export const SERVICE_ENVIRONMENT = {

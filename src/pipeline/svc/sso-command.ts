@@ -2,7 +2,7 @@
  * `svc sso show tenant|channel [NAME]`: the single sign-on settings of the tenant or a channel,
  * with what they mean for signing in to the dashboard.
  */
-import type { SsoSettings } from '../../api';
+import type { SsoSettings } from '../../api/types';
 import { forTerminal, safeJson } from '../untrusted-text';
 import { choice, parseArguments, positionals } from './arguments';
 import { SvcCommandError, type SvcCommand, type SvcContext } from './command';

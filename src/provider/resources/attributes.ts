@@ -6,7 +6,9 @@
 import { checkAddress } from '../../address';
 import { descriptionProblem } from '../../description';
 import { quoteForMessage } from '../../display-text';
-import { ManagementApiError, describeText, type ListName } from '../../api';
+import { ManagementApiError } from '../../api/errors';
+import { describeText } from '../../api/validation';
+import type { ListName } from '../../api/types';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';
 import type { CachedList } from '../list-cache';

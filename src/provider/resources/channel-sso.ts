@@ -4,7 +4,7 @@
  * it exactly without its uuid, sets `sso` and sends it (the client's setChannelSso); destroy
  * turns SSO off.
  */
-import type { Channel } from '../../api';
+import type { Channel } from '../../api/types';
 import { UNKNOWN, type ObjectValue, type ResourceDefinition, type Schema, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';

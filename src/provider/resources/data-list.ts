@@ -1,7 +1,8 @@
 /** `svc_list` data source: every entry of one of the tenant's lists, sorted by address. */
 import * as ipaddr from 'ipaddr.js';
 import { parseAddress } from '../../address';
-import { LIST_NAMES, assertListName, isListName, type ListEntry } from '../../api';
+import { LIST_NAMES, isListName, type ListEntry } from '../../api/types';
+import { assertListName } from '../../api/validation';
 import { errorDiagnostic, types, type DataSourceDefinition, type Diagnostic, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, emptyStringDiagnostic, readListForPlan, requiredString, stringAttribute } from './attributes';

@@ -5,7 +5,7 @@
  * cache, so refreshing many entries costs one `list_<list>` call per list. Plan checks the
  * tenant against what the service knows (one call per process at most, none after a refresh).
  */
-import { LIST_NAMES, type ListEntry, type ListName } from '../../api';
+import { LIST_NAMES, type ListEntry, type ListName } from '../../api/types';
 import {
   DiagnosticsError,
   UNKNOWN,

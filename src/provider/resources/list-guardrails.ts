@@ -7,7 +7,7 @@
  * provider process (SvcContext.declared). A pair is reported once, by whichever of the two is
  * planned second, or by the resource when the other is already on the service.
  */
-import { DENY_LIST_NAMES, type ListName } from '../../api';
+import { DENY_LIST_NAMES, type ListName } from '../../api/types';
 import { UNKNOWN, warningDiagnostic, type Diagnostic, type Unknown } from '../core';
 import type { SvcContext } from '../context';
 import {

@@ -7,7 +7,7 @@
  * through bulk_new_/bulk_delete_ in chunks of at most 1000, with progress on stderr.
  */
 import { checkAddress } from '../../address';
-import { LIST_NAMES, type BulkProgress, type ListName } from '../../api';
+import { LIST_NAMES, type BulkProgress, type ListName } from '../../api/types';
 import {
   DiagnosticsError,
   PartialApplyError,

@@ -4,7 +4,7 @@
  * tenant part escapes "%" as %25 and "/" as %2F: every id then splits at its first "/", and an
  * ordinary tenant name (the usual case) reads exactly as it always did.
  */
-import type { ListName } from '../../api';
+import type { ListName } from '../../api/types';
 
 /** The tenant as the first part of an id. */
 export function encodeTenant(tenant: string): string {

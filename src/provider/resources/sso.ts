@@ -4,7 +4,7 @@
  * `sso` object and back, the SAML service-provider URLs of a channel, and the check of the
  * tenant or channel name (at plan, and again when apply finds it missing).
  */
-import type { SsoSettings } from '../../api';
+import type { SsoSettings } from '../../api/types';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, warningDiagnostic, type Diagnostic, type ObjectValue, type Unknown, type Value } from '../core';
 import type { SvcContext } from '../context';
 import { describeNames } from '../known-names';

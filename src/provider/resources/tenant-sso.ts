@@ -3,7 +3,7 @@
  * exactly without its uuid, sets `sso` and sends it (the client's setTenantSso); destroy turns
  * SSO off (`sso = null`).
  */
-import type { Customer } from '../../api';
+import type { Customer } from '../../api/types';
 import { UNKNOWN, types, type ObjectValue, type ResourceDefinition, type Schema } from '../core';
 import type { SvcContext } from '../context';
 import { attribute, boolAttribute, emptyStringDiagnostic, requiredString, stringAttribute } from './attributes';
