@@ -39,6 +39,13 @@ let workDir: string;
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
+/** A service's image tag, as the synthesized parameters hold it. */
+function imageTag(service: ServiceName): string {
+  const parameter = resourcesOfType(json, 'aws_ssm_parameter').find((candidate) => candidate.name === `/SvcPrevent/${service}/image-tag`);
+  if (parameter === undefined) throw new Error(`no image-tag parameter for ${service}`);
+  return parameter.value as string;
+}
+
 /** The stand-in service image: node and its libraries, service.js, user 10001; one per service, sharing the layer. */
 function writeRegistry(registryDir: string, rootfsDir: string): void {
   for (const dir of ['usr/bin', 'usr/lib', 'usr/lib64', 'tmp', 'etc', 'proc', 'sys', 'dev']) fs.mkdirSync(path.join(rootfsDir, dir), { recursive: true });
@@ -88,8 +95,9 @@ function writeRegistry(registryDir: string, rootfsDir: string): void {
         }),
       ),
     );
-    const tag = (json.resource.aws_ssm_parameter ? resourcesOfType(json, 'aws_ssm_parameter') : []).find((parameter) => parameter.name === `/SvcPrevent/${service.name}/image-tag`)?.value as string;
+    const tag = imageTag(service.name);
     tags[`svc/${service.imageName}:${tag}`] = manifest.digest;
+    tags[`public/${service.imageName}:${tag}`] = manifest.digest;
   }
   fs.writeFileSync(path.join(registryDir, 'tags.json'), JSON.stringify(tags));
   fs.writeFileSync(path.join(registryDir, 'login.json'), JSON.stringify(REGISTRY_LOGIN));
@@ -226,7 +234,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('the 
       throw new Error(`${error.message}; the last check said: ${last}; the container's log: ${log.stdout}${log.stderr}`);
     });
     const inspection = JSON.parse((await instance.exec(['podman', 'container', 'inspect', container])).stdout)[0];
-    expect(inspection.ImageName).toBe(`${REGISTRY_HOST}/svc/${service.imageName}:${resourcesOfType(json, 'aws_ssm_parameter').find((parameter) => parameter.name === `/SvcPrevent/${name}/image-tag`)?.value}`);
+    expect(inspection.ImageName).toBe(`${REGISTRY_HOST}/svc/${service.imageName}:${imageTag(name)}`);
     expect(inspection.State.Running).toBe(true);
     expect(inspection.RestartCount).toBe(0);
     expect(inspection.HostConfig.RestartPolicy.Name).toBe('always');
@@ -300,13 +308,28 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('the 
     expect(instance.record('aws-calls')).toContain(`secretsmanager get-secret-value --secret-id ${REGISTRY_LOGIN_ARN} --query SecretString --output text`);
     expect(instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line))).toEqual([
       `login --username ${REGISTRY_LOGIN.username} --password-stdin ${REGISTRY_HOST}`,
-      `pull ${REGISTRY_HOST}/svc/${service.imageName}:${resourcesOfType(json, 'aws_ssm_parameter').find((parameter) => parameter.name === `/SvcPrevent/${name}/image-tag`)?.value}`,
+      `pull ${REGISTRY_HOST}/svc/${service.imageName}:${imageTag(name)}`,
       `logout ${REGISTRY_HOST}`,
     ]);
     const credentials = await instance.exec(['sh', '-c', 'cat /run/containers/0/auth.json 2>/dev/null; cat /root/.docker/config.json 2>/dev/null; true']);
     expect(credentials.stdout).not.toContain(REGISTRY_HOST);
     // IMDSv2: every metadata read carried a token.
     expect(instance.record('endpoints').split('\n').filter((line) => line.startsWith('imds ') && !line.endsWith(' 200'))).toEqual([]);
+  });
+});
+
+describe('an image from a registry without a login', () => {
+  let instance: Instance;
+  beforeAll(async () => {
+    const publicImages = synthControlPlane({ imageRepository: `${REGISTRY_HOST}/public` }).json;
+    instance = await bootInstance('no-login', userDataOf(publicImages, 'sts'));
+  }, 300_000);
+
+  test('boots without a login or a logout, and the container answers its health check', async () => {
+    expect({ status: instance.record('boot-status').trim(), console: instance.record('console') }).toEqual({ status: '0', console: expect.any(String) });
+    expect(instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line))).toEqual([`pull ${REGISTRY_HOST}/public/scan-template-service:${imageTag('sts')}`]);
+    expect(instance.record('aws-calls')).not.toContain('secretsmanager');
+    await sandbox.waitFor('svc-sts to pass a health check', async () => (await instance.exec(['node', '/opt/stand-ins/target-health-check.js', 'HTTP1', '443', '/health', '200'])).status === 0, 120_000);
   });
 });
 

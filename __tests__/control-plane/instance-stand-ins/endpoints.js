@@ -6,7 +6,8 @@
  *   from PUT /latest/api/token is refused, as the launch template's http_tokens = required does);
  * - a read-only container registry on 127.0.0.1:5000 (the test maps the registry's host name to
  *   it) serving the OCI layout in /srv/registry, behind HTTP basic auth with the login of
- *   /srv/registry/login.json, as a private registry does.
+ *   /srv/registry/login.json, as a private registry does; repositories under public/ can be
+ *   pulled without a login, as from a public registry.
  * Requests are recorded in /var/log/stand-ins/endpoints (method, path, status; never a header).
  * Writes /var/log/stand-ins/endpoints-ready once both listen.
  */
@@ -56,7 +57,8 @@ function blob(digest) {
 }
 
 const registry = http.createServer((request, response) => {
-  if (request.headers.authorization !== expectedAuthorization) {
+  const anonymous = request.url.startsWith('/v2/public/');
+  if (!anonymous && request.headers.authorization !== expectedAuthorization) {
     return answer('registry', request, response, 401, '{"errors":[{"code":"UNAUTHORIZED"}]}', { 'www-authenticate': 'Basic realm="stand-in registry"', 'content-type': 'application/json' });
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') return answer('registry', request, response, 405);
