@@ -36,6 +36,7 @@ type ServiceName = (typeof SERVICES)[number]['name'];
 let sandbox: PodmanSandbox;
 let json: TerraformJson;
 let workDir: string;
+const instanceNames: string[] = [];
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
@@ -164,6 +165,7 @@ async function bootInstance(label: string, userData: string): Promise<Instance> 
   const userDataFile = path.join(dir, 'user-data.sh');
   fs.writeFileSync(userDataFile, userData, { mode: 0o700 });
   const name = `svc-boot-${label}-${sandbox.suffix}`;
+  instanceNames.push(name);
   await sandbox.podmanOk([
     'run', '--detach', '--name', name, '--privileged', '--network', 'none',
     '--add-host', `${REGISTRY_HOST.split(':')[0]}:127.0.0.1`,
@@ -209,7 +211,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await sandbox?.cleanup();
+  if (sandbox === undefined) return;
+  // The instances and their roots first: a killed instance's processes may still be going away
+  // while their files are removed (one cleanup in four met ENOTEMPTY), so that removal retries.
+  if (instanceNames.length > 0) await sandbox.podman(['rm', '--force', '--time', '0', ...instanceNames]);
+  if (workDir !== undefined) fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  await sandbox.cleanup();
 }, 120_000);
 
 describe.each(SERVICES.map((service) => [service.name, service] as const))('the %s boot script, really run', (name: ServiceName, service) => {
