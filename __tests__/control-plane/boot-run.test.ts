@@ -20,7 +20,7 @@ import { PodmanSandbox } from '../sensor/podman-sandbox';
 import { BOOT_FAILURE_MARKER, IMAGE_PULL_ATTEMPTS } from '../../modules/control-plane/user-data';
 import { SERVICES } from '../../modules/control-plane/services';
 
-// Three instances, each pulling a 100 MB image into its own storage, on a loaded 2-core machine.
+// Five instances, each pulling a 100 MB image into its own storage, on a loaded 2-core machine.
 jest.setTimeout(300_000);
 
 const STAND_INS = path.join(__dirname, 'instance-stand-ins');
@@ -30,7 +30,7 @@ const API_KEY = `svc-boot-run-key-${crypto.randomBytes(12).toString('hex')}`;
 const REGISTRY_LOGIN = { username: 'svc-pull', password: `registry-password-${crypto.randomBytes(12).toString('hex')}` };
 const REGISTRY_LOGIN_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf';
 const ANALYZER_TAGS = 'env=prod team="a b"';
-/** Instances whose boot script runs through; each service is one. */
+/** A control plane service's name: analyzer, sts, otel. */
 type ServiceName = (typeof SERVICES)[number]['name'];
 
 let sandbox: PodmanSandbox;
