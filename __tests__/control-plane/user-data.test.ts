@@ -82,6 +82,11 @@ describe('boot scripts', () => {
     expect(script.indexOf('chown')).toBeLessThan(script.indexOf('docker run'));
   });
 
+  it.each(SERVICES)('%s: a port below 1024 may be bound by the non-root container (the sysctl Docker sets by default, podman not)', (service) => {
+    const run = userDataOf(json, service).split('\n').find((line) => line.startsWith('docker run '));
+    expect(run?.includes(' --sysctl net.ipv4.ip_unprivileged_port_start=0 ')).toBe(service === 'sts');
+  });
+
   it.each(SERVICES)('%s: pulls with a bounded retry and reports a failure with its reason to the log group', (service) => {
     const script = userDataOf(json, service);
     expect(script).toContain('for attempt in $(seq 1 5); do');

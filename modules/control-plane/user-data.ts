@@ -215,6 +215,9 @@ export function renderUserData(input: UserDataInput): string {
     ...(isCollector ? ['-v /etc/svc/otel-config.yaml:/etc/otelcol/config.yaml:ro'] : []),
   ].join(' ');
   const command = isCollector ? ' --config /etc/otelcol/config.yaml' : '';
+  // An image of a non-root UID binds its ports below 1024 (the scan template service's 443) only
+  // where the container's network namespace allows it: Docker's default since 20.10, not podman's.
+  const lowPorts = [...published].some((port) => port < 1024) ? ' --sysctl net.ipv4.ip_unprivileged_port_start=0' : '';
   lines.push(
     '',
     ...registryLogin(input.registryLoginSecretArn),
@@ -222,7 +225,7 @@ export function renderUserData(input: UserDataInput): string {
     'pull_image',
     'logout_registry',
     'docker rm -f "svc-$SERVICE" 2>/dev/null || true',
-    `docker run -d --name "svc-$SERVICE" --restart always --env-file /etc/svc/service.env ${mounts} ${ports} ` +
+    `docker run -d --name "svc-$SERVICE" --restart always --env-file /etc/svc/service.env ${mounts} ${ports}${lowPorts} ` +
       '--log-driver awslogs --log-opt awslogs-region="$REGION" --log-opt awslogs-group="$LOG_GROUP" --log-opt awslogs-stream="$INSTANCE_ID" ' +
       `"$IMAGE"${command}`,
     '',
