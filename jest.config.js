@@ -40,6 +40,7 @@ const END_TO_END_IN_UNIT_AREAS = [
   'bench/bench.test.ts', // npm run bench -- --quick: terraform, the provider build
   'bench/handshake-floor.test.ts', // the release build's floor executable
   'bindings/terraform-validate.test.ts', // terraform validate against the provider build
+  'control-plane/boot-run.test.ts', // podman: the boot scripts run in instance containers
   'control-plane/plan-checks.test.ts', // terraform plan and test against hashicorp/aws
   'control-plane/user-data.test.ts', // terraform apply of the user-data, shellcheck
   'help/getting-started.test.ts', // the page's commands in a copy of the repository

@@ -23,7 +23,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, TerraformLocal, TerraformStack, Token, ref } from 'cdktf';
+import { App, TerraformElement, TerraformLocal, TerraformStack, Token, ref } from 'cdktf';
 import { ControlPlane, serviceHostname } from '../modules/control-plane';
 import { SERVICES } from '../modules/control-plane/services';
 import { ControlPlaneValidationError } from '../modules/control-plane/errors';
@@ -53,17 +53,10 @@ const CONSTRUCT_ONLY: ReadonlyArray<{ prop: PropName; kind: ModuleVariable['kind
   { prop: 'apiKeyVersion', kind: 'number' },
   { prop: 'sensorCidrs', kind: 'list' },
   { prop: 'logRetentionDays', kind: 'number' },
+  { prop: 'customerManagedEbsKeyGranted', kind: 'boolean' },
 ];
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-/**
- * Template parameters the module does not offer yet, with the reason. The registry login
- * secret and an explicit AMI change what is synthesized by their presence (role policy, boot
- * script, the image lookup), which a construct decides at synth and a module variable (null or
- * not) only at plan; the module keeps the pinned AMI of instanceImageTracking's default.
- */
-const NOT_IN_MODULE: ReadonlySet<PropName> = new Set<PropName>(['registryLoginSecretArn', 'instanceImageId', 'instanceImageTracking']);
 
 /** Per-service image overrides: the module passes `coalesce(override, <image_repository>/<name>)`. */
 const IMAGE_OVERRIDES: ReadonlyArray<{ prop: PropName; variable: string; imageName: string }> = SERVICES.map((service) => {
@@ -72,7 +65,7 @@ const IMAGE_OVERRIDES: ReadonlyArray<{ prop: PropName; variable: string; imageNa
 });
 
 function moduleVariables(): ModuleVariable[] {
-  const fromTemplate = CONTROL_PLANE_PARAMETERS.filter((definition) => definition.kind !== 'secret' && !NOT_IN_MODULE.has(definition.prop)).map(
+  const fromTemplate = CONTROL_PLANE_PARAMETERS.filter((definition) => definition.kind !== 'secret').map(
     (definition): ModuleVariable => ({
       prop: definition.prop,
       name: snakeCase(definition.prop),
@@ -136,6 +129,7 @@ interface Validation {
 
 /** Matches a DNS name as validation.ts's HOSTED_ZONE_NAME does (RE2 has no lookahead: the length is checked apart). */
 const DNS_NAME = '(?i)^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\\\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\\\.?$';
+const SECRET_ARN = '^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+$';
 const IMAGE_TAG = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
 const IMAGE_REPOSITORY = '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*$';
 
@@ -200,6 +194,24 @@ const VALIDATIONS: Partial<Record<PropName, Validation[]>> = {
       message: 'otel_gateway_url = ${jsonencode(var.otel_gateway_url)}: is not an http(s) URL without white space, quotes, $, ` or \\\\ (the boot script carries it); give the https URL the vendor gave you, e.g. https://otel.vendor.example.net.',
     },
   ],
+  instanceImageId: [
+    {
+      condition: 'var.instance_image_id == null ? true : can(regex("^ami-([0-9a-f]{8}|[0-9a-f]{17})$", var.instance_image_id))',
+      message: 'instance_image_id = ${jsonencode(var.instance_image_id)}: is not an AMI id; give an id such as ami-0123456789abcdef0 (aws ssm get-parameter --name <instance_image_parameter> shows the current one), or null to follow instance_image_parameter.',
+    },
+  ],
+  instanceImageTracking: [
+    {
+      condition: 'contains(["pinned", "latest"], var.instance_image_tracking)',
+      message: 'instance_image_tracking = ${jsonencode(var.instance_image_tracking)}: is neither pinned nor latest; write pinned (the default) or latest.',
+    },
+  ],
+  registryLoginSecretArn: [
+    {
+      condition: `var.registry_login_secret_arn == null ? true : can(regex("${SECRET_ARN}", var.registry_login_secret_arn))`,
+      message: 'registry_login_secret_arn = ${jsonencode(var.registry_login_secret_arn)}: is not a Secrets Manager secret ARN; give the full ARN of the secret holding {\\"username\\",\\"password\\"}, e.g. arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf, or null for no login.',
+    },
+  ],
   analyzerDesiredCount: [desiredCount('analyzer_desired_count')],
   scanTemplateServiceDesiredCount: [desiredCount('scan_template_service_desired_count')],
   apiKeyVersion: [{ condition: 'floor(var.api_key_version) == var.api_key_version && var.api_key_version >= 1', message: 'api_key_version = ${var.api_key_version}: must be a whole number of at least 1; bump it whenever the API key changes.' }],
@@ -243,6 +255,12 @@ interface Synthesized {
   /** `aws_subnet.<name>` and `aws_route53_zone.<name>` (data sources), for the test. */
   readonly subnetData: string;
   readonly zoneData: string;
+  /** The analyzer's `aws_launch_template.<name>` and `aws_iam_role_policy.<name>`, for the test. */
+  readonly analyzerLaunchTemplate: string;
+  readonly analyzerRolePolicy: string;
+  /** What that policy names and a plan does not know: the analyzer's log group and the API key secret. */
+  readonly analyzerLogGroup: string;
+  readonly apiKeySecret: string;
 }
 
 function synthesize(variables: readonly ModuleVariable[], stackName: string): Synthesized {
@@ -260,6 +278,10 @@ function synthesize(variables: readonly ModuleVariable[], stackName: string): Sy
     const otelGatewayUrl = new TerraformLocal(stack, 'otel_gateway_url', '${coalesce(var.otel_gateway_url, "https://${var.gateway_hostname}")}');
     otelGatewayUrl.overrideLogicalId('otel_gateway_url');
     props.otelGatewayUrl = otelGatewayUrl.asString;
+    // No login secret is an empty ARN to the construct, which then lets Terraform pick the role policy and the boot script tests it.
+    const registryLogin = new TerraformLocal(stack, 'registry_login_secret_arn', '${var.registry_login_secret_arn == null ? "" : var.registry_login_secret_arn}');
+    registryLogin.overrideLogicalId('registry_login_secret_arn');
+    props.registryLoginSecretArn = registryLogin.asString;
     for (const override of IMAGE_OVERRIDES) {
       const image = new TerraformLocal(stack, override.variable, `\${coalesce(var.${override.variable}, "\${var.image_repository}/${override.imageName}")}`);
       image.overrideLogicalId(override.variable);
@@ -282,6 +304,10 @@ function synthesize(variables: readonly ModuleVariable[], stackName: string): Sy
       vpcData: `data.aws_vpc.${stack.getLogicalId(controlPlane.planChecks.vpc)}`,
       subnetData: `aws_subnet.${stack.getLogicalId(controlPlane.planChecks.subnets)}`,
       zoneData: `aws_route53_zone.${stack.getLogicalId(controlPlane.planChecks.hostedZone)}`,
+      analyzerLaunchTemplate: `aws_launch_template.${stack.getLogicalId(controlPlane.services.analyzer.launchTemplate)}`,
+      analyzerRolePolicy: `aws_iam_role_policy.${stack.getLogicalId(controlPlane.services.analyzer.node.findChild('policy') as TerraformElement)}`,
+      analyzerLogGroup: `aws_cloudwatch_log_group.${stack.getLogicalId(controlPlane.services.analyzer.logGroup)}`,
+      apiKeySecret: `aws_secretsmanager_secret.${stack.getLogicalId(controlPlane.apiKeySecret)}`,
     };
   } finally {
     fs.rmSync(outdir, { recursive: true, force: true });
@@ -300,6 +326,9 @@ const REFUSED_SAMPLES: ReadonlyArray<{ readonly prop: PropName; readonly value: 
   { prop: 'analyzerImageTag', value: '1.2.1; reboot' },
   { prop: 'otelGatewayUrl', value: 'https://otel.example.net/$(id)' },
   { prop: 'sensorCidrs', value: ['10.1.0.1/16'] },
+  { prop: 'instanceImageId', value: 'ami-123' },
+  { prop: 'instanceImageTracking', value: 'newest' },
+  { prop: 'registryLoginSecretArn', value: 'arn:aws:s3:::registry-login' },
 ];
 
 const SAMPLE_PROPS: ControlPlaneProps = {
@@ -452,6 +481,21 @@ output "sensor_command" {
 
 /** A terraform test with a mocked aws provider: the module plans, and its checks refuse what the construct refuses. */
 function testFile(synthesized: Synthesized, stackName: string): string {
+  // The role policy names ARNs a plan does not know; the mocked values let the test read it at plan.
+  const policyArnsAtPlan = `override_resource {
+    target          = ${synthesized.analyzerLogGroup}
+    override_during = plan
+    values = {
+      arn = "arn:aws:logs:eu-west-1:123456789012:log-group:/${stackName}/analyzer"
+    }
+  }
+  override_resource {
+    target          = ${synthesized.apiKeySecret}
+    override_during = plan
+    values = {
+      arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:${stackName}-api-key-AbCdEf"
+    }
+  }`;
   const inputs = Object.entries(EXAMPLE_INPUTS).map(([name, value]) => `  ${name.padEnd(16)} = ${value}`);
   return `${GENERATED}
 # terraform test, with no AWS account: the aws provider is mocked, the data sources answer
@@ -529,6 +573,57 @@ ${SERVICES.map((service) => `    condition     = output.${service.name}_address 
     # The construct quotes what it knows only at plan; the shell reads 'acme' as acme.
     condition     = output.sensor_command == "run-svc-sensor.sh -n 'acme' -d 'example.com' -a <APP>${stackName === DEFAULT_STACK_NAME ? '' : ` -s ${stackName}`}"
     error_message = "sensor_command is \${output.sensor_command}"
+  }
+}
+
+run "an_explicit_ami_wins_over_the_parameter" {
+  command = plan
+  variables {
+    instance_image_id = "ami-0fedcba9876543210"
+  }
+  assert {
+    condition     = ${synthesized.analyzerLaunchTemplate}.image_id == "ami-0fedcba9876543210"
+    error_message = "image_id is \${${synthesized.analyzerLaunchTemplate}.image_id}"
+  }
+}
+
+run "latest_tracking_reads_the_parameter_at_plan" {
+  command = plan
+  variables {
+    instance_image_tracking = "latest"
+  }
+  assert {
+    condition     = ${synthesized.analyzerLaunchTemplate}.image_id == "ami-0123456789abcdef0"
+    error_message = "image_id is \${${synthesized.analyzerLaunchTemplate}.image_id}"
+  }
+}
+
+run "a_registry_login_secret_is_read_at_boot_and_granted" {
+  command = plan
+  ${policyArnsAtPlan}
+  variables {
+    registry_login_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf"
+  }
+  assert {
+    condition     = strcontains(base64decode(${synthesized.analyzerLaunchTemplate}.user_data), "REGISTRY_LOGIN_ARN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf")
+    error_message = "the boot script does not name the login secret"
+  }
+  assert {
+    condition     = contains(flatten([for statement in jsondecode(${synthesized.analyzerRolePolicy}.policy).Statement : statement.Resource if statement.Sid == "ReadRegistryLogin"]), "arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf")
+    error_message = "the role may not read the login secret: \${${synthesized.analyzerRolePolicy}.policy}"
+  }
+}
+
+run "no_registry_login_secret_grants_none" {
+  command = plan
+  ${policyArnsAtPlan}
+  assert {
+    condition     = length([for statement in jsondecode(${synthesized.analyzerRolePolicy}.policy).Statement : statement if statement.Sid == "ReadRegistryLogin"]) == 0
+    error_message = "the role may read a login secret: \${${synthesized.analyzerRolePolicy}.policy}"
+  }
+  assert {
+    condition     = strcontains(base64decode(${synthesized.analyzerLaunchTemplate}.user_data), "REGISTRY_LOGIN_ARN=\\n")
+    error_message = "the boot script names a login secret"
   }
 }
 

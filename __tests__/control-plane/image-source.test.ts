@@ -35,7 +35,10 @@ describe('image source', () => {
       expect(script).toContain(`REGISTRY_LOGIN=$(aws secretsmanager get-secret-value --secret-id ${LOGIN_SECRET} --query SecretString --output text)`);
       expect(script).toContain(`printf '%s' "$REGISTRY_LOGIN" | jq -er .password | docker login --username`);
       expect(script).toContain('--password-stdin "$REGISTRY"');
-      expect(script.indexOf('docker logout')).toBeGreaterThan(script.indexOf('pull_image\n'));
+      // Logged out after the pull, and after a pull that failed for good (before its exit).
+      expect(script).toContain('\npull_image\nlogout_registry\n');
+      expect(script).toContain('  logout_registry\n  exit 1\n');
+      expect(script).toContain('if [ -n "$REGISTRY_LOGGED_IN" ]; then docker logout "$REGISTRY" >/dev/null; fi');
       expect(policyOf(json, service).Statement).toContainEqual({ Sid: 'ReadRegistryLogin', Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [LOGIN_SECRET] });
     }
     expect(synthesized).not.toMatch(/password"\s*:/);

@@ -41,6 +41,15 @@ describe('boot scripts', () => {
     }
   });
 
+  it('the stand-ins the boot-run test puts on the instance (aws, dnf, systemctl, sleep, docker) pass shellcheck', () => {
+    const standIns = path.join(__dirname, 'instance-stand-ins');
+    const scripts = [...fs.readdirSync(path.join(standIns, 'bin')).map((name) => path.join(standIns, 'bin', name)), path.join(standIns, 'packages', 'docker')];
+    expect(scripts.length).toBe(5);
+    if (!requirementMet(SHELLCHECK, 'shellcheck of the instance stand-ins')) return;
+    const checked = spawnSync('shellcheck', ['--severity=style', ...scripts], { encoding: 'utf8' });
+    expect({ status: checked.status, output: checked.stdout }).toEqual({ status: 0, output: '' });
+  });
+
   it.each(SERVICES)('%s: the API key only goes into files of the container UID, never to the output or the environment', (service) => {
     const script = userDataOf(json, service);
     expect(script).not.toMatch(/set -[a-z]*x|xtrace/);
@@ -71,6 +80,11 @@ describe('boot scripts', () => {
     // The chown comes after every file is written, and before the container starts.
     expect(script.indexOf('chown')).toBeGreaterThan(script.lastIndexOf('-keyout /etc/svc/tls/tls.key'));
     expect(script.indexOf('chown')).toBeLessThan(script.indexOf('docker run'));
+  });
+
+  it.each(SERVICES)('%s: a port below 1024 may be bound by the non-root container (the sysctl Docker sets by default, podman not)', (service) => {
+    const run = userDataOf(json, service).split('\n').find((line) => line.startsWith('docker run '));
+    expect(run?.includes(' --sysctl net.ipv4.ip_unprivileged_port_start=0 ')).toBe(service === 'sts');
   });
 
   it.each(SERVICES)('%s: pulls with a bounded retry and reports a failure with its reason to the log group', (service) => {

@@ -313,17 +313,26 @@ export class ControlPlane extends Construct {
    * changes only when asked: an explicit instanceImageId; else the parameter's value as it was
    * at the first apply, kept by a terraform_data whose input changes are ignored (a new
    * instanceImageParameter resolves it again); or, opted in, the parameter's value at each plan.
+   * An id or tracking known only at deploy time (the HCL module's variables) is chosen by
+   * Terraform: an empty or null id falls back to the parameter, tracking picks pinned or latest.
    */
   private instanceImageId(resolved: ResolvedControlPlaneProps): string {
-    if (resolved.instanceImageId !== undefined) return resolved.instanceImageId;
+    const explicitId = resolved.instanceImageId;
+    if (explicitId !== undefined && !Token.isUnresolved(explicitId)) return explicitId;
     const parameter = new DataAwsSsmParameter(this, 'instance-image', { name: resolved.instanceImageParameter });
-    if (resolved.instanceImageTracking === 'latest') return parameter.insecureValue;
-    const pinned = new DataResource(this, 'instance-image-pin', {
-      input: { id: parameter.insecureValue },
-      triggersReplace: { parameter: resolved.instanceImageParameter },
-      lifecycle: { ignoreChanges: ['input'] },
-    });
-    return pinned.getStringAttribute('output.id');
+    const tracking = resolved.instanceImageTracking;
+    let tracked: string;
+    if (tracking === 'latest') tracked = parameter.insecureValue;
+    else {
+      const pinned = new DataResource(this, 'instance-image-pin', {
+        input: { id: parameter.insecureValue },
+        triggersReplace: { parameter: resolved.instanceImageParameter },
+        lifecycle: { ignoreChanges: ['input'] },
+      });
+      tracked = pinned.getStringAttribute('output.id');
+      if (Token.isUnresolved(tracking)) tracked = Token.asString(Fn.conditional(Op.eq(tracking, 'latest'), parameter.insecureValue, tracked));
+    }
+    return explicitId === undefined ? tracked : Fn.coalesce([explicitId, tracked]);
   }
 
   /**

@@ -4,7 +4,7 @@
  * and DNS record. The ControlPlane creates three, with the IDs analyzer, sts and otel.
  */
 import { Construct } from 'constructs';
-import { Op, Token, type ITerraformDependable } from 'cdktf';
+import { Fn, Op, Token, type ITerraformDependable } from 'cdktf';
 import { AutoscalingGroup } from '@cdktf/provider-aws/lib/autoscaling-group';
 import { CloudwatchLogGroup } from '@cdktf/provider-aws/lib/cloudwatch-log-group';
 import { CloudwatchLogMetricFilter } from '@cdktf/provider-aws/lib/cloudwatch-log-metric-filter';
@@ -135,7 +135,7 @@ export class ControlPlaneService extends Construct {
     new IamRolePolicy(this, 'policy', {
       name,
       role: this.role.id,
-      policy: JSON.stringify({ Version: '2012-10-17', Statement: this.policyStatements(input) }),
+      policy: this.policyDocument(input),
     });
     this.instanceProfile = new IamInstanceProfile(this, 'instance-profile', {
       name,
@@ -292,8 +292,19 @@ export class ControlPlaneService extends Construct {
     });
   }
 
+  /**
+   * The role's policy. A registry login ARN known only at deploy time (the HCL module's
+   * variable, empty for none) makes Terraform choose between the document with and without it.
+   */
+  private policyDocument(input: ControlPlaneServiceProps): string {
+    const loginSecret = input.props.registryLoginSecretArn;
+    const document = (login: string | undefined) => ({ Version: '2012-10-17', Statement: this.policyStatements(input, login) });
+    if (loginSecret === undefined || !Token.isUnresolved(loginSecret)) return JSON.stringify(document(loginSecret));
+    return Token.asString(Fn.conditional(Op.lt(Fn.lengthOf(loginSecret), 1), Fn.jsonencode(document(undefined)), Fn.jsonencode(document(loginSecret))));
+  }
+
   /** Read its own parameters and the common ones, the secret if it needs it, write its logs. */
-  private policyStatements(input: ControlPlaneServiceProps): object[] {
+  private policyStatements(input: ControlPlaneServiceProps, loginSecret: string | undefined): object[] {
     const { service, stackName } = input;
     const parameterArn = (path: string) => `arn:${input.partition}:ssm:*:${input.accountId}:parameter/${stackName}/${path}`;
     const statements: object[] = [
@@ -313,7 +324,6 @@ export class ControlPlaneService extends Construct {
     if (service.readsApiKey) {
       statements.push({ Sid: 'ReadApiKey', Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [input.apiKeySecret.arn] });
     }
-    const loginSecret = input.props.registryLoginSecretArn;
     if (loginSecret !== undefined) {
       statements.push({ Sid: 'ReadRegistryLogin', Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: [loginSecret] });
     } else {

@@ -95,27 +95,44 @@ function bootFailureReporting(): string[] {
 /**
  * Logs in to the image's registry, if it needs a login: with the username and password of the
  * login secret (the password goes through a pipe to --password-stdin, never an argument), or
- * to Amazon ECR with the instance role. The login is removed again after the pull.
+ * to Amazon ECR with the instance role. `REGISTRY_LOGGED_IN` says whether to log out after
+ * the pull (docker and podman differ on a logout without a login). An ARN known only at deploy
+ * time (the HCL module's variable) is tested at boot: empty means no login secret.
  */
 function registryLogin(registryLoginSecretArn: string | undefined): string[] {
+  const secretLogin = (secretId: string) => [
+    `REGISTRY_LOGIN=$(aws secretsmanager get-secret-value --secret-id ${secretId} --query SecretString --output text)`,
+    "printf '%s' \"$REGISTRY_LOGIN\" | jq -er .password | docker login --username \"$(printf '%s' \"$REGISTRY_LOGIN\" | jq -er .username)\" --password-stdin \"$REGISTRY\"",
+    'unset REGISTRY_LOGIN',
+    'REGISTRY_LOGGED_IN=1',
+  ];
+  const ecrTest = "printf '%s' \"$REGISTRY\" | grep -Eq '^[0-9]{12}[.]dkr[.]ecr[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?$'";
+  const ecrLogin = [
+    "aws ecr get-login-password --region \"$(printf '%s' \"$REGISTRY\" | cut -d. -f4)\" | docker login --username AWS --password-stdin \"$REGISTRY\"",
+    'REGISTRY_LOGGED_IN=1',
+  ];
+  const indent = (lines: string[]) => lines.map((line) => `  ${line}`);
   const lines = [
     "REGISTRY=$(printf '%s' \"$IMAGE\" | cut -d/ -f1)",
     '# A first component without a dot, a colon or "localhost" is a Docker Hub path, not a host.',
     'case "$REGISTRY" in *.*|*:*|localhost) ;; *) REGISTRY=docker.io ;; esac',
+    'REGISTRY_LOGGED_IN=',
   ];
-  if (registryLoginSecretArn !== undefined) {
+  if (registryLoginSecretArn === undefined) {
+    lines.push(`if ${ecrTest}; then`, ...indent(ecrLogin), 'fi');
+  } else if (Token.isUnresolved(registryLoginSecretArn)) {
     lines.push(
-      `REGISTRY_LOGIN=$(aws secretsmanager get-secret-value --secret-id ${registryLoginSecretArn} --query SecretString --output text)`,
-      "printf '%s' \"$REGISTRY_LOGIN\" | jq -er .password | docker login --username \"$(printf '%s' \"$REGISTRY_LOGIN\" | jq -er .username)\" --password-stdin \"$REGISTRY\"",
-      'unset REGISTRY_LOGIN',
-    );
-  } else {
-    lines.push(
-      "if printf '%s' \"$REGISTRY\" | grep -Eq '^[0-9]{12}[.]dkr[.]ecr[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?$'; then",
-      "  aws ecr get-login-password --region \"$(printf '%s' \"$REGISTRY\" | cut -d. -f4)\" | docker login --username AWS --password-stdin \"$REGISTRY\"",
+      `REGISTRY_LOGIN_ARN=${registryLoginSecretArn}`,
+      'if [ -n "$REGISTRY_LOGIN_ARN" ]; then',
+      ...indent(secretLogin('"$REGISTRY_LOGIN_ARN"')),
+      `elif ${ecrTest}; then`,
+      ...indent(ecrLogin),
       'fi',
     );
+  } else {
+    lines.push(...secretLogin(registryLoginSecretArn));
   }
+  lines.push('logout_registry() {', '  if [ -n "$REGISTRY_LOGGED_IN" ]; then docker logout "$REGISTRY" >/dev/null; fi', '}');
   return lines;
 }
 
@@ -130,6 +147,7 @@ function imagePull(): string[] {
     `    if [ "$attempt" -lt ${IMAGE_PULL_ATTEMPTS} ]; then sleep $((attempt * 10)); fi`,
     '  done',
     `  report_boot_failure "image pull of $IMAGE failed ${IMAGE_PULL_ATTEMPTS} times: $(printf '%s' "$output" | tail -n 3)"`,
+    '  logout_registry',
     '  exit 1',
     '}',
   ];
@@ -197,14 +215,17 @@ export function renderUserData(input: UserDataInput): string {
     ...(isCollector ? ['-v /etc/svc/otel-config.yaml:/etc/otelcol/config.yaml:ro'] : []),
   ].join(' ');
   const command = isCollector ? ' --config /etc/otelcol/config.yaml' : '';
+  // An image of a non-root UID binds its ports below 1024 (the scan template service's 443) only
+  // where the container's network namespace allows it: Docker's default since 20.10, not podman's.
+  const lowPorts = [...published].some((port) => port < 1024) ? ' --sysctl net.ipv4.ip_unprivileged_port_start=0' : '';
   lines.push(
     '',
     ...registryLogin(input.registryLoginSecretArn),
     ...imagePull(),
     'pull_image',
-    'docker logout "$REGISTRY" >/dev/null',
+    'logout_registry',
     'docker rm -f "svc-$SERVICE" 2>/dev/null || true',
-    `docker run -d --name "svc-$SERVICE" --restart always --env-file /etc/svc/service.env ${mounts} ${ports} ` +
+    `docker run -d --name "svc-$SERVICE" --restart always --env-file /etc/svc/service.env ${mounts} ${ports}${lowPorts} ` +
       '--log-driver awslogs --log-opt awslogs-region="$REGION" --log-opt awslogs-group="$LOG_GROUP" --log-opt awslogs-stream="$INSTANCE_ID" ' +
       `"$IMAGE"${command}`,
     '',

@@ -118,8 +118,9 @@ const BOOLEAN_PROPS = [
 function checkBooleans(props: ResolvedControlPlaneProps, fail: Fail): void {
   for (const propName of BOOLEAN_PROPS) {
     const value: unknown = props[propName];
-    // The last three steer synth itself (or a plan condition's text): they cannot wait for a token.
-    const tokenAllowed = propName.startsWith('analyzer');
+    // checkArchitectureRules and outputs steer synth itself: they cannot wait for a token. The EBS
+    // grant only enters a plan condition, which terraform evaluates (the HCL module's variable).
+    const tokenAllowed = propName.startsWith('analyzer') || propName === 'customerManagedEbsKeyGranted';
     if (typeof value === 'boolean' || (tokenAllowed && Token.isUnresolved(value))) continue;
     fail('invalid_boolean', propName, value, tokenAllowed ? 'is neither true nor false nor a token' : 'is not true or false (it must be known at synth)', 'write true or false');
   }

@@ -287,6 +287,40 @@ variable "otel_collector_image" {
   }
 }
 
+variable "registry_login_secret_arn" {
+  description = "ARN of a Secrets Manager secret holding the registry login as JSON, `{\"username\": \"...\", \"password\": \"...\"}`. The instances read it at boot through their role and pass the password to `docker login --password-stdin`: it never appears in user data, the plan or the state. Not needed for Amazon ECR in this account (`<account>.dkr.ecr. <region>.amazonaws.com/...`), which the instance role reaches by itself, nor for a public registry. Template key `RegistryLoginArn` (ours; a key without \"secret\" in it, which the app's configuration refuses)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.registry_login_secret_arn == null ? true : can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+$", var.registry_login_secret_arn))
+    error_message = "registry_login_secret_arn = ${jsonencode(var.registry_login_secret_arn)}: is not a Secrets Manager secret ARN; give the full ARN of the secret holding {\"username\",\"password\"}, e.g. arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf, or null for no login."
+  }
+}
+
+variable "instance_image_id" {
+  description = "AMI of the service instances, `ami-…`, when you pin it yourself (it then wins over instanceImageParameter). Changing it replaces every instance through a rolling refresh. Template key `InstanceImageId` (ours)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.instance_image_id == null ? true : can(regex("^ami-([0-9a-f]{8}|[0-9a-f]{17})$", var.instance_image_id))
+    error_message = "instance_image_id = ${jsonencode(var.instance_image_id)}: is not an AMI id; give an id such as ami-0123456789abcdef0 (aws ssm get-parameter --name <instance_image_parameter> shows the current one), or null to follow instance_image_parameter."
+  }
+}
+
+variable "instance_image_tracking" {
+  description = "How the AMI follows instanceImageParameter when instanceImageId is not given: `pinned` resolves it at the first apply and keeps it (a plan never replaces instances because AWS published a new AMI; a changed instanceImageParameter resolves it again); `latest` reads it at every plan, so a new AMI release turns the next apply into a rolling refresh of all instances. Template key `InstanceImageTracking` (ours)."
+  type        = string
+  default     = "pinned"
+  nullable    = false
+
+  validation {
+    condition     = contains(["pinned", "latest"], var.instance_image_tracking)
+    error_message = "instance_image_tracking = ${jsonencode(var.instance_image_tracking)}: is neither pinned nor latest; write pinned (the default) or latest."
+  }
+}
+
 variable "api_key_version" {
   description = "Version of the API key written to Secrets Manager. Terraform cannot see a write-only value change, so bump this number whenever the key changes."
   type        = number
@@ -315,5 +349,12 @@ variable "log_retention_days" {
   description = "Retention of the CloudWatch log groups, in days."
   type        = number
   default     = 30
+  nullable    = false
+}
+
+variable "customer_managed_ebs_key_granted" {
+  description = "Say true once the account's default EBS key in the region is customer managed and its key policy lets AWSServiceRoleForAutoScaling use it; the plan otherwise stops, since auto scaling could not start an instance with that key."
+  type        = bool
+  default     = false
   nullable    = false
 }

@@ -93,6 +93,83 @@ run "plans_with_the_template_defaults" {
   }
 }
 
+run "an_explicit_ami_wins_over_the_parameter" {
+  command = plan
+  variables {
+    instance_image_id = "ami-0fedcba9876543210"
+  }
+  assert {
+    condition     = aws_launch_template.control-plane_analyzer_launch-template_E4AC9672.image_id == "ami-0fedcba9876543210"
+    error_message = "image_id is ${aws_launch_template.control-plane_analyzer_launch-template_E4AC9672.image_id}"
+  }
+}
+
+run "latest_tracking_reads_the_parameter_at_plan" {
+  command = plan
+  variables {
+    instance_image_tracking = "latest"
+  }
+  assert {
+    condition     = aws_launch_template.control-plane_analyzer_launch-template_E4AC9672.image_id == "ami-0123456789abcdef0"
+    error_message = "image_id is ${aws_launch_template.control-plane_analyzer_launch-template_E4AC9672.image_id}"
+  }
+}
+
+run "a_registry_login_secret_is_read_at_boot_and_granted" {
+  command = plan
+  override_resource {
+    target          = aws_cloudwatch_log_group.control-plane_analyzer_log-group_FF62E32F
+    override_during = plan
+    values = {
+      arn = "arn:aws:logs:eu-west-1:123456789012:log-group:/SvcPrevent/analyzer"
+    }
+  }
+  override_resource {
+    target          = aws_secretsmanager_secret.control-plane_api-key-secret_FB7D08E7
+    override_during = plan
+    values = {
+      arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:SvcPrevent-api-key-AbCdEf"
+    }
+  }
+  variables {
+    registry_login_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf"
+  }
+  assert {
+    condition     = strcontains(base64decode(aws_launch_template.control-plane_analyzer_launch-template_E4AC9672.user_data), "REGISTRY_LOGIN_ARN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf")
+    error_message = "the boot script does not name the login secret"
+  }
+  assert {
+    condition     = contains(flatten([for statement in jsondecode(aws_iam_role_policy.control-plane_analyzer_policy_43768A73.policy).Statement : statement.Resource if statement.Sid == "ReadRegistryLogin"]), "arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf")
+    error_message = "the role may not read the login secret: ${aws_iam_role_policy.control-plane_analyzer_policy_43768A73.policy}"
+  }
+}
+
+run "no_registry_login_secret_grants_none" {
+  command = plan
+  override_resource {
+    target          = aws_cloudwatch_log_group.control-plane_analyzer_log-group_FF62E32F
+    override_during = plan
+    values = {
+      arn = "arn:aws:logs:eu-west-1:123456789012:log-group:/SvcPrevent/analyzer"
+    }
+  }
+  override_resource {
+    target          = aws_secretsmanager_secret.control-plane_api-key-secret_FB7D08E7
+    override_during = plan
+    values = {
+      arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:SvcPrevent-api-key-AbCdEf"
+    }
+  }
+  assert {
+    condition     = length([for statement in jsondecode(aws_iam_role_policy.control-plane_analyzer_policy_43768A73.policy).Statement : statement if statement.Sid == "ReadRegistryLogin"]) == 0
+    error_message = "the role may read a login secret: ${aws_iam_role_policy.control-plane_analyzer_policy_43768A73.policy}"
+  }
+  assert {
+    condition     = strcontains(base64decode(aws_launch_template.control-plane_analyzer_launch-template_E4AC9672.user_data), "REGISTRY_LOGIN_ARN=\n")
+    error_message = "the boot script names a login secret"
+  }
+}
+
 run "refuses_a_single_subnet" {
   command = plan
   variables {
@@ -147,6 +224,30 @@ run "refuses_sensor_cidrs" {
     sensor_cidrs = ["10.1.0.1/16"]
   }
   expect_failures = [var.sensor_cidrs]
+}
+
+run "refuses_instance_image_id" {
+  command = plan
+  variables {
+    instance_image_id = "ami-123"
+  }
+  expect_failures = [var.instance_image_id]
+}
+
+run "refuses_instance_image_tracking" {
+  command = plan
+  variables {
+    instance_image_tracking = "newest"
+  }
+  expect_failures = [var.instance_image_tracking]
+}
+
+run "refuses_registry_login_secret_arn" {
+  command = plan
+  variables {
+    registry_login_secret_arn = "arn:aws:s3:::registry-login"
+  }
+  expect_failures = [var.registry_login_secret_arn]
 }
 
 run "refuses_subnets_in_one_zone" {
