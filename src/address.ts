@@ -151,28 +151,6 @@ export function checkAddress(
 }
 
 /**
- * True when `address` (an address, or a CIDR range: then all of it) falls inside `range` (an
- * address or CIDR). Different families are never inside each other.
- */
-export function rangeContains(range: string, address: string): boolean {
-  const outer = parseAddress(range);
-  const inner = parseAddress(address);
-  if (outer.family !== inner.family || inner.prefixLength < outer.prefixLength) return false;
-  const outerAddress = ipaddr.parse(outer.address);
-  const innerAddress = ipaddr.parse(inner.address);
-  return innerAddress.match(outerAddress, outer.prefixLength);
-}
-
-/**
- * True when two addresses or CIDR ranges share at least one address. CIDR ranges never
- * partly overlap: either one holds the other or they are disjoint. Different families never
- * overlap (an IPv4-mapped IPv6 address is IPv6 here, as the service stores it).
- */
-export function rangesOverlap(first: string, second: string): boolean {
-  return rangeContains(first, second) || rangeContains(second, first);
-}
-
-/**
  * True for a host name that stays on this machine: `localhost`, 127.0.0.0/8 and ::1 (as the URL
  * parser gives them: `[::1]` in brackets, IPv4 already normalised).
  */

@@ -8,6 +8,7 @@
  */
 import * as ipaddr from 'ipaddr.js';
 import { parseAddress, type AddressFamily, type ParsedAddress } from '../address';
+import { contains } from '../address-ranges';
 import type { ListName } from '../api';
 import { errorDiagnostic, warningDiagnostic, type AttributePath, type Diagnostic } from './core';
 
@@ -105,6 +106,14 @@ const SPECIAL_BLOCKS: readonly SpecialBlock[] = [
   { range: '255.255.255.255/32', why: 'the broadcast address 255.255.255.255', advice: 'no client sends from it; give the client address or range you mean, or remove the entry' },
 ];
 
+/** SPECIAL_BLOCKS with their ranges parsed, once per process (at the first entry checked). */
+let parsedSpecialBlocks: ReadonlyArray<SpecialBlock & { readonly parsed: ParsedAddress }> | undefined;
+
+function specialBlocks(): ReadonlyArray<SpecialBlock & { readonly parsed: ParsedAddress }> {
+  parsedSpecialBlocks ??= SPECIAL_BLOCKS.map((block) => ({ ...block, parsed: parseAddress(block.range) }));
+  return parsedSpecialBlocks;
+}
+
 /** Warnings at validate for an entry that cannot mean what the user wants, naming the better spelling. */
 export function unlikelyAddressDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
   const address = parsed(value);
@@ -120,7 +129,7 @@ export function unlikelyAddressDiagnostics(list: ListName, value: string, place:
       ),
     ];
   }
-  const block = SPECIAL_BLOCKS.find((candidate) => covers(candidate.range, address));
+  const block = specialBlocks().find((candidate) => contains(candidate.parsed, address));
   if (block === undefined) return [];
   return [
     warningDiagnostic(
@@ -140,12 +149,6 @@ function ipv4OfMapped(address: ParsedAddress): string | undefined {
   return address.prefixLength === 128 ? ipv4 : `${ipv4}/${address.prefixLength - 96}`;
 }
 
-/** True when every address of `inner` is in `outer` (same family). */
-function covers(outer: string | ParsedAddress, inner: ParsedAddress): boolean {
-  const range = typeof outer === 'string' ? parseAddress(outer) : outer;
-  if (range.family !== inner.family || inner.prefixLength < range.prefixLength) return false;
-  return ipaddr.parse(inner.address).match(ipaddr.parse(range.address), range.prefixLength);
-}
 
 // ---- plan: contradictions and redundant entries ------------------------------------------------
 
