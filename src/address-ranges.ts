@@ -22,7 +22,13 @@ export function networkNumber(parsed: ParsedAddress): bigint {
   const known = NUMBERS.get(parsed);
   if (known !== undefined) return known;
   let value = 0n;
-  for (const byte of ipaddr.parse(parsed.address).toByteArray()) value = (value << 8n) | BigInt(byte);
+  if (parsed.family === 'ipv4') {
+    // A canonical IPv4 address is a strict dotted quad: no parser needed.
+    const [a, b, c, d] = parsed.address.split('.').map(Number);
+    value = BigInt(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
+  } else {
+    for (const byte of ipaddr.parse(parsed.address).toByteArray()) value = (value << 8n) | BigInt(byte);
+  }
   NUMBERS.set(parsed, value);
   return value;
 }
