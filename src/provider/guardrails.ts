@@ -149,7 +149,6 @@ function ipv4OfMapped(address: ParsedAddress): string | undefined {
   return address.prefixLength === 128 ? ipv4 : `${ipv4}/${address.prefixLength - 96}`;
 }
 
-
 // ---- plan: contradictions and redundant entries ------------------------------------------------
 
 /** An entry seen at plan: declared in the configuration being planned, or listed by the service. */
@@ -216,7 +215,7 @@ export class SeenEntries {
   private readonly items: Indexed[] = [];
   private readonly byKey = new Map<string, Indexed[]>();
   private readonly prefixLengths = new Map<string, number[]>();
-  /** `items` sorted by key, made when a range asks what lies inside it, kept until the next add. */
+  /** `items` sorted by key, made when a range first asks what lies inside it, then kept sorted as entries are added. */
   private sorted: Indexed[] | undefined;
   private added = 0;
 
@@ -243,7 +242,7 @@ export class SeenEntries {
       const lengths = this.prefixLengths.get(item.family);
       if (lengths === undefined) this.prefixLengths.set(item.family, [item.bits]);
       else if (!lengths.includes(item.bits)) lengths.push(item.bits);
-      this.sorted = undefined;
+      if (this.sorted !== undefined) this.sorted.splice(firstAtOrAfter(this.sorted, item.key), 0, item);
     }
   }
 
@@ -259,20 +258,25 @@ export class SeenEntries {
     if (this.prefixLengths.get(entry.family)?.some((length) => length > entry.bits)) {
       this.sorted ??= [...this.items].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const sorted = this.sorted;
-      let low = 0;
-      let high = sorted.length;
-      while (low < high) {
-        const middle = (low + high) >> 1;
-        if (sorted[middle].key < entry.key) low = middle + 1;
-        else high = middle;
-      }
-      for (let index = low; index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
+      for (let index = firstAtOrAfter(sorted, entry.key); index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
         const other = sorted[index];
         if (other.key !== entry.key && other.position < limit) found.push(other);
       }
     }
     return found.sort((a, b) => a.position - b.position);
   }
+}
+
+/** The index of the first of `sorted` whose key is not below `key` (binary search). */
+function firstAtOrAfter(sorted: readonly Indexed[], key: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle].key < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The entries of `entries` a finding search sees: those added before position `limit` (all by default). */
