@@ -41,17 +41,22 @@ const IPV4_PATTERN = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const IPV6_CHARACTERS = /^[0-9A-Fa-f:.]+$/;
 const PREFIX_PATTERN = /^\d{1,3}$/;
 
-function parseIpv4(text: string, original: string): ipaddr.IPv4 {
+/** The four octets of a strict dotted quad (no leading zeros, none above 255). */
+function ipv4Octets(text: string, original: string): [number, number, number, number] {
   const match = IPV4_PATTERN.exec(text);
   if (!match) throw new InvalidAddressError(original, 'not a dotted-quad IPv4 address');
-  for (const octet of match.slice(1)) {
-    if (octet.length > 1 && octet.startsWith('0')) {
+  const octets: number[] = [];
+  for (let index = 1; index <= 4; index += 1) {
+    const octet = match[index];
+    if (octet.length > 1 && octet.charCodeAt(0) === 48) {
       // Leading zeros read as octal in some parsers and as decimal in others: refuse both.
       throw new InvalidAddressError(original, `octet "${octet}" has a leading zero`);
     }
-    if (Number(octet) > 255) throw new InvalidAddressError(original, `octet ${octet} is above 255`);
+    const value = Number(octet);
+    if (value > 255) throw new InvalidAddressError(original, `octet ${octet} is above 255`);
+    octets.push(value);
   }
-  return ipaddr.IPv4.parse(text);
+  return octets as [number, number, number, number];
 }
 
 function parseIpv6(text: string, original: string): ipaddr.IPv6 {
@@ -65,7 +70,7 @@ function parseIpv6(text: string, original: string): ipaddr.IPv6 {
   const lastColon = text.lastIndexOf(':');
   const tail = text.slice(lastColon + 1);
   if (!tail.includes('.')) return ipaddr.IPv6.parse(text);
-  const [high1, high2, low1, low2] = parseIpv4(tail, original).octets;
+  const [high1, high2, low1, low2] = ipv4Octets(tail, original);
   const groups = `${((high1 << 8) | high2).toString(16)}:${((low1 << 8) | low2).toString(16)}`;
   return ipaddr.IPv6.parse(`${text.slice(0, lastColon + 1)}${groups}`);
 }
@@ -89,7 +94,9 @@ export function parseAddress(value: string): ParsedAddress {
   const addressText = slash === -1 ? value : value.slice(0, slash);
   const prefixText = slash === -1 ? undefined : value.slice(slash + 1);
   const family: AddressFamily = addressText.includes(':') ? 'ipv6' : 'ipv4';
-  const parsed = family === 'ipv4' ? parseIpv4(addressText, value) : parseIpv6(addressText, value);
+  // IPv4 is checked by hand (no ipaddr.js): a plan canonicalises every entry several times.
+  const octets = family === 'ipv4' ? ipv4Octets(addressText, value) : undefined;
+  const ipv6 = family === 'ipv6' ? parseIpv6(addressText, value) : undefined;
   const maxPrefix = family === 'ipv4' ? 32 : 128;
 
   let prefixLength = maxPrefix;
@@ -107,22 +114,18 @@ export function parseAddress(value: string): ParsedAddress {
     }
   }
 
-  const network = ipaddr.parse(
-    family === 'ipv4'
-      ? ipaddr.IPv4.networkAddressFromCIDR(`${parsed.toString()}/${prefixLength}`).toString()
-      : ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${prefixLength}`).toString(),
-  );
-  const given = parsed.toByteArray();
-  const masked = network.toByteArray();
-  if (given.some((byte, index) => byte !== masked[index])) {
-    const networkText = family === 'ipv4' ? network.toString() : formatIpv6(network as ipaddr.IPv6);
+  const given = octets ?? (ipv6 as ipaddr.IPv6).toByteArray();
+  const network = given.map((byte, index) => byte & networkMask(prefixLength, index));
+  if (given.some((byte, index) => byte !== network[index])) {
+    const networkText = family === 'ipv4' ? network.join('.') : formatIpv6(ipaddr.fromByteArray(network) as ipaddr.IPv6);
     throw new InvalidAddressError(
       value,
       `host bits are set; the network of this range is ${networkText}/${prefixLength}`,
     );
   }
 
-  const address = family === 'ipv4' ? parsed.toString() : formatIpv6(parsed as ipaddr.IPv6);
+  // A strict dotted quad is already canonical.
+  const address = family === 'ipv4' ? addressText : formatIpv6(ipv6 as ipaddr.IPv6);
   const isRange = prefixLength !== maxPrefix;
   return {
     family,
@@ -131,6 +134,12 @@ export function parseAddress(value: string): ParsedAddress {
     canonical: isRange ? `${address}/${prefixLength}` : address,
     isRange,
   };
+}
+
+/** The bits of byte `index` that a prefix of `prefixLength` keeps. */
+function networkMask(prefixLength: number, index: number): number {
+  const bits = Math.min(Math.max(prefixLength - index * 8, 0), 8);
+  return (0xff << (8 - bits)) & 0xff;
 }
 
 /** The canonical spelling of an address or CIDR; throws InvalidAddressError. */
@@ -148,28 +157,6 @@ export function checkAddress(
     if (error instanceof InvalidAddressError) return { ok: false, error };
     throw error;
   }
-}
-
-/**
- * True when `address` (an address, or a CIDR range: then all of it) falls inside `range` (an
- * address or CIDR). Different families are never inside each other.
- */
-export function rangeContains(range: string, address: string): boolean {
-  const outer = parseAddress(range);
-  const inner = parseAddress(address);
-  if (outer.family !== inner.family || inner.prefixLength < outer.prefixLength) return false;
-  const outerAddress = ipaddr.parse(outer.address);
-  const innerAddress = ipaddr.parse(inner.address);
-  return innerAddress.match(outerAddress, outer.prefixLength);
-}
-
-/**
- * True when two addresses or CIDR ranges share at least one address. CIDR ranges never
- * partly overlap: either one holds the other or they are disjoint. Different families never
- * overlap (an IPv4-mapped IPv6 address is IPv6 here, as the service stores it).
- */
-export function rangesOverlap(first: string, second: string): boolean {
-  return rangeContains(first, second) || rangeContains(second, first);
 }
 
 /**

@@ -18,6 +18,13 @@ describe('contains(outer, inner)', () => {
     ['an IPv6 /48 holds an address of it', '2001:db8:bad::/48', '2001:db8:bad:1::9', true],
     ['an IPv6 /48 does not hold its neighbour', '2001:db8:bad::/48', '2001:db8:bae::1', false],
     ['a /127 next to the top of the space', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe/127', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', true],
+    ['a /8 holds an address of it', '10.0.0.0/8', '10.1.2.3', true],
+    ['a /8 does not hold the next /8', '10.0.0.0/8', '11.0.0.1', false],
+    ['a /24 inside a /16', '10.0.0.0/16', '10.0.0.0/24', true],
+    ['a /16 is not inside its own /24', '10.0.0.0/24', '10.0.0.0/16', false],
+    ['an IPv6 /32 holds a /48 of it, spelled in capitals', '2001:DB8:0:0::/32', '2001:db8:ffff::/48', true],
+    ['an IPv6 /32 never holds IPv4', '2001:db8::/32', '10.0.0.1', false],
+    ['an IPv4 /8 never holds the IPv4-mapped IPv6 address', '10.0.0.0/8', '::ffff:10.0.0.1', false],
   ])('%s', (_name, outer, inner, expected) => {
     expect(contains(p(outer), p(inner))).toBe(expected);
   });
@@ -29,6 +36,10 @@ describe('overlaps(a, b)', () => {
     ['either way round (b inside a)', '198.51.100.0/24', '198.51.100.7', true],
     ['disjoint ranges', '198.51.100.0/25', '198.51.100.128/25', false],
     ['different families', '10.0.0.0/8', '2001:db8::/32', false],
+    ['nested ranges', '10.0.0.0/8', '10.1.0.0/16', true],
+    ['the same address spelled twice', '2001:db8::1', '2001:DB8:0::1/128', true],
+    ['disjoint IPv6 ranges', '2001:db8::/48', '2001:db8:1::/48', false],
+    ['the two catch-all ranges', '0.0.0.0/0', '::/0', false],
   ])('%s', (_name, a, b, expected) => {
     expect(overlaps(p(a), p(b))).toBe(expected);
   });

@@ -1,4 +1,4 @@
-import { canonicalAddress, checkAddress, InvalidAddressError, parseAddress, rangeContains, rangesOverlap } from '../../src/address';
+import { canonicalAddress, checkAddress, InvalidAddressError, parseAddress } from '../../src/address';
 
 describe('canonicalAddress: valid input', () => {
   const cases: Array<[name: string, input: string, canonical: string]> = [
@@ -109,40 +109,5 @@ describe('parseAddress and helpers', () => {
     expect(checkAddress('10.0.0.1/32')).toEqual({ ok: true, canonical: '10.0.0.1' });
     const result = checkAddress('10.0.0.1/8');
     expect(result.ok).toBe(false);
-  });
-
-  test.each([
-    ['10.0.0.0/8', '10.1.2.3', true],
-    ['10.0.0.0/8', '11.0.0.1', false],
-    ['10.0.0.5', '10.0.0.5', true],
-    ['2001:db8::/32', '2001:db8:1::1', true],
-    ['2001:db8::/32', '10.0.0.1', false],
-    ['10.0.0.0/24', '10.0.0.0/16', false],
-    ['10.0.0.0/16', '10.0.0.0/24', true],
-    ['10.0.0.0/16', '10.0.0.0/16', true],
-    ['0.0.0.0/0', '203.0.113.9', true],
-    ['2001:DB8:0:0::/32', '2001:db8:ffff::/48', true],
-    ['10.0.0.0/8', '::ffff:10.0.0.1', false],
-    ['::/0', '10.0.0.1', false],
-  ])('rangeContains(%s, %s) is %s', (range, address, expected) => {
-    expect(rangeContains(range, address)).toBe(expected);
-  });
-
-  test.each([
-    ['nested ranges', '10.0.0.0/8', '10.1.0.0/16', true],
-    ['nested ranges, the other way round', '10.1.0.0/16', '10.0.0.0/8', true],
-    ['a range and an address inside it', '192.0.2.0/24', '192.0.2.77', true],
-    ['the same address spelled twice', '2001:db8::1', '2001:DB8:0::1/128', true],
-    ['neighbouring ranges', '10.0.0.0/25', '10.0.0.128/25', false],
-    ['disjoint IPv6 ranges', '2001:db8::/48', '2001:db8:1::/48', false],
-    ['different families', '0.0.0.0/0', '::/0', false],
-  ])('rangesOverlap: %s', (_name, first, second, expected) => {
-    expect(rangesOverlap(first, second)).toBe(expected);
-    expect(rangesOverlap(second, first)).toBe(expected);
-  });
-
-  test('rangeContains and rangesOverlap refuse an invalid argument with InvalidAddressError', () => {
-    expect(() => rangeContains('10.0.0.1/8', '10.0.0.1')).toThrow(InvalidAddressError);
-    expect(() => rangesOverlap('10.0.0.0/8', '10.0.0.300')).toThrow(/10\.0\.0\.300/);
   });
 });

@@ -10,6 +10,7 @@ import {
   broadRangeDiagnostics,
   catchAllDiagnostics,
   findEntryFindings,
+  SeenEntries,
   unlikelyAddressDiagnostics,
   type SeenEntry,
 } from '../../src/provider/guardrails';
@@ -100,6 +101,20 @@ describe('overlaps at plan: contradictions across lists, redundancy within one',
     const started = Date.now();
     expect(findEntryFindings(own, others)).toHaveLength(5000);
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  test('entries kept in SeenEntries: a view sees those added before its limit, a range sees what is added inside it later', () => {
+    const planned = new SeenEntries([seen('blacklist', '198.51.100.0/24', 'first'), seen('blocklist', '198.51.100.7', 'second')]);
+    const mine = seen('whitelist', '198.51.100.0/25', 'mine');
+    const describe = (findings: ReturnType<typeof findEntryFindings>) => findings.map((finding) => `${finding.kind} ${finding.other.ip}`);
+    // The /24 covers mine and the address lies inside it; in the order they were added.
+    expect(describe(findEntryFindings([mine], [{ entries: planned }]))).toEqual(['contradiction 198.51.100.0/24', 'contradiction 198.51.100.7']);
+    const limit = planned.size;
+    planned.add([seen('blacklist', '198.51.100.9', 'later'), seen('blacklist', 'not an address', 'later'), seen('blacklist', '198.51.100.200', 'outside')]);
+    // A view made before the later entries does not see them; a full view does (the sorted copy made above took them in).
+    expect(describe(findEntryFindings([mine], [{ entries: planned, limit }]))).toEqual(['contradiction 198.51.100.0/24', 'contradiction 198.51.100.7']);
+    expect(describe(findEntryFindings([mine], [{ entries: planned }]))).toEqual(['contradiction 198.51.100.0/24', 'contradiction 198.51.100.7', 'contradiction 198.51.100.9']);
+    expect(planned.size).toBe(5);
   });
 });
 

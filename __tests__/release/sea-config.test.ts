@@ -22,7 +22,7 @@ test('runs the loader, carries both scripts and their caches, the code cache as 
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
     useSnapshot: false,
-    execArgv: ['--min-semi-space-size=4'],
+    execArgv: ['--min-semi-space-size=4', '--liftoff-only'],
     assets: { [MAIN_ASSET]: 'main.js', [MAIN_CACHE_ASSET]: 'main.cache', [SERVICE_ASSET]: 'service.js', [SERVICE_CACHE_ASSET]: 'service.cache' },
   });
   expect(seaConfig(FILES, false)).toMatchObject({ useCodeCache: false });

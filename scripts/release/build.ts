@@ -211,8 +211,15 @@ function run(code: ReleaseErrorCode, command: string, args: readonly string[], w
  * the start needs) leaves it out; 8 and 16 MiB were no faster (help/performance.md). The code
  * caches are made with the same options: some Node lines (20) count this flag in the hash V8
  * checks a cache against.
+ *
+ * `--liftoff-only` (src/provider/main.ts sets the same for the node script): undici parses HTTP
+ * with llhttp compiled to WebAssembly, and V8 compiled it a second time with its optimising
+ * compiler on a background thread once it had run; process.exit waits for that compile, so
+ * terraform waited 50 to 220 ms (on a loaded machine up to 500) for the exit of every provider
+ * process that had called the API, and the compile took CPU from the plan meanwhile. The
+ * baseline code parses the provider's few replies as well (help/performance.md).
  */
-export const EXECUTABLE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=4'];
+export const EXECUTABLE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=4', '--liftoff-only'];
 
 /**
  * V8's code cache of the service bundle (compiled, not run), made by the target's own binary

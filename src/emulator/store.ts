@@ -5,7 +5,8 @@
  * translate requests and replies.
  */
 import { randomUUID } from 'node:crypto';
-import { checkAddress, parseAddress, rangeContains } from '../address';
+import { checkAddress, parseAddress } from '../address';
+import { contains } from '../address-ranges';
 import { AUDIT_CATEGORIES, AuditLog } from './audit';
 import { ApiCommandError, describeValue } from './errors';
 import {
@@ -239,7 +240,7 @@ export class EmulatorStore {
     this.expireBlocklist(tenant, now);
     const blocks = tenant.riskBlocks.get(ip) ?? 0;
     for (const range of tenant.lists.whitelist.keys()) {
-      if (rangeContains(range, ip)) return { list: 'none', blocks };
+      if (contains(parseAddress(range), parsed)) return { list: 'none', blocks };
     }
     if (tenant.lists.blacklist.has(ip)) return { list: 'blacklist', blocks };
 

@@ -12,7 +12,7 @@ import { registerSecret } from '../api/redaction';
 import type { ListName } from '../api/types';
 import type { RetryPolicy } from '../api/retry';
 import { DiagnosticsError, UNKNOWN, errorDiagnostic, reportWarning, warningDiagnostic, type Diagnostic, type Unknown } from './core';
-import type { SeenEntry } from './guardrails';
+import { SeenEntries, type SeenEntry, type SeenView } from './guardrails';
 import { KnownNames, type NameKind } from './known-names';
 import { ApplyRegistry } from './apply-registry';
 import { ListCache } from './list-cache';
@@ -89,7 +89,7 @@ export class SvcContext {
   /** Set by close() (terraform's StopProvider): from then on no client is created and no call starts. */
   private stopped = false;
   /** List entries of the resources planned so far in this process, by tenant (plan-time guardrails). */
-  private readonly declared = new Map<string, SeenEntry[]>();
+  private readonly declared = new Map<string, SeenEntries>();
   /** Guardrail findings already reported in this process, by tenant and finding key. */
   private readonly reported = new Set<string>();
   /** The first login of this process, settled or not: later logins wait for it. */
@@ -125,13 +125,18 @@ export class SvcContext {
     return this.settings.allowBroadRanges;
   }
 
-  /** Records `entries` as declared by a resource being planned; returns those declared before them. */
-  declareEntries(tenant: string, entries: readonly SeenEntry[]): SeenEntry[] {
-    const known = this.declared.get(tenant) ?? [];
-    const before = [...known];
-    known.push(...entries);
-    this.declared.set(tenant, known);
-    return before;
+  /**
+   * Records `entries` as declared by a resource being planned; returns the entries declared so
+   * far with them, as seen now: a resource planned later is not in the view (it reports the pair).
+   */
+  declareEntries(tenant: string, entries: readonly SeenEntry[]): SeenView {
+    let known = this.declared.get(tenant);
+    if (known === undefined) {
+      known = new SeenEntries();
+      this.declared.set(tenant, known);
+    }
+    known.add(entries);
+    return { entries: known, limit: known.size };
   }
 
   /** True the first time a finding is reported in this process, so a pair of entries warns once. */

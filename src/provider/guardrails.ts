@@ -8,6 +8,7 @@
  */
 import * as ipaddr from 'ipaddr.js';
 import { parseAddress, type AddressFamily, type ParsedAddress } from '../address';
+import { contains, networkNumber } from '../address-ranges';
 import type { ListName } from '../api/types';
 import { errorDiagnostic, warningDiagnostic, type AttributePath, type Diagnostic } from './core';
 
@@ -105,6 +106,14 @@ const SPECIAL_BLOCKS: readonly SpecialBlock[] = [
   { range: '255.255.255.255/32', why: 'the broadcast address 255.255.255.255', advice: 'no client sends from it; give the client address or range you mean, or remove the entry' },
 ];
 
+/** SPECIAL_BLOCKS with their ranges parsed, once per process (at the first entry checked). */
+let parsedSpecialBlocks: ReadonlyArray<SpecialBlock & { readonly parsed: ParsedAddress }> | undefined;
+
+function specialBlocks(): ReadonlyArray<SpecialBlock & { readonly parsed: ParsedAddress }> {
+  parsedSpecialBlocks ??= SPECIAL_BLOCKS.map((block) => ({ ...block, parsed: parseAddress(block.range) }));
+  return parsedSpecialBlocks;
+}
+
 /** Warnings at validate for an entry that cannot mean what the user wants, naming the better spelling. */
 export function unlikelyAddressDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
   const address = parsed(value);
@@ -120,7 +129,7 @@ export function unlikelyAddressDiagnostics(list: ListName, value: string, place:
       ),
     ];
   }
-  const block = SPECIAL_BLOCKS.find((candidate) => covers(candidate.range, address));
+  const block = specialBlocks().find((candidate) => contains(candidate.parsed, address));
   if (block === undefined) return [];
   return [
     warningDiagnostic(
@@ -138,13 +147,6 @@ function ipv4OfMapped(address: ParsedAddress): string | undefined {
   if (!ip.isIPv4MappedAddress()) return undefined;
   const ipv4 = ip.toIPv4Address().toString();
   return address.prefixLength === 128 ? ipv4 : `${ipv4}/${address.prefixLength - 96}`;
-}
-
-/** True when every address of `inner` is in `outer` (same family). */
-function covers(outer: string | ParsedAddress, inner: ParsedAddress): boolean {
-  const range = typeof outer === 'string' ? parseAddress(outer) : outer;
-  if (range.family !== inner.family || inner.prefixLength < range.prefixLength) return false;
-  return ipaddr.parse(inner.address).match(ipaddr.parse(range.address), range.prefixLength);
 }
 
 // ---- plan: contradictions and redundant entries ------------------------------------------------
@@ -169,51 +171,134 @@ interface Indexed {
   readonly canonical: string;
   /** The family and the first prefixLength bits: A covers B when B's key starts with A's. */
   readonly key: string;
+  /** The family's part of the key (`ipv4` or `ipv6`) and the number of bits after it. */
+  readonly family: string;
+  readonly bits: number;
+  /** The entry's position in its SeenEntries: findings keep the order the entries were added in. */
+  readonly position: number;
+}
+
+interface AddressKey {
+  readonly canonical: string;
+  readonly key: string;
+  readonly family: string;
+  readonly bits: number;
 }
 
 /** Parsed address keys by spelling: a plan compares each entry with every list, so each spelling is parsed once per process. */
-const keysBySpelling = new Map<string, { readonly canonical: string; readonly key: string } | null>();
+const keysBySpelling = new Map<string, AddressKey | null>();
 
-function indexed(seen: SeenEntry): Indexed | undefined {
-  let known = keysBySpelling.get(seen.ip);
+function addressKey(ip: string): AddressKey | undefined {
+  let known = keysBySpelling.get(ip);
   if (known === undefined) {
-    const address = parsed(seen.ip);
-    const bits =
-      address === undefined
-        ? ''
-        : ipaddr
-            .parse(address.address)
-            .toByteArray()
-            .map((byte) => byte.toString(2).padStart(8, '0'))
-            .join('')
-            .slice(0, address.prefixLength);
-    known = address === undefined ? null : { canonical: address.canonical, key: `${address.family}:${bits}` };
-    keysBySpelling.set(seen.ip, known);
+    const address = parsed(ip);
+    if (address === undefined) known = null;
+    else {
+      const bits = networkNumber(address)
+        .toString(2)
+        .padStart(address.family === 'ipv4' ? 32 : 128, '0')
+        .slice(0, address.prefixLength);
+      known = { canonical: address.canonical, key: `${address.family}:${bits}`, family: address.family, bits: address.prefixLength };
+    }
+    keysBySpelling.set(ip, known);
   }
-  return known === null ? undefined : { seen, ...known };
+  return known ?? undefined;
 }
 
-/** Own entries up to this many are compared by a scan of the others. */
-const SCAN_AT_MOST = 4;
+/**
+ * Entries seen at plan, indexed by address once as they are added: which of them cover an
+ * entry is one lookup per prefix length in use, and which lie inside it a binary search, so a
+ * plan of N per-entry resources (each compared with those planned before it) is linear in N,
+ * not quadratic. Entries that are not addresses are left out (validate reports them).
+ */
+export class SeenEntries {
+  private readonly items: Indexed[] = [];
+  private readonly byKey = new Map<string, Indexed[]>();
+  private readonly prefixLengths = new Map<string, number[]>();
+  /** `items` sorted by key, made when a range first asks what lies inside it, then kept sorted as entries are added. */
+  private sorted: Indexed[] | undefined;
+  private added = 0;
 
-/** The findings for one own entry, by comparing it with each of `all`. */
-function scanFindings(entry: Indexed, all: readonly Indexed[]): EntryFinding[] {
-  const findings: EntryFinding[] = [];
-  for (const other of all) {
-    const sameList = other.seen.list === entry.seen.list;
-    const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list);
-    if (entry.key.startsWith(other.key)) {
-      if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
-      if (opposite) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
-    } else if (opposite && other.key.startsWith(entry.key)) {
-      findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+  constructor(entries: readonly SeenEntry[] = []) {
+    this.add(entries);
+  }
+
+  /** How many entries were added (addresses or not): a limit of `size` sees all added so far. */
+  get size(): number {
+    return this.added;
+  }
+
+  add(entries: readonly SeenEntry[]): void {
+    for (const seen of entries) {
+      const position = this.added;
+      this.added += 1;
+      const key = addressKey(seen.ip);
+      if (key === undefined) continue;
+      const item: Indexed = { seen, ...key, position };
+      this.items.push(item);
+      const same = this.byKey.get(item.key);
+      if (same === undefined) this.byKey.set(item.key, [item]);
+      else same.push(item);
+      const lengths = this.prefixLengths.get(item.family);
+      if (lengths === undefined) this.prefixLengths.set(item.family, [item.bits]);
+      else if (!lengths.includes(item.bits)) lengths.push(item.bits);
+      if (this.sorted !== undefined) this.sorted.splice(firstAtOrAfter(this.sorted, item.key), 0, item);
     }
   }
-  return findings;
+
+  /** The entries added before position `limit` that cover `entry` (its own key included) or lie inside it, in the order added. */
+  related(entry: AddressKey, limit: number): Indexed[] {
+    const found: Indexed[] = [];
+    const bits = entry.key.slice(entry.family.length + 1);
+    for (const length of this.prefixLengths.get(entry.family) ?? []) {
+      if (length > entry.bits) continue;
+      for (const other of this.byKey.get(`${entry.family}:${bits.slice(0, length)}`) ?? []) if (other.position < limit) found.push(other);
+    }
+    // Strictly inside: only a range has anything inside it.
+    if (this.prefixLengths.get(entry.family)?.some((length) => length > entry.bits)) {
+      this.sorted ??= [...this.items].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const sorted = this.sorted;
+      for (let index = firstAtOrAfter(sorted, entry.key); index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
+        const other = sorted[index];
+        if (other.key !== entry.key && other.position < limit) found.push(other);
+      }
+    }
+    return found.sort((a, b) => a.position - b.position);
+  }
+}
+
+/** The index of the first of `sorted` whose key is not below `key` (binary search). */
+function firstAtOrAfter(sorted: readonly Indexed[], key: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle].key < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The entries of `entries` a finding search sees: those added before position `limit` (all by default). */
+export interface SeenView {
+  readonly entries: SeenEntries;
+  readonly limit?: number;
 }
 
 function isDenyList(list: ListName): boolean {
   return list !== 'whitelist';
+}
+
+/** The finding (if any) of `entry` against `other`, which covers it or lies inside it (or neither: none). */
+function findingOf(entry: Indexed, other: Indexed, findings: EntryFinding[]): void {
+  const sameList = other.seen.list === entry.seen.list;
+  const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list);
+  if (entry.key.startsWith(other.key)) {
+    if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
+    if (opposite) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+  } else if (opposite && other.key.startsWith(entry.key)) {
+    findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+  }
 }
 
 /**
@@ -222,45 +307,20 @@ function isDenyList(list: ListName): boolean {
  * contain the other), and an own entry that a broader entry of the same list covers. An entry
  * equal to an own entry on the same list is that entry itself (or its copy on the service).
  * Linear in the entries (times the prefix lengths in use), so a 5,000-entry list plans quickly.
+ * `others` is a list, or views of SeenEntries a plan keeps (entries planned before, a list read).
  */
-export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[]): EntryFinding[] {
-  const ownIndexed = own.map(indexed).filter((item): item is Indexed => item !== undefined);
-  const all = [...ownIndexed, ...others.map(indexed).filter((item): item is Indexed => item !== undefined)];
-  // One entry (a per-entry resource) against the lists: a scan beats building an index.
-  if (ownIndexed.length <= SCAN_AT_MOST) return ownIndexed.flatMap((entry) => scanFindings(entry, all));
-  const byKey = new Map<string, Indexed[]>();
-  const prefixLengths = new Map<string, Set<number>>();
-  for (const item of all) {
-    byKey.set(item.key, [...(byKey.get(item.key) ?? []), item]);
-    const [family, bits] = item.key.split(':');
-    prefixLengths.set(family, (prefixLengths.get(family) ?? new Set()).add(bits.length));
-  }
-  const sorted = [...all].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[]): EntryFinding[] {
+  const ownEntries = new SeenEntries(own);
+  const views: readonly SeenView[] = [
+    { entries: ownEntries },
+    ...(others.length > 0 && 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }]),
+  ];
   const findings: EntryFinding[] = [];
-  for (const entry of ownIndexed) {
-    const [family, bits] = entry.key.split(':');
-    // Entries that cover this one (equal included).
-    for (const length of prefixLengths.get(family) ?? []) {
-      if (length > bits.length) continue;
-      for (const other of byKey.get(`${family}:${bits.slice(0, length)}`) ?? []) {
-        const sameList = other.seen.list === entry.seen.list;
-        if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
-        if (!sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list)) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
-      }
-    }
-    // Entries strictly inside this one, on the opposite side: a contiguous run of the sorted keys.
-    let low = 0;
-    let high = sorted.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (sorted[middle].key < entry.key) low = middle + 1;
-      else high = middle;
-    }
-    for (let index = low; index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
-      const other = sorted[index];
-      if (other.key === entry.key || isDenyList(other.seen.list) === isDenyList(entry.seen.list)) continue;
-      findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
-    }
+  for (const seen of own) {
+    const key = addressKey(seen.ip);
+    if (key === undefined) continue;
+    const entry: Indexed = { seen, ...key, position: -1 };
+    for (const view of views) for (const other of view.entries.related(key, view.limit ?? view.entries.size)) findingOf(entry, other, findings);
   }
   return findings;
 }

@@ -6,8 +6,14 @@
  */
 // First, so that no module (ours or a dependency) can print to stdout, even while loading.
 import './console-guard';
+import { setFlagsFromString } from 'node:v8';
 import { redact } from '../api/redaction';
 import { startProvider } from './start';
+
+// WebAssembly (undici's HTTP parser) stays on V8's baseline compiler, as in the released
+// executable (EXECUTABLE_NODE_OPTIONS in scripts/release/build.ts says why): the exit waited for
+// its background optimising compile. Set before the service, and so undici, loads.
+setFlagsFromString('--liftoff-only');
 
 // Required, not imported: the bundle evaluates the provider at terraform's first call (start.ts).
 // The wire layer knows no secrets: its log lines and gRPC errors are scrubbed with the API client's registry.

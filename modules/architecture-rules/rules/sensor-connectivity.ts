@@ -6,7 +6,8 @@
 import { IConstruct } from 'constructs';
 import { COMPLIANT, NOT_APPLICABLE, RuleContext, RuleResult, nonCompliant } from '../findings';
 import { literalString } from '../expressions';
-import { checkAddress, rangeContains } from '../../../src/address';
+import { checkAddress, parseAddress } from '../../../src/address';
+import { contains } from '../../../src/address-ranges';
 
 /** The VPC range from the options, else from the stack's one VPC with a literal cidr_block. */
 export function controlPlaneVpcCidr(context: RuleContext): string | undefined {
@@ -24,7 +25,8 @@ export function checkSensorConnectivity(_node: IConstruct, context: RuleContext)
   if (!context.isScopeRoot || context.options.sensorCidrs.length === 0) return NOT_APPLICABLE;
   const vpcCidr = controlPlaneVpcCidr(context);
   if (vpcCidr === undefined) return NOT_APPLICABLE;
-  const outside = context.options.sensorCidrs.filter((range) => !rangeContains(vpcCidr, range));
+  const vpc = parseAddress(vpcCidr);
+  const outside = context.options.sensorCidrs.filter((range) => !contains(vpc, parseAddress(range)));
   if (outside.length === 0) return COMPLIANT;
   return nonCompliant(
     `sensor range(s) ${outside.join(', ')} are outside the control plane VPC ${vpcCidr}. Sensors ` +

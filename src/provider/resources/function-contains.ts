@@ -1,5 +1,5 @@
 /** `provider::svc::contains(range, address)`: whether an address or range lies wholly inside a range. */
-import { rangeContains } from '../../address';
+import { contains } from '../../address-ranges';
 import { types, type FunctionDefinition } from '../core';
 import { addressArgument, addressParameter } from './function-arguments';
 
@@ -17,6 +17,6 @@ export const containsFunction: FunctionDefinition = {
   call(args) {
     const outer = addressArgument(args, 0);
     const inner = addressArgument(args, 1);
-    return rangeContains(outer.canonical, inner.canonical);
+    return contains(outer, inner);
   },
 };

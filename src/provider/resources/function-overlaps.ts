@@ -1,5 +1,5 @@
 /** `provider::svc::overlaps(a, b)`: whether two addresses or ranges share an address. */
-import { rangesOverlap } from '../../address';
+import { overlaps } from '../../address-ranges';
 import { types, type FunctionDefinition } from '../core';
 import { addressArgument, addressParameter } from './function-arguments';
 
@@ -17,6 +17,6 @@ export const overlapsFunction: FunctionDefinition = {
   call(args) {
     const a = addressArgument(args, 0);
     const b = addressArgument(args, 1);
-    return rangesOverlap(a.canonical, b.canonical);
+    return overlaps(a, b);
   },
 };

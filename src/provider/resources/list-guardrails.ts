@@ -17,9 +17,11 @@ import {
   findingKey,
   findEntryFindings,
   unlikelyAddressDiagnostics,
+  SeenEntries,
   type EntryPlace,
-  type SeenEntry,
+  type SeenView,
 } from '../guardrails';
+import type { CachedList } from '../list-cache';
 import { canonicalIpOf, readListForPlan } from './attributes';
 
 /** How many overlap findings one plan of one resource shows before "N more". */
@@ -33,6 +35,18 @@ export function validateGuardrails(list: ListName, ip: string, place: EntryPlace
 /** The lists a plan compares an entry of `list` with: contradictions cross whitelist and deny lists. */
 function opposingLists(list: ListName): ListName[] {
   return list === 'whitelist' ? [...DENY_LIST_NAMES] : ['whitelist'];
+}
+
+/** A list read, indexed once per read (the list cache hands every resource of the plan the same read). */
+const indexedReads = new WeakMap<CachedList, SeenEntries>();
+
+function serviceEntries(read: CachedList, list: ListName): SeenEntries {
+  let entries = indexedReads.get(read);
+  if (entries === undefined) {
+    entries = new SeenEntries(read.entries.map((entry) => ({ list, ip: entry.ip, source: 'on the service' })));
+    indexedReads.set(read, entries);
+  }
+  return entries;
 }
 
 export interface PlannedEntry {
@@ -74,17 +88,14 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
 
   const declared = entries.map((entry) => ({ list, ip: entry.ip, source: request.source }));
   // Registered before the reads below, so resources planned at the same time see each other.
-  const earlier = context.declareEntries(tenant, declared);
+  const planned = context.declareEntries(tenant, declared);
   const lists = request.compareOwnListOnService ? [list, ...opposingLists(list)] : opposingLists(list);
-  const onService: SeenEntry[] = [];
-  for (const other of lists) {
-    const current = await readListForPlan(context, tenant, other, request.tenantIsConfigured);
-    for (const entry of current.entries) onService.push({ list: other, ip: entry.ip, source: 'on the service' });
-  }
+  const onService: SeenView[] = [];
+  for (const other of lists) onService.push({ entries: serviceEntries(await readListForPlan(context, tenant, other, request.tenantIsConfigured), other) });
   const own = changed.map((entry) => ({ list, ip: entry.ip, source: request.source }));
   const places = new Map(changed.map((entry, index) => [own[index], entry.place]));
   let hidden = 0;
-  for (const finding of findEntryFindings(own, [...declared, ...earlier, ...onService])) {
+  for (const finding of findEntryFindings(own, [planned, ...onService])) {
     if (!context.firstReport(tenant, findingKey(finding))) continue;
     if (diagnostics.length >= FINDINGS_SHOWN) {
       hidden += 1;
