@@ -186,6 +186,8 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
     driftedAddresses: ['svc_blocklist_entry.blocklist_198_51_100_23', 'svc_channel_sso.channel_main', 'svc_whitelist.whitelist'],
   });
   expect(drift.log).toContain('security-policy (cdktf stack): DRIFT: 3 resources changed outside terraform (the plan puts them back)');
+  // Each drifted resource with the attributes that differ, as for any provider's resources (an AWS stack's too).
+  expect(drift.log).toMatch(/drifted \(the plan puts them back\):\n {4}svc_blocklist_entry\.blocklist_198_51_100_23 {2}deleted outside terraform\n {4}svc_channel_sso\.channel_main {2}changed outside terraform\n {8}enabled: true -> false\n/);
   expect(drift.log).toMatch(/changed outside terraform:[\s\S]*- 198\.51\.100\.23 .*\(svc_blocklist_entry\.blocklist_198_51_100_23\)/);
   expect(drift.log).toMatch(/changed outside terraform:[\s\S]*\+ 192\.0\.2\.200 {2}"added in the console" {2}\(svc_whitelist\.whitelist\)/);
   expect(drift.log).toContain('svc drift: 1 root: 0 clean, 1 drifted, 0 with pending changes, 0 failed, 0 skipped; exit 2');

@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import { ManagementClient } from '../api/client';
 import { attributeDriftDetailed, driftSubjects, type Attribution, type AuditLookup, type DriftedResource } from './drift-attribution';
 import { buildPlanReport, parsePlanLog, type Finding, type JsonPlanDocument, type PlanReport } from './plan-report';
+import { planChanges, type ResourceChange } from './plan-changes';
 import { isFollowOnDiagnostic, terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { linkImpliedMirror, lockSvcProvider, stackSvcRequirement, synthesizedStacks, type ProviderMirror } from './provider-mirror';
 
@@ -40,6 +41,8 @@ export interface RootCheck {
   readonly report?: PlanReport;
   /** Addresses refresh found changed outside terraform and the plan would change back. */
   readonly driftedAddresses?: readonly string[];
+  /** Those resources, how each changed and the attributes that differ (sensitive values masked), for every provider's resources. */
+  readonly driftedResources?: readonly ResourceChange[];
   /** For error and skipped: the step and terraform's first error line. */
   readonly error?: string;
   readonly unreachable?: UnreachableReason;
@@ -252,7 +255,8 @@ async function checkRoot(root: DriftRoot, options: DriftRunOptions, mirror: (() 
       progress(`${prefix} reading the audit log for who changed ${subjects.length} thing${subjects.length === 1 ? '' : 's'}`);
       attributions = await attributeDriftDetailed(subjects, (options.auditLookup ?? auditLookupFor)(json, env));
     }
-    return { root, status, report, driftedAddresses: drifted, ...(attributions === undefined ? {} : { attributions }) };
+    const driftedResources = planChanges(json).drift.filter((change) => drifted.includes(change.address));
+    return { root, status, report, driftedAddresses: drifted, driftedResources, ...(attributions === undefined ? {} : { attributions }) };
   } finally {
     fs.rmSync(planDir, { recursive: true, force: true });
   }
