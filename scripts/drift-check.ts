@@ -1,129 +1,127 @@
 /**
- * `npm run drift`: plans every stack of the cdktf app (or the ones named) with
- * `-detailed-exitcode` semantics and prints what drifted. For pipelines: exit 0 clean, 2 drift
- * or pending changes, 1 a stack could not be planned. The logic is src/pipeline/drift-check.ts.
+ * `npm run drift`: `svc drift` (src/pipeline/svc/drift-command.ts) on this repository's cdktf app.
+ * The steps around it are what this repository's dev build needs, and only those: synthesize
+ * main.ts into <dir> (unless --no-synth), build the provider when missing or stale, then
+ * `svc drift <dir> --mirror <build>/mirror` (the build linked into each stack that uses svc) with
+ * TF_CLI_CONFIG_FILE=<build>/terraform.rc unless the user set their own. The check itself, its
+ * report and its exit codes (0 clean, 2 drift, 1 error; pending changes apart) are svc drift's.
  */
-import { redact } from '../src/api/redaction';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { redact } from '../src/api/redaction';
 import { synthesizeApp } from '../main';
 import { DEFAULT_CONFIG_FILE } from '../app/config';
-import { DriftCheckError, runDriftCheck } from '../src/pipeline/drift-check';
-import { ProviderMirrorError } from '../src/pipeline/provider-mirror';
+import { main as svc, type SvcIo } from '../src/pipeline/svc-cli';
+import { stackSvcRequirement, synthesizedStacks, terraformCliConfig } from '../src/pipeline/provider-mirror';
 import { ensureProviderBuilt } from './build-provider';
 
-const USAGE = `Usage: npm run drift -- [--stack <name>]... [--no-synth] [--output <dir>] [--skip-unreachable]
+const USAGE = `Usage: npm run drift -- [--no-synth] [--output <dir>] [svc drift options]
 
-Synthesizes the cdktf app (main.ts, configured by SVC_CONFIG, default ${DEFAULT_CONFIG_FILE}) into
-<dir>, then for each stack runs, in <dir>/stacks/<stack>:
-  terraform init -input=false
-  terraform plan -detailed-exitcode -input=false -lock=false -out=<temporary file>
-  terraform show -json <that file>
-and prints what changed outside terraform (resource address, how, the attributes) and what the
-plan would do, and for svc entries and SSO settings changed outside terraform who did it and
-when, from the tenant's audit log (one audit_events call per tenant; "no matching audit event"
-when none explains it). Sensitive values are never printed. Terraform gets this shell's environment
-(SVC_API_KEY or TF_VAR_api_key, AWS credentials); stacks using the svc provider install it from
-its build (dist/, built when missing or stale): through TF_CLI_CONFIG_FILE=<build>/terraform.rc,
-or, when TF_CLI_CONFIG_FILE is set, through your file and the mirror link in each stack (a note
-says which filesystem_mirror block to add if your file has a provider_installation block).
+\`svc drift\` on this repository's app. First it synthesizes the app (main.ts, configured by
+SVC_CONFIG, default ${DEFAULT_CONFIG_FILE}) into <dir> and builds the svc provider when it is
+missing or older than src/ (dist/, or SVC_PROVIDER_BUILD_DIR); then it runs
+  svc drift <dir> --mirror <build>/mirror [svc drift options]
+which links the build into each stack that uses svc (terraform.d/plugins and its lock entry),
+with TF_CLI_CONFIG_FILE=<build>/terraform.rc unless you set your own (kept; a note says which
+filesystem_mirror block to add when its provider_installation block hides the build).
 
-Options:
-  --stack <name>      check this stack only; repeat for more (default: every stack)
-  --no-synth          use the app already synthesized in <dir> (e.g. by cdktf synth)
+Options of npm run drift:
+  --no-synth          use the app already synthesized in <dir> (e.g. by npm run synth)
   --output <dir>      the synthesized app (default cdktf.out, as cdktf)
-  --skip-unreachable  a stack that cannot be reached is reported as skipped and does not fail
-                      the check: the provider registry unreachable in terraform init, no AWS
-                      credentials, or no connection to the endpoint (refused, DNS, timeout).
-                      A refused key (svc login, AWS 401/403), a configuration error or an
-                      invalid value still fails it, exit 1 (default: every failure does)
-  --help, -h          show this help
+  --help, -h          show this help and svc drift's
+The rest go to svc drift, e.g. --stack security-policy (repeat for more), --skip-unreachable,
+--fail-on-pending, --format json|markdown.
 
-Exit status: 0 no drift and nothing to change; 2 drift or pending changes in at least one
-stack; 1 a stack could not be planned (or every stack was skipped), or a usage error.`;
+Exit status (svc drift's): 0 no drift (pending changes included, unless --fail-on-pending);
+2 drift; 1 a stack could not be planned (or every stack was skipped), or a bad argument.`;
 
-export interface DriftCliArguments {
+export interface NpmDriftArguments {
   readonly help: boolean;
-  readonly stacks: string[];
   readonly synth: boolean;
   readonly output: string;
-  readonly skipUnreachable: boolean;
+  /** For svc drift. */
+  readonly forwarded: string[];
 }
 
-export function parseDriftArguments(argv: readonly string[]): DriftCliArguments {
-  const result: { -readonly [key in keyof DriftCliArguments]: DriftCliArguments[key] } = {
-    help: false,
-    stacks: [],
-    synth: true,
-    output: 'cdktf.out',
-    skipUnreachable: false,
-  };
-  const value = (flag: string, index: number): string => {
-    const next = argv[index + 1];
-    if (next === undefined || next.startsWith('--')) throw new DriftCheckError(`${flag} needs a value, e.g. ${flag === '--stack' ? '--stack security-policy' : '--output cdktf.out'}`);
-    return next;
-  };
+export class NpmDriftUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NpmDriftUsageError';
+  }
+}
+
+/** npm run drift's own options; the rest are svc drift's, which checks them. */
+export function parseNpmDriftArguments(argv: readonly string[]): NpmDriftArguments {
+  let synth = true;
+  let output = 'cdktf.out';
+  const forwarded: string[] = [];
   for (let index = 0; index < argv.length; index += 1) {
-    const argument = argv[index];
-    if (argument === '--help' || argument === '-h') return { ...result, help: true };
-    if (argument === '--stack') {
-      result.stacks.push(value(argument, index));
+    const argument = argv[index]!;
+    if (argument === '--help' || argument === '-h') return { help: true, synth, output, forwarded };
+    if (argument === '--no-synth') synth = false;
+    else if (argument === '--output' || argument === '--outdir') {
+      const next = argv[index + 1];
+      if (next === undefined || next.startsWith('-')) throw new NpmDriftUsageError(`${argument} needs a directory, e.g. ${argument} cdktf.out`);
+      output = next;
       index += 1;
-    } else if (argument.startsWith('--stack=')) {
-      result.stacks.push(argument.slice('--stack='.length));
-    } else if (argument === '--output') {
-      result.output = value(argument, index);
-      index += 1;
-    } else if (argument.startsWith('--output=')) {
-      result.output = argument.slice('--output='.length);
-    } else if (argument === '--no-synth') {
-      result.synth = false;
-    } else if (argument === '--skip-unreachable') {
-      result.skipUnreachable = true;
+    } else if (argument.startsWith('--output=') || argument.startsWith('--outdir=')) {
+      output = argument.slice(argument.indexOf('=') + 1);
+      if (output === '') throw new NpmDriftUsageError(`${argument} needs a directory, e.g. --output=cdktf.out`);
+    } else if (argument === '--mirror' || argument.startsWith('--mirror=') || argument === '--link-mirror') {
+      throw new NpmDriftUsageError(`${argument.split('=')[0]} is npm run drift's to set (the provider build); run svc drift yourself to link another mirror`);
+    } else if (!argument.startsWith('-')) {
+      throw new NpmDriftUsageError(`"${argument}": npm run drift checks the app's stacks; name one with --stack ${argument}`);
     } else {
-      throw new DriftCheckError(`unknown argument "${argument}"; run with --help for the options`);
+      forwarded.push(argument);
+      // An option's value travels with it (svc drift says which options take one).
+      const next = argv[index + 1];
+      if (!argument.includes('=') && ['--stack', '--format'].includes(argument) && next !== undefined) {
+        forwarded.push(next);
+        index += 1;
+      }
     }
   }
-  if (result.stacks.some((stack) => stack === '')) throw new DriftCheckError('--stack needs a stack name, e.g. --stack security-policy');
-  return result;
+  return { help: false, synth, output, forwarded };
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
-  let options: DriftCliArguments;
+export interface NpmDriftOptions {
+  /** The provider build (default providerBuildDir(): dist/, or SVC_PROVIDER_BUILD_DIR). */
+  readonly buildDir?: string;
+}
+
+export async function main(argv: readonly string[], io: SvcIo = process, options: NpmDriftOptions = {}): Promise<number> {
+  const env = io.env ?? process.env;
+  const cwd = io.workingDirectory ?? process.cwd();
+  const progress = (line: string) => io.stderr.write(`${redact(line)}\n`);
+  let parsed: NpmDriftArguments;
   try {
-    options = parseDriftArguments(argv);
+    parsed = parseNpmDriftArguments(argv);
   } catch (error) {
-    if (!(error instanceof DriftCheckError)) throw error;
-    process.stderr.write(`drift check: ${redact(error.message)}\n`);
+    if (!(error instanceof NpmDriftUsageError)) throw error;
+    progress(`npm run drift: ${error.message}`);
     return 1;
   }
-  if (options.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
+  if (parsed.help) {
+    io.stdout.write(`${USAGE}\n\n`);
+    return svc(['drift', '--help'], io);
   }
-  const outdir = path.resolve(options.output);
-  // Everything this prints may quote terraform's messages or settings: credentials never reach CI logs.
-  const log = (line: string) => process.stdout.write(`${redact(line)}\n`);
-  const progress = (line: string) => process.stderr.write(`${redact(line)}\n`);
-  if (options.synth) {
-    const configFile = process.env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE;
-    log(`drift check: synthesizing the app from ${configFile} into ${outdir}`);
+  const outdir = path.resolve(cwd, parsed.output);
+  if (parsed.synth) {
+    const configFile = env.SVC_CONFIG ?? DEFAULT_CONFIG_FILE;
+    progress(`npm run drift: synthesizing the app from ${configFile} into ${outdir}`);
     synthesizeApp(outdir, configFile);
   }
-  try {
-    const result = await runDriftCheck({
-      outdir,
-      stacks: options.stacks,
-      skipUnreachable: options.skipUnreachable,
-      mirror: () => ensureProviderBuilt({ log: progress }),
-      log,
-      note: progress,
-    });
-    return result.exitCode;
-  } catch (error) {
-    if (!(error instanceof DriftCheckError || error instanceof ProviderMirrorError)) throw error;
-    process.stderr.write(`drift check: ${redact(error.message)}\n`);
+  if (!fs.existsSync(path.join(outdir, 'manifest.json'))) {
+    progress(`npm run drift: ${path.join(outdir, 'manifest.json')} does not exist; synthesize first (npm run synth, or leave --no-synth out)`);
     return 1;
   }
+  // AWS-only apps never build the provider: it is built (and linked) only for stacks that use svc.
+  if (!synthesizedStacks(outdir).some((stack) => stackSvcRequirement(stack.file) !== null)) return svc(['drift', outdir, ...parsed.forwarded], { ...io, env, workingDirectory: cwd });
+  const mirror = ensureProviderBuilt({ log: progress, ...(options.buildDir === undefined ? {} : { buildDir: options.buildDir }) });
+  const cliConfig = terraformCliConfig(mirror, env);
+  if (cliConfig.note !== undefined) progress(cliConfig.note);
+  const driftEnv = { ...env, ...(cliConfig.file === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig.file }) };
+  return svc(['drift', outdir, '--mirror', mirror.mirrorDir, ...parsed.forwarded], { ...io, env: driftEnv, workingDirectory: cwd });
 }
 
 if (require.main === module) {
@@ -132,7 +130,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`drift check failed: ${redact(error instanceof Error ? error.message : String(error))}\n`);
+      process.stderr.write(`npm run drift failed: ${redact(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     },
   );

@@ -2,7 +2,7 @@
  * End to end, as a user runs it: the real `cdktf synth` CLI (a scratch project, its own
  * --output and SVC_CONFIG), then the real terraform and our provider against the synthesized
  * security-policy stack and the emulator: apply, out-of-band change through the API, plan shows
- * the drift (exit 2, and the drift check names it by address), apply repairs it, destroy leaves
+ * the drift (exit 2, and npm run drift names it by address), apply repairs it, destroy leaves
  * the API clean. Synth writes the stacks only; the explicit step after it (as npm run synth
  * takes it) prepares them. Terraform runs with an empty CLI config, so it finds the provider only
  * through what that step prepared (the implied local mirror and the lock entry); the API key
@@ -12,9 +12,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createCdktfProject, isolatedEnvironment, runCdktf, type CdktfResult } from '../../src/pipeline/cdktf-project';
-import { runDriftCheck, type DriftCheckResult } from '../../src/pipeline/drift-check';
 import { packageHash, prepareSynthesizedStacks } from '../../src/pipeline/provider-mirror';
 import { ensureProviderBuilt } from '../../scripts/build-provider';
+import { main as npmRunDrift } from '../../scripts/drift-check';
+import type { RootCheck } from '../../src/pipeline/drift-roots';
 import { CONSOLE_USER, startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { buildOwnTestProvider, type TestProviderBuild } from '../../scripts/terraform-harness/provider-build';
 import { filesContaining } from '../provider-acceptance/support/search';
@@ -60,19 +61,35 @@ function stackDir(name: string): string {
   return path.join(outdir, 'stacks', name);
 }
 
-async function driftCheck(apiKey: string, options: { skipUnreachable?: boolean; env?: Record<string, string> } = {}): Promise<DriftCheckResult & { log: string; notes: string[] }> {
-  const lines: string[] = [];
-  const notes: string[] = [];
-  const result = await runDriftCheck({
-    outdir,
-    stacks: ['security-policy'],
-    env: isolatedEnvironment({ TF_VAR_api_key: apiKey, ...options.env }),
-    mirror: () => ensureProviderBuilt({ buildDir: path.dirname(build.cliConfigFile) }),
-    log: (line) => lines.push(line),
-    note: (line) => notes.push(line),
-    ...(options.skipUnreachable === undefined ? {} : { skipUnreachable: options.skipUnreachable }),
-  });
-  return { ...result, log: lines.join('\n'), notes };
+interface DriftRun {
+  readonly exitCode: number;
+  /** svc drift's JSON report (--format json), one root: the security-policy stack. */
+  readonly stack: RootCheck;
+  /** svc drift's text report of the same check (with options.text). */
+  readonly log: string;
+  /** What it printed on stderr: progress and notes about the setup. */
+  readonly notes: string;
+}
+
+/** `npm run drift -- --no-synth --output <outdir> --stack security-policy`, as JSON and as text. */
+async function driftCheck(apiKey: string, options: { skipUnreachable?: boolean; env?: Record<string, string>; text?: boolean } = {}): Promise<DriftRun> {
+  const run = async (format: 'json' | 'text') => {
+    let stdout = '';
+    let stderr = '';
+    const argv = ['--no-synth', '--output', outdir, '--stack', 'security-policy', '--format', format, ...(options.skipUnreachable === true ? ['--skip-unreachable'] : [])];
+    const code = await npmRunDrift(argv, {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: isolatedEnvironment({ TF_VAR_api_key: apiKey, ...options.env }),
+      workingDirectory: projectDir,
+    }, { buildDir: path.dirname(build.cliConfigFile) });
+    return { code, stdout, stderr };
+  };
+  const json = await run('json');
+  // The text report too only where a test reads it: each run is a terraform plan.
+  const text = options.text === true ? await run('text') : undefined;
+  if (text !== undefined) expect(text.code).toBe(json.code);
+  return { exitCode: json.code, stack: (JSON.parse(json.stdout) as { roots: RootCheck[] }).roots[0]!, log: text?.stdout ?? '', notes: json.stderr };
 }
 
 beforeAll(async () => {
@@ -162,19 +179,22 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
     'svc_whitelist.whitelist': 'update',
   });
 
-  const drift = await driftCheck(emulator.apiKey);
+  const drift = await driftCheck(emulator.apiKey, { text: true });
   expect(drift.exitCode).toBe(2);
-  expect(drift.stacks[0].changes?.drift).toEqual([
-    { address: 'svc_blocklist_entry.blocklist_198_51_100_23', action: 'delete', attributes: [] },
-    { address: 'svc_channel_sso.channel_main', action: 'update', attributes: [{ path: 'enabled', before: 'true', after: 'false' }] },
-    { address: 'svc_whitelist.whitelist', action: 'update', attributes: [{ path: 'entries["192.0.2.200"]', before: '(absent)', after: '"added in the console"' }] },
-  ]);
-  expect(drift.log).toContain('svc_blocklist_entry.blocklist_198_51_100_23  deleted outside terraform');
-  expect(drift.log).toMatch(/update in place svc_whitelist\.whitelist\n\s+entries\["192\.0\.2\.200"\]: "added in the console" -> \(absent\)/);
-  expect(drift.log).not.toContain(emulator.apiKey);
+  expect(drift.stack).toMatchObject({
+    status: 'drift',
+    driftedAddresses: ['svc_blocklist_entry.blocklist_198_51_100_23', 'svc_channel_sso.channel_main', 'svc_whitelist.whitelist'],
+  });
+  expect(drift.log).toContain('security-policy (cdktf stack): DRIFT: 3 resources changed outside terraform (the plan puts them back)');
+  // Each drifted resource with the attributes that differ, as for any provider's resources (an AWS stack's too).
+  expect(drift.log).toMatch(/drifted \(the plan puts them back\):\n {4}svc_blocklist_entry\.blocklist_198_51_100_23 {2}deleted outside terraform\n {4}svc_channel_sso\.channel_main {2}changed outside terraform\n {8}enabled: true -> false\n/);
+  expect(drift.log).toMatch(/changed outside terraform:[\s\S]*- 198\.51\.100\.23 .*\(svc_blocklist_entry\.blocklist_198_51_100_23\)/);
+  expect(drift.log).toMatch(/changed outside terraform:[\s\S]*\+ 192\.0\.2\.200 {2}"added in the console" {2}\(svc_whitelist\.whitelist\)/);
+  expect(drift.log).toContain('svc drift: 1 root: 0 clean, 1 drifted, 0 with pending changes, 0 failed, 0 skipped; exit 2');
+  expect(`${drift.log}${drift.notes}`).not.toContain(emulator.apiKey);
   // Who did it, from the audit log: the console's user, not terraform's.
   const when = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\dZ';
-  expect(drift.stacks[0].attributions).toEqual([
+  expect(drift.stack.attributions?.map((attribution) => attribution.text)).toEqual([
     expect.stringMatching(new RegExp(`^198\\.51\\.100\\.23 deleted outside terraform from the blocklist: Lists/remove_entry by ${CONSOLE_USER} at ${when}$`)),
     expect.stringMatching(new RegExp(`^SSO of channel main changed outside terraform: Sites/update_site by ${CONSOLE_USER} at ${when}$`)),
     expect.stringMatching(new RegExp(`^192\\.0\\.2\\.200 added outside terraform to the whitelist: Lists/new_entry by ${CONSOLE_USER} at ${when}$`)),
@@ -192,7 +212,7 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
   emulator.emulator.advanceClock(31 * 60);
   const expired = await driftCheck(emulator.apiKey);
   expect(expired.exitCode).toBe(2);
-  expect(expired.stacks[0].attributions).toEqual([
+  expect(expired.stack.attributions?.map((attribution) => attribution.text)).toEqual([
     expect.stringMatching(/^198\.51\.100\.23 deleted outside terraform from the blocklist: no matching audit event in the tenant's last \d+ events; blocklist entries also end on their own/),
   ]);
   await workspace.apply();
@@ -200,31 +220,32 @@ test('terraform applies the synthesized stack; out-of-band changes are drift, re
 }, 120_000);
 
 test('a wrong key fails the drift check with terraform\'s first error line, also with --skip-unreachable (it is a refusal, not an unreachable stack)', async () => {
-  const failed = await driftCheck('not-the-key');
+  const failed = await driftCheck('not-the-key', { text: true });
   expect(failed.exitCode).toBe(1);
-  expect(failed.stacks[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/^terraform plan: Error: Login to the svc management API failed/) });
-  expect(failed.stacks[0].unreachable).toBeUndefined();
+  expect(failed.stack).toMatchObject({ status: 'error', error: expect.stringMatching(/^terraform plan: Error: Login to the svc management API failed/) });
+  expect(failed.stack.unreachable).toBeUndefined();
   expect(failed.log).toContain('ERROR (cannot be planned)');
 
-  const notSkipped = await driftCheck('not-the-key', { skipUnreachable: true });
-  expect(notSkipped.stacks[0].status).toBe('error');
+  const notSkipped = await driftCheck('not-the-key', { skipUnreachable: true, text: true });
+  expect(notSkipped.stack.status).toBe('error');
   expect(notSkipped.exitCode).toBe(1);
   expect(notSkipped.log).toContain('ERROR (cannot be planned): terraform plan: Error: Login to the svc management API failed');
 }, 60_000);
 
-test('the drift check keeps the user\'s TF_CLI_CONFIG_FILE: svc comes through the stack\'s mirror link; a provider_installation block of theirs gets the note', async () => {
+test('npm run drift keeps the user\'s TF_CLI_CONFIG_FILE: svc comes through the stack\'s mirror link; a provider_installation block of theirs gets the note', async () => {
   const userConfig = path.join(scratch, 'user.tfrc');
   fs.writeFileSync(userConfig, `plugin_cache_dir = "${path.join(scratch, 'no-such-cache')}"\n`);
   const kept = await driftCheck(emulator.apiKey, { env: { TF_CLI_CONFIG_FILE: userConfig } });
-  expect({ exitCode: kept.exitCode, notes: kept.notes }).toEqual({ exitCode: 0, notes: [] });
+  expect(kept.exitCode).toBe(0);
+  expect(kept.notes).not.toMatch(/provider_installation|filesystem_mirror/);
 
   // Only registry installation: terraform must look svc-prevent/svc up (a fresh data directory) and fails.
   fs.writeFileSync(userConfig, 'provider_installation {\n  direct {}\n}\n');
   const hidden = await driftCheck(emulator.apiKey, { env: { TF_CLI_CONFIG_FILE: userConfig, TF_DATA_DIR: path.join(scratch, 'fresh-data-dir') } });
   expect(hidden.exitCode).toBe(1);
-  expect(hidden.stacks[0].error).toMatch(/^terraform init: Error: /);
-  expect(hidden.notes).toEqual([expect.stringContaining(`your TF_CLI_CONFIG_FILE (${userConfig}) has a provider_installation block`)]);
-  expect(hidden.notes[0]).toContain(`path    = "${build.mirrorDir}"`);
+  expect(hidden.stack.error).toMatch(/^terraform init: Error: /);
+  expect(hidden.notes).toContain(`your TF_CLI_CONFIG_FILE (${userConfig}) has a provider_installation block`);
+  expect(hidden.notes).toContain(`path    = "${build.mirrorDir}"`);
 }, 60_000);
 
 test('a rebuilt provider (same version, new bytes) passes the next init once the app prepares the stack again', async () => {

@@ -3,7 +3,7 @@
  * emulator writes (the end-to-end test runs them against the real emulator and terraform).
  */
 import type { AuditEvent } from '../../src/api/types';
-import { AUDIT_EVENTS_SEARCHED, MAX_AUDIT_EVENTS_SEARCHED, attributeDrift, attributeDriftDetailed, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/pipeline/drift-attribution';
+import { AUDIT_EVENTS_SEARCHED, MAX_AUDIT_EVENTS_SEARCHED, attributeDriftDetailed, describeAttribution, driftSubjects, matchAuditEvent, type DriftSubject } from '../../src/pipeline/drift-attribution';
 
 const event = (timestamp: number, user: string, category: string, action: string, description: string): AuditEvent => ({ timestamp, user, category, action, description });
 
@@ -104,9 +104,9 @@ test('describeAttribution says who and when, or that nothing matched and why a b
   );
 });
 
-test('attributeDrift reads each tenant once, and a log that cannot be read says so per subject', async () => {
+test('attributeDriftDetailed reads each tenant once, and a log that cannot be read says so per subject', async () => {
   const asked: Array<string | undefined> = [];
-  const lines = await attributeDrift(
+  const attributions = await attributeDriftDetailed(
     [
       { address: 'a', kind: 'entry added', tenant: 'acme', list: 'whitelist', ip: '192.0.2.1' },
       { address: 'b', kind: 'entry added', tenant: 'acme', list: 'whitelist', ip: '192.0.2.2' },
@@ -119,6 +119,8 @@ test('attributeDrift reads each tenant once, and a log that cannot be read says 
     },
   );
   expect(asked).toEqual(['acme', 'globex']);
+  expect(attributions.map((attribution) => attribution.certainty)).toEqual(['matched', 'no event', 'unreadable']);
+  const lines = attributions.map((attribution) => attribution.text);
   expect(lines[0]).toMatch(/^192\.0\.2\.1 added outside terraform to the whitelist: Lists\/new_entry by ops@acme\.example at /);
   expect(lines[1]).toMatch(/no matching audit event in the tenant's last 1 events$/);
   expect(lines[2]).toBe('192.0.2.3 added outside terraform to the whitelist: who did it is unknown, the audit log could not be read (login refused for tenant globex)');

@@ -1,43 +1,27 @@
 /**
- * The drift check's rules and command line: exit codes, terraform's first error line, stack
- * selection and arguments; the cdktf flags the npm scripts add. Real terraform runs in
- * cdktf-end-to-end.test.ts.
+ * The drift check's rules and npm run drift's command line: exit codes (pending changes never
+ * counted as drift), terraform's first error line, which arguments are npm run drift's and which
+ * go to svc drift; the cdktf flags the npm scripts add. Real terraform runs in svc-drift.test.ts
+ * (svc drift) and cdktf-end-to-end.test.ts (npm run drift on a synthesized app).
  */
-import { describeStackCheck, driftExitCode, firstErrorLine, selectStacks, type StackCheck } from '../../src/pipeline/drift-check';
+import { driftRunExitCode, firstErrorLine, type DriftRoot, type RootCheck } from '../../src/pipeline/drift-roots';
 import { cdktfArguments, outputDirectory, synthArguments } from '../../scripts/cdktf-command';
-import { main, parseDriftArguments } from '../../scripts/drift-check';
+import { main, parseNpmDriftArguments } from '../../scripts/drift-check';
 
-describe('driftExitCode', () => {
-  const stack = (status: StackCheck['status']): StackCheck => ({ name: status, status });
-  const cases: Array<[name: string, statuses: Array<StackCheck['status']>, code: 0 | 1 | 2]> = [
-    ['all clean', ['clean', 'clean'], 0],
-    ['one drifted', ['clean', 'drift'], 2],
-    ['an error wins over drift: the check is incomplete', ['drift', 'error'], 1],
-    ['skipped stacks do not fail a clean check', ['clean', 'skipped'], 0],
-    ['skipped stacks do not hide drift', ['drift', 'skipped'], 2],
-    ['every stack skipped: nothing was checked', ['skipped', 'skipped'], 1],
+describe('driftRunExitCode', () => {
+  const root: DriftRoot = { name: 'stack', kind: 'cdktf stack', directory: '/out/stacks/stack' };
+  const check = (status: RootCheck['status']): RootCheck => ({ root, status });
+  const cases: Array<[name: string, statuses: Array<RootCheck['status']>, failOnPending: boolean, code: 0 | 1 | 2]> = [
+    ['all clean', ['clean', 'clean'], false, 0],
+    ['one drifted', ['clean', 'drift'], false, 2],
+    ['pending changes are not drift', ['pending', 'clean'], false, 0],
+    ['pending changes with --fail-on-pending', ['pending', 'clean'], true, 2],
+    ['an error wins over drift: the check is incomplete', ['drift', 'error'], false, 1],
+    ['skipped stacks do not fail a clean check', ['clean', 'skipped'], false, 0],
+    ['skipped stacks do not hide drift', ['drift', 'skipped'], false, 2],
+    ['every stack skipped: nothing was checked', ['skipped', 'skipped'], false, 1],
   ];
-  test.each(cases)('%s', (_name, statuses, code) => expect(driftExitCode(statuses.map(stack))).toBe(code));
-});
-
-describe('describeStackCheck', () => {
-  const update = { address: 'svc_tenant_sso.t', action: 'update' as const, attributes: [] };
-  const cases: Array<[name: string, check: StackCheck, expected: string]> = [
-    ['clean', { name: 's', status: 'clean', changes: { drift: [], changes: [], outputs: [] } }, 'no drift, nothing to change'],
-    [
-      'clean, though refresh found differences the configuration does not set (exit 0 from terraform)',
-      { name: 's', status: 'clean', changes: { drift: [update], changes: [], outputs: [] } },
-      'nothing to change: 1 changed outside terraform only in what the configuration does not set (listed below)',
-    ],
-    ['drift', { name: 's', status: 'drift', changes: { drift: [update], changes: [update], outputs: [] } }, 'DRIFT: 1 changed outside terraform, 1 planned change'],
-    ['pending changes', { name: 's', status: 'drift', changes: { drift: [], changes: [update, update], outputs: [] } }, 'PENDING CHANGES: 0 changed outside terraform, 2 planned changes'],
-    [
-      'skipped: says what could not be reached',
-      { name: 's', status: 'skipped', unreachable: 'no AWS credentials', error: 'terraform plan: Error: No valid credential sources found' },
-      'skipped (cannot be reached: no AWS credentials): terraform plan: Error: No valid credential sources found',
-    ],
-  ];
-  test.each(cases)('%s', (_name, check, expected) => expect(describeStackCheck(check)).toBe(expected));
+  test.each(cases)('%s', (_name, statuses, failOnPending, code) => expect(driftRunExitCode(statuses.map(check), failOnPending)).toBe(code));
 });
 
 describe('firstErrorLine', () => {
@@ -72,66 +56,49 @@ describe('firstErrorLine', () => {
   test.each(cases)('%s', (_name, stderr, stdout, expected) => expect(firstErrorLine({ code: 1, stderr, stdout })).toBe(expected));
 });
 
-describe('selectStacks', () => {
-  const stacks = ['control-plane', 'security-policy'].map((name) => ({ name, workingDirectory: `/out/stacks/${name}`, file: `/out/stacks/${name}/cdk.tf.json` }));
-  test('every stack by default, or the ones named', () => {
-    expect(selectStacks(stacks).map((stack) => stack.name)).toEqual(['control-plane', 'security-policy']);
-    expect(selectStacks(stacks, ['security-policy']).map((stack) => stack.name)).toEqual(['security-policy']);
-  });
-  test('an unknown name lists the stacks there are', () => {
-    expect(() => selectStacks(stacks, ['security'])).toThrow('no stack named "security"; the app has control-plane, security-policy');
-  });
-});
-
-describe('command line', () => {
-  const cases: Array<[name: string, argv: string[], expected: Partial<ReturnType<typeof parseDriftArguments>>]> = [
-    ['defaults', [], { help: false, stacks: [], synth: true, output: 'cdktf.out', skipUnreachable: false }],
-    ['repeated --stack, both spellings', ['--stack', 'a', '--stack=b'], { stacks: ['a', 'b'] }],
-    ['--no-synth --output', ['--no-synth', '--output', 'elsewhere'], { synth: false, output: 'elsewhere' }],
-    ['--skip-unreachable', ['--skip-unreachable'], { skipUnreachable: true }],
+describe('npm run drift\'s command line', () => {
+  const cases: Array<[name: string, argv: string[], expected: Partial<ReturnType<typeof parseNpmDriftArguments>>]> = [
+    ['defaults', [], { help: false, synth: true, output: 'cdktf.out', forwarded: [] }],
+    ['svc drift\'s options go to it, with their values', ['--stack', 'a', '--stack=b', '--format', 'json', '--skip-unreachable'], { forwarded: ['--stack', 'a', '--stack=b', '--format', 'json', '--skip-unreachable'] }],
+    ['--no-synth --output', ['--no-synth', '--output', 'elsewhere'], { synth: false, output: 'elsewhere', forwarded: [] }],
+    ['--output=', ['--output=elsewhere'], { output: 'elsewhere' }],
     ['--help wins', ['--stack', 'a', '-h'], { help: true }],
   ];
-  test.each(cases)('%s', (_name, argv, expected) => expect(parseDriftArguments(argv)).toMatchObject(expected));
+  test.each(cases)('%s', (_name, argv, expected) => expect(parseNpmDriftArguments(argv)).toMatchObject(expected));
 
   const errors: Array<[name: string, argv: string[], message: RegExp]> = [
-    ['unknown flag', ['--all'], /unknown argument "--all"; run with --help/],
-    ['--stack without a name', ['--stack'], /--stack needs a value, e.g. --stack security-policy/],
-    ['--stack followed by a flag', ['--stack', '--no-synth'], /--stack needs a value/],
-    ['empty --stack=', ['--stack='], /--stack needs a stack name/],
+    ['--output without a directory', ['--output'], /--output needs a directory, e.g. --output cdktf\.out/],
+    ['--output followed by a flag', ['--output', '--no-synth'], /--output needs a directory/],
+    ['a stack name without --stack', ['security-policy'], /"security-policy": npm run drift checks the app's stacks; name one with --stack security-policy/],
+    ['--link-mirror is npm run drift\'s', ['--link-mirror'], /--link-mirror is npm run drift's to set/],
   ];
-  test.each(errors)('%s', (_name, argv, message) => expect(() => parseDriftArguments(argv)).toThrow(message));
+  test.each(errors)('%s', (_name, argv, message) => expect(() => parseNpmDriftArguments(argv)).toThrow(message));
 
-  function captured(run: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
-    const stdout: string[] = [];
-    const stderr: string[] = [];
-    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    return run()
-      .then((code) => ({ code, stdout: stdout.join(''), stderr: stderr.join('') }))
-      .finally(() => {
-        out.mockRestore();
-        err.mockRestore();
-      });
+  async function captured(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(argv, { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {} });
+    return { code, stdout, stderr };
   }
 
-  test('--help prints the usage and exits 0', async () => {
-    const result = await captured(() => main(['--help']));
+  test('--help prints npm run drift\'s usage, then svc drift\'s, and exits 0', async () => {
+    const result = await captured(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run drift -- /);
-    expect(result.stdout).toContain('Exit status: 0 no drift');
-    expect(result.stdout.replace(/\s+/g, ' ')).toContain('A refused key (svc login, AWS 401/403), a configuration error or an invalid value still fails it');
+    expect(result.stdout).toContain('Usage: svc drift [DIR...]');
+    expect(result.stdout).toContain('Exit status (svc drift\'s): 0 no drift (pending changes included, unless --fail-on-pending);');
   });
 
   test('a usage error exits 1 and says what is wrong', async () => {
-    const result = await captured(() => main(['--bogus']));
+    const result = await captured(['security-policy']);
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toBe('drift check: unknown argument "--bogus"; run with --help for the options\n');
+    expect(result.stderr).toBe('npm run drift: "security-policy": npm run drift checks the app\'s stacks; name one with --stack security-policy\n');
   });
 
-  test('--no-synth on a directory that was never synthesized exits 1 and says how to synthesize', async () => {
-    const result = await captured(() => main(['--no-synth', '--output', '/nonexistent/cdktf.out']));
+  test('--no-synth on a directory that was never synthesized exits 1 and says how to synthesize, before anything is built', async () => {
+    const result = await captured(['--no-synth', '--output', '/nonexistent/cdktf.out', '--stack', 'x']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/drift check: \/nonexistent\/cdktf\.out\/manifest\.json does not exist; synthesize first/);
+    expect(result.stderr).toBe('npm run drift: /nonexistent/cdktf.out/manifest.json does not exist; synthesize first (npm run synth, or leave --no-synth out)\n');
   });
 });
 

@@ -11,14 +11,20 @@
  *
  * Local state instead of S3 (the checkout's backend.tf is replaced by a local backend whose state
  * file all jobs share, as the S3 object would be).
+ *
+ * examples/pipelines/gitlab/svc-hcl.gitlab-ci.yml runs the same way below, against the same
+ * release site (see the comment above its describe).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { buildRelease, type ReleaseResult } from '../../scripts/release/build';
 import { writeNetworkMirror, readRelease } from '../../scripts/release/static-sites';
+import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from '../release/support/https-site';
 import { track } from '../support/child-processes';
@@ -282,3 +288,232 @@ test(
   },
   2 * JOB_TIMEOUT_MS,
 );
+
+/*
+ * examples/pipelines/gitlab/svc-hcl.gitlab-ci.yml run as the GitLab runner runs a job: the job's
+ * `before_script` and `script` lines (after `extends`) in order in one bash session with
+ * `-eo pipefail`, the file's `variables` and the CI/CD variables in the environment, in a clone
+ * of a git repository whose default branch got the merge request by a merge commit (the apply
+ * job reads HEAD^2). A stand-in for the GitLab API on loopback takes the merge request note,
+ * answers which merge request a commit merged, and serves the plan job's artifacts as GitLab
+ * does (a zip of its `artifacts.paths`). The image's package line (`apk add curl`) is the
+ * image's: the tools are on PATH. Its own tenant and state file, apart from the GitHub runs.
+ */
+describe('the GitLab CI file, plain HCL', () => {
+  const GITLAB_FILE = path.join(__dirname, '..', '..', 'examples', 'pipelines', 'gitlab', 'svc-hcl.gitlab-ci.yml');
+  const GITLAB_TENANT = 'pipeline-run-gitlab';
+  /** What the GitLab jobs call besides the GitHub steps' tools: the apply job reads git and the API's JSON with grep. */
+  const GITLAB_TOOLS = ['git', 'grep', 'cut', 'head'];
+
+  interface GitlabJob {
+    readonly extends?: string;
+    readonly before_script?: readonly string[];
+    readonly script: readonly string[];
+    readonly artifacts?: { readonly paths: readonly string[] };
+  }
+  const gitlab = parseYaml(fs.readFileSync(GITLAB_FILE, 'utf8')) as { variables: Record<string, string> } & Record<string, GitlabJob>;
+
+  let gitlabEmulator: AcceptanceEmulator;
+  let api: { url: string; close: () => Promise<void> };
+  let gitlabState: string;
+  const notes = new Map<string, string>();
+  /** Merge commit -> the merge request it merged. */
+  const mergedBy = new Map<string, number>();
+  /** Merge request -> the zip of its latest svc:plan job's artifacts. */
+  const artifacts = new Map<number, Buffer>();
+
+  function git(args: readonly string[], cwd: string): string {
+    const run = spawnSync('git', [...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: scratch, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+    if (run.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${run.stderr}`);
+    return run.stdout.trim();
+  }
+
+  /** A repository whose default branch merged merge request `iid` (the example's HCL with `sources` laid over) by a merge commit. */
+  function mergeRequest(iid: number, sources: Readonly<Record<string, string>> = {}): { repository: string; head: string; merge: string } {
+    const repository = path.join(scratch, `gitlab-repository-${iid}`);
+    const root = path.join(repository, gitlab.variables.TF_ROOT);
+    fs.mkdirSync(root, { recursive: true });
+    git(['init', '-q', '-b', 'main'], repository);
+    fs.writeFileSync(path.join(repository, 'README'), 'base\n');
+    git(['add', '-A'], repository);
+    git(['commit', '-q', '-m', 'base'], repository);
+    git(['checkout', '-q', '-b', `mr-${iid}`], repository);
+    for (const file of fs.readdirSync(HCL_ROOT)) fs.copyFileSync(path.join(HCL_ROOT, file), path.join(root, file));
+    for (const [file, text] of Object.entries(sources)) fs.writeFileSync(path.join(root, file), text);
+    fs.writeFileSync(path.join(root, 'backend.tf'), `terraform {\n  backend "local" {\n    path = ${JSON.stringify(gitlabState)}\n  }\n}\n`);
+    git(['add', '-A'], repository);
+    git(['commit', '-q', '-m', `merge request ${iid}`], repository);
+    const head = git(['rev-parse', 'HEAD'], repository);
+    git(['checkout', '-q', 'main'], repository);
+    git(['merge', '-q', '--no-ff', '-m', `Merge branch mr-${iid}`, `mr-${iid}`], repository);
+    const merge = git(['rev-parse', 'HEAD'], repository);
+    mergedBy.set(merge, iid);
+    return { repository, head, merge };
+  }
+
+  /** The job after `extends`: the template's keys, the job's own over them. */
+  function resolved(name: string): GitlabJob {
+    const job = gitlab[name];
+    return job.extends === undefined ? job : { ...gitlab[job.extends], ...job };
+  }
+
+  async function runGitlabJob(name: string, options: { repository: string; sha: string; source: string; iid?: number }): Promise<JobRun> {
+    const job = resolved(name);
+    const projectDir = fs.mkdtempSync(path.join(scratch, `gitlab-${name.replace(':', '-')}-`));
+    git(['clone', '-q', options.repository, projectDir], scratch);
+    git(['checkout', '-q', options.sha], projectDir);
+    const home = fs.mkdtempSync(path.join(scratch, 'gitlab-home-'));
+    const lines = [...(job.before_script ?? []), ...job.script].map((line) => (/^apk add /.test(line) ? `# the image's: ${line}` : line));
+    const scriptFile = path.join(home, 'job.sh');
+    fs.writeFileSync(scriptFile, `${lines.join('\n')}\n`);
+    const result = await runScript(scriptFile, projectDir, {
+      ...gitlab.variables,
+      SVC_BASE_URL: gitlabEmulator.url,
+      SVC_TENANT: GITLAB_TENANT,
+      SVC_PROVIDER_MIRROR: `${site.url}/mirror/`,
+      SVC_RELEASES: `${site.url}/releases/`,
+      SVC_API_KEY: gitlabEmulator.apiKey,
+      SVC_NOTE_TOKEN: 'note-token',
+      CI_PROJECT_DIR: projectDir,
+      CI_PROJECT_ID: '42',
+      CI_API_V4_URL: `${api.url}/api/v4`,
+      CI_JOB_TOKEN: 'job-token',
+      CI_COMMIT_SHA: options.sha,
+      CI_COMMIT_BRANCH: options.source === 'push' ? 'main' : '',
+      CI_DEFAULT_BRANCH: 'main',
+      CI_PIPELINE_SOURCE: options.source,
+      ...(options.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(options.iid) }),
+      PATH: toolsDirectory,
+      HOME: home,
+      SSL_CERT_FILE: authority.caFile,
+    });
+    // GitLab keeps the job's artifacts.paths (also of a failed job, with `when: always`).
+    if (options.iid !== undefined && job.artifacts !== undefined && result.status === 0) {
+      const entries = job.artifacts.paths
+        .map((entry) => entry.replace('$TF_ROOT', gitlab.variables.TF_ROOT))
+        .filter((entry) => fs.existsSync(path.join(projectDir, entry)))
+        .map((entry) => ({ name: entry, data: fs.readFileSync(path.join(projectDir, entry)) }));
+      artifacts.set(options.iid, zipArchive(entries, 1_700_000_000));
+    }
+    const reportFile = path.join(projectDir, gitlab.variables.TF_ROOT, 'drift.md');
+    return { code: result.status, log: result.output, summary: fs.existsSync(reportFile) ? fs.readFileSync(reportFile, 'utf8') : '' };
+  }
+
+  /** The three GitLab API routes the jobs call; each refuses a request without its token. */
+  async function startGitlabApi(): Promise<{ url: string; close: () => Promise<void> }> {
+    const commitsRoute = /^\/api\/v4\/projects\/42\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/;
+    const notesRoute = /^\/api\/v4\/projects\/42\/merge_requests\/(\d+)\/notes$/;
+    const artifactsRoute = /^\/api\/v4\/projects\/42\/jobs\/artifacts\/refs%2Fmerge-requests%2F(\d+)%2Fhead\/download\?job=svc:plan$/;
+    const server = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const url = request.url ?? '';
+        const reply = (status: number, body: string | Buffer, type = 'application/json') => response.writeHead(status, { 'content-type': type }).end(body);
+        if (request.method === 'POST' && notesRoute.test(url)) {
+          if (request.headers['private-token'] !== 'note-token') return reply(401, '{"message":"401 Unauthorized"}');
+          const iid = Number(notesRoute.exec(url)![1]);
+          notes.set(`mr-${iid}`, new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('body') ?? '');
+          return reply(201, '{"id":1}');
+        }
+        if (request.headers['job-token'] !== 'job-token') return reply(401, '{"message":"401 Unauthorized"}');
+        const commit = commitsRoute.exec(url);
+        if (request.method === 'GET' && commit !== null) {
+          const iid = mergedBy.get(commit[1]);
+          return reply(200, JSON.stringify(iid === undefined ? [] : [{ id: 1000 + iid, iid, state: 'merged' }]));
+        }
+        const artifact = artifactsRoute.exec(url);
+        if (request.method === 'GET' && artifact !== null) {
+          const zip = artifacts.get(Number(artifact[1]));
+          return zip === undefined ? reply(404, '{"message":"404 Not found"}') : reply(200, zip, 'application/zip');
+        }
+        return reply(404, `{"message":"not emulated: ${request.method} ${url}"}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    };
+  }
+
+  beforeAll(async () => {
+    for (const tool of GITLAB_TOOLS) {
+      const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
+      if (found.startsWith('/') && !fs.existsSync(path.join(toolsDirectory, tool))) fs.symlinkSync(found, path.join(toolsDirectory, tool));
+    }
+    gitlabEmulator = await startAcceptanceEmulator({ tenants: [GITLAB_TENANT] });
+    api = await startGitlabApi();
+    gitlabState = path.join(scratch, 'gitlab-state', 'security-policy.tfstate');
+    fs.mkdirSync(path.dirname(gitlabState), { recursive: true });
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await gitlabEmulator?.stop();
+  });
+
+  const gitlabListed = async () => (await gitlabEmulator.client(GITLAB_TENANT).listEntries('blacklist')).map((entry) => `${entry.ip} ${entry.description}`).sort();
+  const renamed = () => ({ 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"port scanner"', '"port scanner (seen again)"') });
+  const another = () => ({ 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') });
+
+  test(
+    'svc:plan on a merge request posts svc plan-report as the note and keeps the saved plan; svc:apply after the merge applies exactly it',
+    async () => {
+      const first = mergeRequest(1);
+      const plan = await runGitlabJob('svc:plan', { repository: first.repository, sha: first.head, source: 'merge_request_event', iid: 1 });
+      expectSuccess(plan);
+      expect(notes.get('mr-1')).toContain('203.0.113.9');
+      expect(notes.get('mr-1')).toContain('198.51.100.0/24');
+      expect(plan.log).not.toContain(gitlabEmulator.apiKey);
+      expect(await gitlabListed()).toEqual([]);
+
+      const apply = await runGitlabJob('svc:apply', { repository: first.repository, sha: first.merge, source: 'push' });
+      expectSuccess(apply);
+      expect(apply.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+      expect(await gitlabListed()).toEqual(['203.0.113.9 port scanner']);
+    },
+    2 * JOB_TIMEOUT_MS,
+  );
+
+  test(
+    'svc:apply refuses a commit that merged no merge request, and a stale plan (the state moved after it was made)',
+    async () => {
+      // A merge commit the API ties to no merge request (pushed straight to the default branch).
+      const unreviewed = mergeRequest(2);
+      mergedBy.delete(unreviewed.merge);
+      const direct = await runGitlabJob('svc:apply', { repository: unreviewed.repository, sha: unreviewed.merge, source: 'push' });
+      expect(direct.code).toBe(1);
+      expect(direct.log).toContain(`no merge request merged in ${unreviewed.merge}, so nothing reviewed to apply`);
+
+      const stale = mergeRequest(3, renamed());
+      const newer = mergeRequest(4, another());
+      expectSuccess(await runGitlabJob('svc:plan', { repository: stale.repository, sha: stale.head, source: 'merge_request_event', iid: 3 }));
+      expectSuccess(await runGitlabJob('svc:plan', { repository: newer.repository, sha: newer.head, source: 'merge_request_event', iid: 4 }));
+      expectSuccess(await runGitlabJob('svc:apply', { repository: newer.repository, sha: newer.merge, source: 'push' }));
+      const refused = await runGitlabJob('svc:apply', { repository: stale.repository, sha: stale.merge, source: 'push' });
+      expect(refused.code).toBe(1);
+      expect(refused.log).toMatch(/Saved plan is stale/);
+      expect(await gitlabListed()).toEqual(['203.0.113.9 port scanner']);
+    },
+    5 * JOB_TIMEOUT_MS,
+  );
+
+  test(
+    'svc:drift on a schedule: clean exits 0; an entry removed in the console fails the job with exit 2 and drift.md names it',
+    async () => {
+      const current = mergeRequest(5, another());
+      expectSuccess(await runGitlabJob('svc:drift', { repository: current.repository, sha: current.merge, source: 'schedule' }));
+      const client = gitlabEmulator.client(GITLAB_TENANT);
+      await client.deleteEntry('blacklist', '203.0.113.9');
+      const drifted = await runGitlabJob('svc:drift', { repository: current.repository, sha: current.merge, source: 'schedule' });
+      expect(drifted.code).toBe(2);
+      expect(drifted.summary).toContain('203.0.113.9');
+      expect(drifted.log).not.toContain(gitlabEmulator.apiKey);
+    },
+    2 * JOB_TIMEOUT_MS,
+  );
+});

@@ -4,11 +4,21 @@
  * provider_installation block with a filesystem mirror: no note, nothing linked); clean, pending
  * changes (reported as such, exit 0, never counted as drift), drift with who did it from the
  * audit log, through a flood that fills the first audit window; --link-mirror writes into the
- * root only, never into the mirror; bad input named.
+ * root only, never into the mirror; the provider installed from a network mirror over HTTPS
+ * (svc drift and its svc-drift alias: no note, nothing linked, drift found); bad input named.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { main } from '../../src/pipeline/svc-cli';
+import { currentPlatform, packageVersion } from '../../src/provider-identity';
+import { executableName, sumsName, zipName } from '../../scripts/release/layout';
+import { readRelease, writeNetworkMirror } from '../../scripts/release/static-sites';
+import { EXECUTABLE_MODE, zipArchive } from '../../scripts/release/zip';
+import { Workspace as TerraformWorkspace } from '../../scripts/terraform-harness/workspace';
+import { track } from '../support/child-processes';
+import { makeTestCertificateAuthority, serveStaticSite, type StaticSite } from '../release/support/https-site';
 import { legacySvcDriftArguments } from '../../src/pipeline/svc/drift-command';
 import { CONSOLE_USER } from '../../scripts/terraform-harness/emulator';
 import { hclString, resourceBlock } from '../../scripts/terraform-harness/hcl';
@@ -17,7 +27,7 @@ import { useAcceptanceHarness } from '../provider-acceptance/support/harness';
 
 jest.setTimeout(240_000);
 
-const harness = useAcceptanceHarness({ tenants: ['hcl', 'stack'] });
+const harness = useAcceptanceHarness({ tenants: ['hcl', 'stack', 'mirrored'] });
 
 interface Run {
   readonly code: number;
@@ -147,6 +157,116 @@ describe('a synthesized cdktf stack', () => {
     expect(alias.code).toBe(2);
     expect(fs.existsSync(path.join(stackDir, 'terraform.d'))).toBe(false);
     expect((await svc(workspace, ['drift', 'cdktf.out', '--stack', 'nope'])).stderr).toMatch(/no stack named "nope" in cdktf\.out; it has policy/);
+  });
+});
+
+describe('the provider installed from a network mirror over HTTPS (a TF_CLI_CONFIG_FILE with network_mirror)', () => {
+  let site: StaticSite;
+  let scratch: string;
+  let cliConfigFile: string;
+  let caFile: string;
+  let hclRoot: TerraformWorkspace;
+  let stackRoot: TerraformWorkspace;
+  let appDir: string;
+
+  /** The release's layout from this run's provider build: a zip per platform, SHA256SUMS, then the mirror site. */
+  function networkMirrorSite(directory: string): string {
+    const version = packageVersion();
+    const platform = currentPlatform();
+    const executable = harness().build.mirrorExecutables.find((file) => file.includes(`${path.sep}${platform}${path.sep}`));
+    if (executable === undefined) throw new Error(`the provider build has no executable for ${platform}`);
+    const releaseDir = path.join(directory, 'release');
+    fs.mkdirSync(releaseDir, { recursive: true });
+    const [osName, arch] = platform.split('_') as [string, string];
+    const zip = zipArchive([{ name: executableName(version), data: fs.readFileSync(executable), mode: EXECUTABLE_MODE }], 1_700_000_000);
+    fs.writeFileSync(path.join(releaseDir, zipName(version, osName, arch)), zip);
+    fs.writeFileSync(path.join(releaseDir, sumsName(version)), `${createHash('sha256').update(zip).digest('hex')}  ${zipName(version, osName, arch)}\n`);
+    const siteDir = path.join(directory, 'site');
+    writeNetworkMirror({ release: readRelease(releaseDir), outDir: siteDir });
+    return siteDir;
+  }
+
+  beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-drift-network-mirror-'));
+    const authority = makeTestCertificateAuthority(path.join(scratch, 'ca'));
+    caFile = authority.caFile;
+    site = await serveStaticSite(networkMirrorSite(scratch), authority);
+    cliConfigFile = path.join(scratch, 'network-mirror.tfrc');
+    fs.writeFileSync(cliConfigFile, `provider_installation {\n  network_mirror {\n    url = "${site.url}/"\n  }\n}\n`);
+    const workspace = (dir: string) =>
+      new TerraformWorkspace({ dir, cliConfigFile, trackChild: track, env: { SVC_API_KEY: harness().emulator.apiKey, SSL_CERT_FILE: caFile } });
+
+    hclRoot = workspace(path.join(scratch, 'hcl-root'));
+    hclRoot.write(harness().providerBlock('mirrored') + resourceBlock('svc_blacklist_entry', 'scanner', { ip: hclString('203.0.113.77'), description: hclString('scanner') }));
+    // A synthesized cdktf app as cdktf writes it: manifest.json and the stack's cdk.tf.json.
+    appDir = path.join(scratch, 'project', 'cdktf.out');
+    const stackDir = path.join(appDir, 'stacks', 'policy');
+    fs.mkdirSync(stackDir, { recursive: true });
+    fs.writeFileSync(path.join(appDir, 'manifest.json'), JSON.stringify({ version: '0.21.0', stacks: { policy: { name: 'policy', workingDirectory: 'stacks/policy', synthesizedStackPath: 'stacks/policy/cdk.tf.json' } } }));
+    fs.writeFileSync(
+      path.join(stackDir, 'cdk.tf.json'),
+      JSON.stringify({
+        terraform: { required_providers: { svc: { source: 'svc-prevent/svc', version: packageVersion() } } },
+        provider: { svc: [{ base_url: harness().emulator.url, tenant: 'mirrored' }] },
+        resource: { svc_whitelist: { allow: { entries: { '192.0.2.77': 'office' } } } },
+      }),
+    );
+    stackRoot = workspace(stackDir);
+    for (const root of [hclRoot, stackRoot]) {
+      await root.init();
+      await root.apply();
+    }
+  });
+
+  afterAll(async () => {
+    await site?.close();
+    if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  async function drift(argv: string[]): Promise<Run> {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(['drift', ...argv], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { ...hclRoot.env, TF_CLI_CONFIG_FILE: cliConfigFile, SSL_CERT_FILE: caFile },
+      workingDirectory: path.join(scratch, 'project'),
+    });
+    return { code, stdout, stderr };
+  }
+
+  test('terraform installed svc from the mirror site (the zip it serves), not from a filesystem mirror', () => {
+    expect(site.requests).toEqual(expect.arrayContaining(['/registry.terraform.io/svc-prevent/svc/index.json', `/registry.terraform.io/svc-prevent/svc/${packageVersion()}.json`]));
+    // Each root's init downloaded the zip (terraform fetches it more than once per install).
+    expect(site.requests.filter((request) => request.endsWith('.zip')).length).toBeGreaterThanOrEqual(2);
+  });
+
+  test('clean, then drift in both roots: no note about mirrors, nothing linked, the lock files untouched; the svc-drift alias the same', async () => {
+    const locks = [hclRoot.dir, stackRoot.dir].map((dir) => fs.readFileSync(path.join(dir, '.terraform.lock.hcl'), 'utf8'));
+    const clean = await drift(['cdktf.out', hclRoot.dir]);
+    expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(clean.stdout).toContain('svc drift: 2 roots: 2 clean, 0 drifted');
+
+    const consoleClient = harness().emulator.consoleClient('mirrored');
+    await consoleClient.deleteEntry('blacklist', '203.0.113.77');
+    await consoleClient.addEntry('whitelist', { ip: '192.0.2.78', description: 'added in the console' });
+    const drifted = await drift(['cdktf.out', hclRoot.dir]);
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toContain('policy (cdktf stack): DRIFT: 1 resource changed outside terraform');
+    expect(drifted.stdout).toContain(`${path.relative(path.join(scratch, 'project'), hclRoot.dir)} (hcl): DRIFT: 1 resource changed outside terraform`);
+    expect(drifted.stdout).toContain('+ 192.0.2.78  "added in the console"  (svc_whitelist.allow)');
+    expect(drifted.stdout).toContain('203.0.113.77 deleted outside terraform from the blacklist: Lists/remove_entry by ');
+    expect(drifted.stdout).toContain('svc drift: 2 roots: 0 clean, 2 drifted');
+
+    const alias = await drift(legacySvcDriftArguments([]));
+    expect(alias.code).toBe(2);
+    expect(alias.stdout).toContain('policy (cdktf stack): DRIFT');
+
+    for (const run of [clean, drifted, alias]) {
+      expect(run.stderr).not.toMatch(/cannot install|filesystem_mirror|unset TF_CLI_CONFIG_FILE|linked the svc provider/);
+    }
+    for (const dir of [hclRoot.dir, stackRoot.dir]) expect(fs.existsSync(path.join(dir, 'terraform.d'))).toBe(false);
+    expect([hclRoot.dir, stackRoot.dir].map((dir) => fs.readFileSync(path.join(dir, '.terraform.lock.hcl'), 'utf8'))).toEqual(locks);
   });
 });
 

@@ -13,6 +13,7 @@ import { planImport } from '../../src/pipeline/svc/entries-command';
 import { csvCells } from '../../src/pipeline/svc/entry-import-file';
 import { escapeUntrusted, forMarkdown, safeJson } from '../../src/pipeline/untrusted-text';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
+import { startFakeService, withLogin } from '../api/fake-service';
 import { track } from '../support/child-processes';
 
 const KEY = 'svc-cli-test-key-4f1e';
@@ -97,8 +98,33 @@ describe('svc entries against the emulator', () => {
     }
     // The client escapes control and bidi characters at its boundary (src/api/reply-checks.ts), as visible text.
     expect((await svc(['entries', 'list', 'whitelist'])).stdout).toContain('\\u001b[2J\\u001b[H\\u001b[32mNo changes.\\u001b[0m\\u000aline2 \\u009b31m \\u202egro.live');
+    // And says so on stderr, as the provider does: what is printed is not what the service holds.
+    for (const argv of [['entries', 'list', 'whitelist'], ['entries', 'get', 'whitelist', '192.0.2.7', '--format', 'json']]) {
+      const run = await svc(argv);
+      expect(run.stderr).toMatch(/^svc: warning: (list|get)_whitelist for tenant "acme": .*192\.0\.2\.7's description holds control or bidirectional-override characters; they are shown escaped.*fix the entry on the service/m);
+      expect(run.stderr).not.toMatch(/[\u001b\u009b\u202e]/);
+    }
     // The JSON holds the same, escaped, text.
     expect(JSON.parse((await svc(['entries', 'list', 'whitelist', '--format', 'json'])).stdout)[0].description).toBe('\\u001b[2J\\u001b[H\\u001b[32mNo changes.\\u001b[0m\\u000aline2 \\u009b31m \\u202egro.live');
+  });
+
+  test('a reply with one address twice (non-canonical spellings) is merged, and stderr says so; stdout lists it once', async () => {
+    // The emulator never answers so: a scripted stand-in for the service does.
+    const service = await startFakeService(
+      withLogin('fake-session-token', (request) =>
+        request.body.command === 'list_blacklist'
+          ? { body: { Ok: [{ ip: '192.0.2.1', description: 'first', created: 1_700_000_000 }, { ip: '192.0.2.1/32', description: 'second', created: 1_700_000_001 }] } }
+          : { body: { Error: `not scripted: ${String(request.body.command)}` } },
+      ),
+    );
+    try {
+      const run = await svc(['entries', 'list', 'blacklist', '--format', 'json'], { SVC_BASE_URL: service.url });
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ ip: '192.0.2.1', description: 'first' })]);
+      expect(run.stderr).toMatch(/^svc: warning: list_blacklist for tenant "acme": .*one address once canonical: merged into one entry/m);
+    } finally {
+      await service.close();
+    }
   });
 
   test('import: YAML, JSON and CSV through the bulk commands; a dry run exits 2 and changes nothing; --prune removes the rest', async () => {

@@ -60,9 +60,9 @@ describe('npm run demo', () => {
     // The out-of-band changes, as the drift check reports them.
     expect(output).toMatch(/svc_blacklist_entry\.blacklist_\S+ {2}deleted outside terraform/);
     expect(output).toMatch(/svc_channel_sso\.channel_main {2}changed outside terraform\n\s+enabled: true -> false/);
-    expect(output).toMatch(/drift check: 1 stack: 0 clean, 1 drifted, 0 with pending changes, 0 failed, 0 skipped; exit 2/);
+    expect(output).toMatch(/svc drift: 1 root: 0 clean, 1 drifted, 0 with pending changes, 0 failed, 0 skipped; exit 2/);
     expect(output).toMatch(/Apply complete! Resources: 1 added, 1 changed, 0 destroyed\./);
-    expect(output).toMatch(/drift check: 1 stack: 1 clean, 0 drifted, 0 with pending changes, 0 failed, 0 skipped; exit 0/);
+    expect(output).toMatch(/svc drift: 1 root: 1 clean, 0 drifted, 0 with pending changes, 0 failed, 0 skipped; exit 0/);
     expect(output).toMatch(/Destroy complete! Resources: 10 destroyed\./);
     expect(output).toContain('the API holds 0 blacklist entries, 0 blocklist entries, 0 whitelist entries');
     expect(output).toMatch(/control-plane\/cdk\.tf\.json: \d+ resources of \d+ types/);

@@ -251,8 +251,3 @@ export async function attributeDriftDetailed(subjects: readonly DriftSubject[], 
   }
   return results;
 }
-
-/** The same as lines for people. */
-export async function attributeDrift(subjects: readonly DriftSubject[], lookup: AuditLookup): Promise<string[]> {
-  return (await attributeDriftDetailed(subjects, lookup)).map((attribution) => attribution.text);
-}

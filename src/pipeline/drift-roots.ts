@@ -1,5 +1,7 @@
 /**
- * `svc drift`: for plain HCL root modules and synthesized cdktf stacks alike, `terraform init`,
+ * The drift check, the one implementation behind `svc drift`, its alias `svc-drift` and
+ * `npm run drift` (scripts/drift-check.ts): for plain HCL root modules and synthesized cdktf
+ * stacks alike, `terraform init`,
  * `terraform plan -json -detailed-exitcode` and `terraform show -json` of the saved plan, with the
  * provider installation the user configured (registry, network mirror, filesystem mirror): no
  * CLI config is written and nothing is linked into a root unless linkMirror asks for it (this
@@ -16,9 +18,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ManagementClient } from '../api/client';
 import { attributeDriftDetailed, driftSubjects, type Attribution, type AuditLookup, type DriftedResource } from './drift-attribution';
-import { DriftCheckError, firstErrorLine } from './drift-check';
 import { buildPlanReport, parsePlanLog, type Finding, type JsonPlanDocument, type PlanReport } from './plan-report';
-import { unreachableStack, type UnreachableReason } from './plan-failure';
+import { planChanges, type ResourceChange } from './plan-changes';
+import { isFollowOnDiagnostic, terraformOutputLines, unreachableStack, type UnreachableReason } from './plan-failure';
 import { linkImpliedMirror, lockSvcProvider, stackSvcRequirement, synthesizedStacks, type ProviderMirror } from './provider-mirror';
 
 export type RootKind = 'hcl' | 'cdktf stack';
@@ -39,6 +41,8 @@ export interface RootCheck {
   readonly report?: PlanReport;
   /** Addresses refresh found changed outside terraform and the plan would change back. */
   readonly driftedAddresses?: readonly string[];
+  /** Those resources, how each changed and the attributes that differ (sensitive values masked), for every provider's resources. */
+  readonly driftedResources?: readonly ResourceChange[];
   /** For error and skipped: the step and terraform's first error line. */
   readonly error?: string;
   readonly unreachable?: UnreachableReason;
@@ -65,6 +69,15 @@ export interface DriftRunOptions {
   readonly progress?: (line: string) => void;
   /** @default the root's svc provider settings, else SVC_BASE_URL, TF_VAR_api_key or SVC_API_KEY, SVC_TENANT */
   readonly auditLookup?: (plan: JsonPlanDocument, env: NodeJS.ProcessEnv) => AuditLookup;
+}
+
+/** A bad DIR or --stack, or terraform that cannot be started: the user's to fix, exit 1. */
+export class DriftCheckError extends Error {
+  readonly code = 'drift_check_usage';
+  constructor(message: string) {
+    super(message);
+    this.name = 'DriftCheckError';
+  }
 }
 
 const HCL_FILE = /\.tf(\.json)?$/;
@@ -109,7 +122,7 @@ export function rootUsesSvc(directory: string): { constraint: string | undefined
   return null;
 }
 
-interface CommandResult {
+export interface CommandResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
@@ -125,6 +138,40 @@ function terraform(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv)
     child.once('error', (error) => reject(new DriftCheckError(`terraform could not be started (is it on PATH?): ${error.message}`)));
     child.once('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }));
   });
+}
+
+const MAX_ERROR_LENGTH = 400;
+
+/**
+ * terraform's first diagnostic in one line: `Error: <summary> (<address>): <first paragraph of
+ * the detail>`, which says what to fix (its diagnostics are boxed with │ unless -no-color);
+ * without an `Error:` line, the last line and the exit code.
+ */
+export function firstErrorLine(result: CommandResult): string {
+  const lines = terraformOutputLines(`${result.stderr}\n${result.stdout}`);
+  // The cause, not the provider's follow-on notes that point at it.
+  const cause = lines.findIndex((line) => line.startsWith('Error: ') && !isFollowOnDiagnostic(line.slice('Error: '.length)));
+  const start = cause !== -1 ? cause : lines.findIndex((line) => line.startsWith('Error: '));
+  if (start === -1) {
+    const last = lines.filter((line) => line !== '').pop();
+    return last === undefined ? `exit code ${result.code}, no output` : `${last} (exit code ${result.code})`;
+  }
+  let subject: string | undefined;
+  const detail: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith('Error: ') || line.startsWith('Warning: ')) break;
+    if (line === '') {
+      if (detail.length > 0) break;
+      continue;
+    }
+    const withSubject = /^with (.+?),?$/.exec(line);
+    if (withSubject !== null && detail.length === 0) subject ??= withSubject[1];
+    // The source location and the quoted configuration line say where, not what.
+    else if (detail.length === 0 && (/^on .+ line \d+/.test(line) || /^\d+:/.test(line))) continue;
+    else detail.push(line);
+  }
+  const text = `${lines[start]}${subject === undefined ? '' : ` (${subject})`}${detail.length === 0 ? '' : `: ${detail.join(' ')}`}`;
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 3)}...` : text;
 }
 
 /** The diagnostics of a -json run as terraform's text, for firstErrorLine and unreachableStack. */
@@ -173,7 +220,7 @@ async function checkRoot(root: DriftRoot, options: DriftRunOptions, mirror: (() 
     const built = mirror();
     linkImpliedMirror(root.directory, built.mirrorDir);
     lockSvcProvider(root.directory, built, usesSvc.constraint);
-    progress(`${prefix} linked the svc provider mirror ${built.mirrorDir} into terraform.d/plugins (--link-mirror)`);
+    progress(`${prefix} linked the svc provider mirror ${built.mirrorDir} into terraform.d/plugins (--link-mirror or --mirror)`);
   }
   const fail = (step: string, result: CommandResult): RootCheck => {
     const unreachable = unreachableStack(`${result.stderr}\n${result.stdout}`);
@@ -208,7 +255,8 @@ async function checkRoot(root: DriftRoot, options: DriftRunOptions, mirror: (() 
       progress(`${prefix} reading the audit log for who changed ${subjects.length} thing${subjects.length === 1 ? '' : 's'}`);
       attributions = await attributeDriftDetailed(subjects, (options.auditLookup ?? auditLookupFor)(json, env));
     }
-    return { root, status, report, driftedAddresses: drifted, ...(attributions === undefined ? {} : { attributions }) };
+    const driftedResources = planChanges(json).drift.filter((change) => drifted.includes(change.address));
+    return { root, status, report, driftedAddresses: drifted, driftedResources, ...(attributions === undefined ? {} : { attributions }) };
   } finally {
     fs.rmSync(planDir, { recursive: true, force: true });
   }

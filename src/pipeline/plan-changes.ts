@@ -194,15 +194,17 @@ function attributeLines(change: ResourceChange, indent: string): string[] {
   return change.attributes.map((attribute) => `${indent}${attribute.path}: ${attribute.before} -> ${attribute.after}`);
 }
 
+/** Each resource changed outside terraform, how, and the attributes that differ. */
+export function formatDrift(drift: readonly ResourceChange[], indent = '  '): string[] {
+  return drift.flatMap((change) => [`${indent}${change.address}  ${DRIFT_WORDS[change.action]}`, ...attributeLines(change, `${indent}    `)]);
+}
+
 /** Lines for people (no secret: sensitive values are masked in the summary already). */
 export function formatPlanChanges(changes: PlanChanges, indent = '  '): string[] {
   const lines: string[] = [];
   if (changes.drift.length > 0) {
     lines.push(`${indent}changed outside terraform (${changes.drift.length}):`);
-    for (const change of changes.drift) {
-      lines.push(`${indent}  ${change.address}  ${DRIFT_WORDS[change.action]}`);
-      lines.push(...attributeLines(change, `${indent}      `));
-    }
+    lines.push(...formatDrift(changes.drift, `${indent}  `));
   }
   const planned = [...changes.changes, ...changes.outputs];
   if (planned.length > 0) {

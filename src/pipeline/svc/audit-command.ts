@@ -25,7 +25,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
   positionals(parsed, [], 'audit');
   const limit = wholeNumber(parsed, '--limit', 1, MAX_AUDIT_LIMIT, 50);
   const format = choice(parsed, '--format', ['text', 'json'] as const, 'text');
-  return withClient(context.env, async (client) => {
+  return withClient(context, async (client) => {
     const events = await client.auditEvents(limit);
     if (format === 'json') {
       context.stdout(`${safeJson(events)}\n`);

@@ -4,8 +4,8 @@
  * (--outdir, --mirror, stack names) are an alias of it (legacySvcDriftArguments).
  */
 import * as fs from 'node:fs';
-import { DriftCheckError } from '../drift-check';
-import { findRoots, runDrift, type RootCheck, type DriftRunResult } from '../drift-roots';
+import { DriftCheckError, findRoots, runDrift, type RootCheck, type DriftRunResult } from '../drift-roots';
+import { formatDrift } from '../plan-changes';
 import { policyText, renderMarkdown } from '../plan-report-render';
 import { ProviderMirrorError, builtProviderMirror, filesystemMirror, packagedMirrorDir, providerBuildState, type ProviderMirror } from '../provider-mirror';
 import { forMarkdown, forTerminal, safeJson } from '../untrusted-text';
@@ -104,6 +104,10 @@ function renderText(result: DriftRunResult): string {
     lines.push(`${forTerminal(check.root.name, 200)} (${check.root.kind}): ${forTerminal(verdict(check), 600)}`);
     const report = check.report;
     if (report === undefined) continue;
+    // Every drifted resource with its attributes, also other providers' (AWS), which the policy text only counts.
+    if (check.driftedResources !== undefined && check.driftedResources.length > 0) {
+      lines.push('  drifted (the plan puts them back):', ...formatDrift(check.driftedResources, '    ').map((line) => forTerminal(line, 600)));
+    }
     const drift = policyText(report.drift, '    ');
     if (drift.length > 0) lines.push('  changed outside terraform:', ...drift);
     if (check.attributions !== undefined && check.attributions.length > 0) {

@@ -149,7 +149,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
     case 'list': {
       const [listText] = positionals(parsed, ['LIST'], 'entries list');
       const list = listArgument(listText!);
-      return withClient(context.env, async (client) => {
+      return withClient(context, async (client) => {
         printEntries(await client.listEntries(list), list, format, context);
         return 0;
       });
@@ -158,7 +158,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
       const [listText, ipText] = positionals(parsed, ['LIST', 'IP'], 'entries get');
       const list = listArgument(listText!);
       const ip = ipArgument(ipText!);
-      return withClient(context.env, async (client) => {
+      return withClient(context, async (client) => {
         const entry = await client.getEntry(list, ip);
         if (entry === null) throw new SvcCommandError(`the ${list} holds no entry for ${ip}`);
         if (format === 'json') context.stdout(`${safeJson(entry)}\n`);
@@ -173,7 +173,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
       const description = optionValue(parsed, '--description') ?? '';
       const problem = descriptionProblem(description);
       if (problem !== undefined) throw new SvcCommandError(`--description ${problem}`);
-      return withClient(context.env, async (client) => {
+      return withClient(context, async (client) => {
         const before = await client.getEntry(list, ip);
         if (before !== null && before.description === description) {
           context.stdout(`the ${list} already holds ${ip} with that description; nothing changed\n`);
@@ -192,7 +192,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
       const [listText, ipText] = positionals(parsed, ['LIST', 'IP'], 'entries delete');
       const list = listArgument(listText!);
       const ip = ipArgument(ipText!);
-      return withClient(context.env, async (client) => {
+      return withClient(context, async (client) => {
         const before = await client.getEntry(list, ip);
         if (before === null) throw new SvcCommandError(`the ${list} holds no entry for ${ip}; nothing removed`);
         await client.deleteEntry(list, ip);
@@ -205,7 +205,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
       const list = listArgument(listText!);
       // The file is read and checked before the service is asked anything.
       const entries = loadImportFile(path.resolve(context.cwd, file!));
-      return withClient(context.env, (client) => runImport(client, list, file!, entries, parsed, context));
+      return withClient(context, (client) => runImport(client, list, file!, entries, parsed, context));
     }
   }
 }

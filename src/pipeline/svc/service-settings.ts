@@ -5,11 +5,12 @@
  * registered with the client's redaction before anything else runs.
  */
 import { ManagementApiError } from '../../api/errors';
-import { ManagementClient } from '../../api/client';
+import { ManagementClient, type CommandReplyWarning } from '../../api/client';
 import { insecureHttpHost } from '../../api/transport';
 import { registerSecret } from '../../api/redaction';
 import type { RetryPolicy } from '../../api/retry';
-import { SvcCommandError } from './command';
+import { forTerminal } from '../untrusted-text';
+import { SvcCommandError, type SvcContext } from './command';
 
 export const SERVICE_ENVIRONMENT = {
   baseUrl: 'SVC_BASE_URL',
@@ -69,9 +70,20 @@ export function serviceSettings(env: NodeJS.ProcessEnv): ServiceSettings {
   return { baseUrl, tenant, apiKey, allowInsecureHttp, retry: { maxAttempts: maxRetries + 1, deadlineMs: 30_000 } };
 }
 
-/** Runs `work` with a client for the environment's service, closing it afterwards; client errors become one line. */
-export async function withClient<Result>(env: NodeJS.ProcessEnv, work: (client: ManagementClient, settings: ServiceSettings) => Promise<Result>): Promise<Result> {
-  const settings = serviceSettings(env);
+/**
+ * One stderr line for a reply the client could use only after a change (duplicate addresses
+ * merged, control characters escaped, a long text cut): what was shown is not what the service holds.
+ */
+export function replyWarningLine(tenant: string, warning: CommandReplyWarning): string {
+  return `svc: warning: ${forTerminal(warning.command, 80)} for tenant ${forTerminal(JSON.stringify(tenant), 120)}: ${forTerminal(warning.message, 600)}; what is printed is the changed value, fix the entry on the service to make this go away`;
+}
+
+/**
+ * Runs `work` with a client for the environment's service, closing it afterwards; client errors
+ * become one line, and the client's reply warnings go to stderr as they come.
+ */
+export async function withClient<Result>(context: Pick<SvcContext, 'env' | 'stderr'>, work: (client: ManagementClient, settings: ServiceSettings) => Promise<Result>): Promise<Result> {
+  const settings = serviceSettings(context.env);
   let client: ManagementClient | undefined;
   try {
     client = new ManagementClient({
@@ -80,6 +92,7 @@ export async function withClient<Result>(env: NodeJS.ProcessEnv, work: (client: 
       tenant: settings.tenant,
       allowInsecureHttp: settings.allowInsecureHttp,
       retry: settings.retry,
+      onReplyWarning: (warning) => context.stderr(`${replyWarningLine(settings.tenant, warning)}\n`),
     });
     return await work(client, settings);
   } catch (error) {

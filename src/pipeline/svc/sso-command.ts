@@ -43,7 +43,7 @@ async function run(argv: readonly string[], context: SvcContext): Promise<number
   const [kind, name] = positionals(parsed, ['tenant|channel'], 'sso show', ['NAME']);
   if (kind !== 'tenant' && kind !== 'channel') throw new SvcCommandError(`${JSON.stringify(kind)}: say tenant or channel`);
   const format = choice(parsed, '--format', ['text', 'json'] as const, 'text');
-  return withClient(context.env, async (client, settings) => {
+  return withClient(context, async (client, settings) => {
     const found: Array<{ kind: string; name: string; sso: SsoSettings | null }> = [];
     if (kind === 'tenant') {
       const wanted = name ?? settings.tenant;
