@@ -41,17 +41,29 @@ elif [[ -n ${SVC_SENSOR_API_KEY+set} ]]; then
   sensor_api_key_from_environment=$SVC_SENSOR_API_KEY
 fi
 unset SVC_SENSOR_API_KEY SVC_SENSOR_INTERNAL_KEY_FD
+# The management API key (of svc, the provider, the drift check) is kept only to refuse it as
+# the sensor key, and kept from every process the launcher starts.
+management_api_keys=()
+management_api_key_settings=()
+for management_variable in SVC_API_KEY TF_VAR_api_key; do
+  if [[ -n ${!management_variable:-} ]]; then
+    management_api_keys+=("${!management_variable}")
+    management_api_key_settings+=("$management_variable")
+  fi
+  unset "$management_variable"
+done
+unset management_variable
 resume_tracing
 
 readonly SCRIPT_NAME="run-svc-sensor.sh"
 readonly SCRIPT_VERSION="1.0.0"
 
-# The spec names the default repository only as "<default sensor image repository>". These two
-# constants stand for it and for the internal one (-I). They use the reserved .example domain so
-# that, until the vendor's real repositories are filled in here, nothing is ever pulled from a
-# registry somebody else controls. -i overrides either.
-readonly DEFAULT_IMAGE_REPOSITORY="registry.svc.example/svc/runtime-sensor"
-readonly INTERNAL_IMAGE_REPOSITORY="registry.internal.svc.example/svc/runtime-sensor"
+# The spec names the default repository only as "<default sensor image repository>": the
+# vendor's, which this launcher cannot know. It is a required setting: -i, else the host's site
+# default in one of these variables (the second with -I). Nothing is built in, so nothing is
+# ever pulled from a guessed registry.
+readonly SITE_IMAGE_REPOSITORY_VARIABLE="SVC_SENSOR_IMAGE_REPOSITORY"
+readonly SITE_INTERNAL_IMAGE_REPOSITORY_VARIABLE="SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY"
 readonly DEFAULT_IMAGE_TAG="1.2.0"
 readonly DEFAULT_STACK_NAME="SvcPrevent"
 readonly DEFAULT_LOG_LEVEL="info"
@@ -177,6 +189,9 @@ kernel_release=""
 capabilities=()
 trace_mounts=()
 key_file_option=""
+management_key_file_option=""
+# Where the sensor key came from, for messages: --key-file, SVC_SENSOR_API_KEY or the terminal.
+sensor_api_key_source=""
 key_delivery="file"
 output_format="text"
 ensure=false
@@ -209,9 +224,9 @@ Options (long options also take --option=value):
                                 mode (required)
   -s, --stack-name NAME         Stack name, when the default was not used (default: $DEFAULT_STACK_NAME;
                                 another name has at most $MAX_STACK_NAME_LENGTH characters)
-  -i, --image-repo REPOSITORY   Container image repository
-                                (default: $DEFAULT_IMAGE_REPOSITORY,
-                                with -I: $INTERNAL_IMAGE_REPOSITORY)
+  -i, --image-repo REPOSITORY   Container image repository: the vendor's, a required setting
+                                (default: \$$SITE_IMAGE_REPOSITORY_VARIABLE, with -I:
+                                \$$SITE_INTERNAL_IMAGE_REPOSITORY_VARIABLE; none built in)
   -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG), or a digest sha256:<64 hex>;
                                 -i also takes REPOSITORY@sha256:<64 hex>
   -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
@@ -244,14 +259,23 @@ Launcher options (not in the spec):
                                 restart, before the previous one is removed
   --key-file FILE               Read the sensor API key from FILE (default: none, the environment
                                 or the terminal)
+  --management-key-file FILE    Refuse a sensor key equal to the key in FILE (default: none;
+                                the management API key in SVC_API_KEY or TF_VAR_api_key is
+                                refused in any case)
   --key-delivery HOW            How the sensor gets the key (default: file): file, a read-only
                                 file on a tmpfs; env, the container environment (opt-in, for
                                 images that need it: inspect then shows the key)
 
 Environment:
+  SVC_SENSOR_IMAGE_REPOSITORY The vendor's sensor image repository for this host or site: the
+                         default of -i/--image-repo (no default is built in).
+  SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY The same with -I/--internal: the internal repository.
   SVC_SENSOR_API_KEY     Sensor API key, when --key-file is not given. When unset and stdin is a
                          terminal, it is asked for without echo. It never appears on a command
                          line or in the output, and the launcher drops it from its own environment.
+  SVC_API_KEY            The management API key (of svc and the provider), when set: a sensor
+                         key equal to it is refused; it reaches no process the launcher starts.
+  TF_VAR_api_key         The same, as the cdktf app's variable.
   SVC_SENSOR_HEALTH_WAIT Default of --health-wait.
   SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
                          is a tmpfs, else /dev/shm/svc-sensor).
@@ -367,7 +391,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull | --output)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --key-delivery | --health-wait | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -394,6 +418,7 @@ parse_arguments() {
           --cpu-limit) cpu_limit=$value ;;
           --log-max-size) log_max_size=$value ;;
           --key-file) key_file_option=$value ;;
+          --management-key-file) management_key_file_option=$value ;;
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
           --pull) pull_policy=$value ;;
@@ -410,6 +435,22 @@ parse_arguments() {
       *) usage_error "unexpected argument '$argument': every value belongs to an option" ;;
     esac
   done
+}
+
+# Without -i, the site default: the vendor's repository is a required setting, refused here,
+# before the runtime is touched, when the host sets none.
+site_repository_variable=""
+choose_site_image_repository() {
+  site_repository_variable=$SITE_IMAGE_REPOSITORY_VARIABLE
+  if $internal; then
+    site_repository_variable=$SITE_INTERNAL_IMAGE_REPOSITORY_VARIABLE
+  fi
+  image_repository=${!site_repository_variable:-}
+  if [[ -z $image_repository ]]; then
+    local wanted="the vendor's sensor image repository"
+    ! $internal || wanted="the internal sensor image repository (-I/--internal)"
+    usage_error "no image repository: $wanted is a required setting (the spec leaves its default to the vendor, and none is built in); give it with -i/--image-repo REPOSITORY, or set $site_repository_variable for this host (e.g. in /etc/environment or the unit that runs the launcher)"
+  fi
 }
 
 validate_options() {
@@ -467,14 +508,17 @@ validate_options() {
     usage_error "invalid value '$pull_policy' for --pull: use always (pull every time, so a re-pushed tag is refreshed), missing (pull only when not local) or never"
   fi
 
-  if [[ -n $image_repository ]]; then
-    if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
-      usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
-    fi
-    # A ':' may only separate a registry host from its port; a tag belongs in -t.
-    if [[ $image_repository == *:*:* || ($image_repository == *:* && ${image_repository#*:} != */*) ]]; then
-      usage_error "invalid value '$image_repository' for -i/--image-repo: give the repository without a tag and the tag with -t/--image-tag"
-    fi
+  local repository_setting="-i/--image-repo"
+  if [[ -z $image_repository ]]; then
+    choose_site_image_repository
+    repository_setting=$site_repository_variable
+  fi
+  if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
+    usage_error "invalid value '$image_repository' for $repository_setting: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
+  fi
+  # A ':' may only separate a registry host from its port; a tag belongs in -t.
+  if [[ $image_repository == *:*:* || ($image_repository == *:* && ${image_repository#*:} != */*) ]]; then
+    usage_error "invalid value '$image_repository' for $repository_setting: give the repository without a tag and the tag with -t/--image-tag"
   fi
   if [[ -z $image_digest ]] && ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
     usage_error "invalid value '$image_tag' for -t/--image-tag: a tag has up to 128 letters, digits, '_', '.' and '-', e.g. $DEFAULT_IMAGE_TAG"
@@ -513,6 +557,9 @@ validate_options() {
   fi
   if [[ -n $key_file_option && ! -f $key_file_option ]]; then
     usage_error "invalid value '$key_file_option' for --key-file: no such file; give the file that holds the sensor API key"
+  fi
+  if [[ -n $management_key_file_option && ! -f $management_key_file_option ]]; then
+    usage_error "invalid value '$management_key_file_option' for --management-key-file: no such file; give the file that holds the management API key, or leave the option out"
   fi
 
   if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
@@ -617,6 +664,16 @@ check_rootful_runtime() {
     how="podman run by uid $EUID is rootless"
   elif [[ ${DOCKER_HOST:-} == unix:///run/user/* || ${DOCKER_HOST:-} == unix://"${XDG_RUNTIME_DIR:-/run/user}"/* ]]; then
     how="DOCKER_HOST=$DOCKER_HOST is a rootless docker daemon"
+  elif [[ ${runtime##*/} == docker ]]; then
+    # A docker context (docker context use, DOCKER_CONTEXT) can point at a rootless daemon's
+    # socket with no variable set: the daemon itself says so in its security options.
+    local security_options reached_through="the current docker context (docker context show)"
+    security_options=$(runtime_call info --format '{{range .SecurityOptions}}{{.}} {{end}}' 2>/dev/null) || security_options=""
+    [[ -z ${DOCKER_CONTEXT:-} ]] || reached_through="DOCKER_CONTEXT=$DOCKER_CONTEXT"
+    [[ -z ${DOCKER_HOST:-} ]] || reached_through="DOCKER_HOST=$DOCKER_HOST"
+    if [[ " $security_options " == *" name=rootless "* ]]; then
+      how="the docker daemon reached through $reached_through is rootless (docker info lists the security option name=rootless)"
+    fi
   fi
   if [[ -n $how ]]; then
     die "$EXIT_ROOTLESS" "$how: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON in the host's user namespace, which loading eBPF programs needs; run the launcher as root with the rootful runtime (sudo)"
@@ -925,9 +982,12 @@ read_sensor_api_key() {
     # The whole file, less one final line break (the way editors save it).
     IFS= read -r -d '' sensor_api_key <"$key_file_option" || true
     sensor_api_key=${sensor_api_key%$'\n'}
+    sensor_api_key_source="--key-file $key_file_option"
   elif [[ -n $sensor_api_key_from_environment ]]; then
     sensor_api_key=$sensor_api_key_from_environment
+    sensor_api_key_source="SVC_SENSOR_API_KEY"
   elif [[ -t 0 ]]; then
+    sensor_api_key_source="the terminal prompt"
     read -r -s -p "Sensor API key (input hidden): " sensor_api_key || sensor_api_key=""
     printf '\n' >&2
   else
@@ -939,7 +999,30 @@ read_sensor_api_key() {
   if [[ $sensor_api_key == *[[:cntrl:]]* ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key contains a line break or another control character; give the key exactly as the web user interface shows it"
   fi
+  refuse_management_api_key
   resume_tracing
+}
+
+# The spec gives neither key a shape, so a management API key pasted as the sensor key is
+# recognised by comparison with the management keys this host has: the environment's, and the
+# file named with --management-key-file. The message names the settings, never a key.
+refuse_management_api_key() {
+  local index management_key setting
+  if [[ -n $management_key_file_option ]]; then
+    if ! [[ -r $management_key_file_option ]]; then
+      die "$EXIT_API_KEY_MISSING" "cannot read the management key file '$management_key_file_option' (--management-key-file); run as a user who may read it"
+    fi
+    IFS= read -r -d '' management_key <"$management_key_file_option" || true
+    management_api_keys+=("${management_key%$'\n'}")
+    management_api_key_settings+=("--management-key-file $management_key_file_option")
+  fi
+  for index in "${!management_api_keys[@]}"; do
+    management_key=${management_api_keys[index]}
+    setting=${management_api_key_settings[index]}
+    if [[ -n $management_key && $sensor_api_key == "$management_key" ]]; then
+      die "$EXIT_API_KEY_MISSING" "the sensor API key (from $sensor_api_key_source) is the management API key (the one in $setting): a sensor authenticates with a sensor API key, a different key type; create one in the web user interface (add sensor key) and give it instead"
+    fi
+  done
 }
 
 # The directory for key files: on a tmpfs, so a key never reaches a disk; owned by this user and
@@ -1529,13 +1612,6 @@ main() {
     choose_container_interface
   fi
 
-  if [[ -z $image_repository ]]; then
-    if $internal; then
-      image_repository=$INTERNAL_IMAGE_REPOSITORY
-    else
-      image_repository=$DEFAULT_IMAGE_REPOSITORY
-    fi
-  fi
   if [[ -n $image_digest ]]; then
     image="$image_repository@$image_digest"
   else
