@@ -71,6 +71,11 @@ readonly DEFAULT_TRACE_PATH="/sys"
 # The sensor reads kernel tracing through sysfs; nothing outside it is mounted.
 readonly TRACE_PATH_ROOT="/sys"
 readonly LOG_LEVELS="trace debug info warn error"
+# --systemd-unit: quadlet reads .container files from podman 4.4 on; older podman gets a plain
+# .service. The key reaches the unit as this systemd credential, never in the unit file.
+readonly QUADLET_PODMAN_VERSION="4.4"
+readonly UNIT_CREDENTIAL_NAME="svc-sensor-api-key"
+readonly UNIT_RESTART_SECONDS=5
 # What the sensor reads under the trace path: tracefs (new and old place), the kernel's BTF type
 # information (CO-RE eBPF programs) and the BPF filesystem. Each is a leaf filesystem mounted on
 # its own, read-only; the rest of sysfs (and the cgroup hierarchy under it) is never mounted.
@@ -190,6 +195,13 @@ capabilities=()
 trace_mounts=()
 key_file_option=""
 management_key_file_option=""
+# --systemd-unit DIR: write a unit there instead of starting the sensor; --app-unit names the
+# application's unit (default: the app container's PODMAN_SYSTEMD_UNIT label).
+systemd_unit_directory=""
+app_unit=""
+unit_format=""
+unit_file=""
+unit_name=""
 # Where the sensor key came from, for messages: --key-file, SVC_SENSOR_API_KEY or the terminal.
 sensor_api_key_source=""
 key_delivery="file"
@@ -262,6 +274,13 @@ Launcher options (not in the spec):
   --management-key-file FILE    Refuse a sensor key equal to the key in FILE (default: none;
                                 the management API key in SVC_API_KEY or TF_VAR_api_key is
                                 refused in any case)
+  --systemd-unit DIR            Write a systemd unit into DIR instead of starting (default: none);
+                                podman only: a quadlet .container with podman >= $QUADLET_PODMAN_VERSION,
+                                else a .service; needs --key-file, which systemd loads at
+                                every start (LoadCredential=)
+  --app-unit UNIT               With --systemd-unit: the application's unit (default: the app
+                                container's PODMAN_SYSTEMD_UNIT label; none in host mode),
+                                which the sensor's unit starts after and stops with
   --key-delivery HOW            How the sensor gets the key (default: file): file, a read-only
                                 file on a tmpfs; env, the container environment (opt-in, for
                                 images that need it: inspect then shows the key)
@@ -288,8 +307,8 @@ Environment:
                          enforces (default: /sys/fs/selinux).
 
 Exit codes:
-  0   sensor started and healthy, or left running unchanged (--ensure), or help, version or
-      a dry run printed
+  0   sensor started and healthy, or left running unchanged (--ensure), or its unit written
+      (--systemd-unit), or help, version or a dry run printed
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -391,7 +410,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --key-delivery | --health-wait | --pull | --output)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --systemd-unit | --app-unit | --key-delivery | --health-wait | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -419,6 +438,8 @@ parse_arguments() {
           --log-max-size) log_max_size=$value ;;
           --key-file) key_file_option=$value ;;
           --management-key-file) management_key_file_option=$value ;;
+          --systemd-unit) systemd_unit_directory=$value ;;
+          --app-unit) app_unit=$value ;;
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
           --pull) pull_policy=$value ;;
@@ -562,8 +583,41 @@ validate_options() {
     usage_error "invalid value '$management_key_file_option' for --management-key-file: no such file; give the file that holds the management API key, or leave the option out"
   fi
 
+  validate_systemd_unit_options
+
   if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
     usage_error "invalid value '$trace_path' for -p/--trace-path: give an absolute directory path without ':' or ',', e.g. $DEFAULT_TRACE_PATH"
+  fi
+}
+
+# systemd reads the unit's paths and names as words: only plain characters, so nothing in them
+# needs quoting or is taken for a specifier.
+readonly UNIT_SAFE_PATH='^/[A-Za-z0-9._/@+-]+$'
+validate_systemd_unit_options() {
+  if [[ -n $app_unit && -z $systemd_unit_directory ]]; then
+    usage_error "--app-unit '$app_unit' is only used with --systemd-unit DIR"
+  fi
+  [[ -n $systemd_unit_directory ]] || return 0
+  if ! [[ $systemd_unit_directory =~ $UNIT_SAFE_PATH && -d $systemd_unit_directory ]]; then
+    usage_error "invalid value '$systemd_unit_directory' for --systemd-unit: give an existing directory (absolute, letters, digits and ._/@+- only), e.g. /etc/containers/systemd for a quadlet or /etc/systemd/system"
+  fi
+  if [[ -z $key_file_option ]]; then
+    usage_error "--systemd-unit needs --key-file FILE: systemd loads the sensor key from that file at every start of the unit (LoadCredential=), so it never stands in the unit file or an environment"
+  fi
+  if ! [[ $key_file_option =~ $UNIT_SAFE_PATH ]]; then
+    usage_error "invalid value '$key_file_option' for --key-file with --systemd-unit: systemd loads it by this path, so give it absolute, with letters, digits and ._/@+- only, e.g. /etc/svc-sensor/sensor-key (mode 0600, owned by root)"
+  fi
+  if [[ $key_delivery == env ]]; then
+    usage_error "--systemd-unit and --key-delivery env cannot be combined: the unit would hold the key in its environment; the unit delivers it as a file (LoadCredential=)"
+  fi
+  if $ensure; then
+    usage_error "--systemd-unit and --ensure cannot be combined: the launcher writes the unit and starts nothing, so there is no running sensor to compare"
+  fi
+  if [[ -n $app_unit ]]; then
+    [[ $app_unit == *.service ]] || app_unit+=".service"
+    if ! [[ $app_unit =~ ^[A-Za-z0-9:_.@-]+\.service$ ]]; then
+      usage_error "invalid value '$app_unit' for --app-unit: give the application's systemd unit, e.g. shop-web.service"
+    fi
   fi
 }
 
@@ -774,17 +828,17 @@ check_trace_path() {
   trace_path=$resolved
 }
 
-# Sets kernel_is_new_enough: whether a kernel release (6.1.0-18-cloud-amd64) is at least
+# Sets release_is_new_enough: whether a release (a kernel's 6.1.0-18-cloud-amd64, podman's 4.3.1) is at least
 # major.minor; an unreadable release is not.
-kernel_is_new_enough=false
-compare_kernel_release() {
+release_is_new_enough=false
+compare_release() {
   local release=$1 wanted=$2 major minor
-  kernel_is_new_enough=false
+  release_is_new_enough=false
   [[ $release =~ ^([0-9]+)\.([0-9]+) ]] || return 0
   major=${BASH_REMATCH[1]}
   minor=${BASH_REMATCH[2]}
   if ((major > ${wanted%%.*} || (major == ${wanted%%.*} && minor >= ${wanted#*.}))); then
-    kernel_is_new_enough=true
+    release_is_new_enough=true
   fi
 }
 
@@ -794,8 +848,8 @@ compare_kernel_release() {
 # SYS_ADMIN alone, so only there it is granted, and said.
 choose_capabilities() {
   kernel_release=$(uname -r) || kernel_release=""
-  compare_kernel_release "$kernel_release" "$SPLIT_BPF_CAPABILITIES_KERNEL"
-  if $kernel_is_new_enough; then
+  compare_release "$kernel_release" "$SPLIT_BPF_CAPABILITIES_KERNEL"
+  if $release_is_new_enough; then
     capabilities=(BPF PERFMON NET_ADMIN NET_RAW)
   else
     capabilities=(SYS_ADMIN NET_ADMIN NET_RAW)
@@ -1201,7 +1255,7 @@ print_json_result() {
   local -a fields=(
     action "$action" message "$result_message" sensor "$sensor_name" mode "$mode"
     container_id "$container_id" image "$image" image_id "$image_id" image_digest "$repository_digest"
-    interface "$chosen_interface" launcher_version "$SCRIPT_VERSION"
+    interface "$chosen_interface" unit_file "$unit_file" launcher_version "$SCRIPT_VERSION"
   )
   while ((${#fields[@]} > 0)); do
     name=${fields[0]}
@@ -1217,6 +1271,152 @@ print_json_result() {
     separator=","
   done
   printf '%s]}\n' "$object"
+}
+
+# ---------------------------------------------------------------------------- systemd unit
+
+# One argument as a word of a systemd command line: in double quotes, \ and " escaped, % and $
+# doubled so that systemd takes neither for a specifier or a variable.
+systemd_word=""
+to_systemd_word() {
+  local text=$1
+  text=${text//\\/\\\\}
+  text=${text//\"/\\\"}
+  text=${text//%/%%}
+  text=${text//\$/\$\$}
+  systemd_word="\"$text\""
+}
+
+# The sensor's arguments as systemd words; the key file is the unit's credential (%d is
+# $CREDENTIALS_DIRECTORY, where systemd puts what LoadCredential= loaded).
+readonly UNIT_KEY_FILE_PLACEHOLDER="<unit credential>"
+unit_words=""
+build_unit_words() {
+  local argument key_volume
+  key_file=$UNIT_KEY_FILE_PLACEHOLDER
+  key_volume="$key_file:$KEY_FILE_IN_CONTAINER:ro"
+  build_sensor_arguments
+  unit_words="\"--stop-timeout\" \"$STOP_GRACE_SECONDS\""
+  for argument in "${sensor_arguments[@]:0:${#sensor_arguments[@]}-1}"; do
+    if [[ $argument == "$key_volume" ]]; then
+      systemd_word="\"%d/$UNIT_CREDENTIAL_NAME:$KEY_FILE_IN_CONTAINER:ro\""
+    else
+      to_systemd_word "$argument"
+    fi
+    unit_words+=" $systemd_word"
+  done
+}
+
+# Container mode: the unit that runs the application container, from --app-unit, else from
+# the PODMAN_SYSTEMD_UNIT label podman puts on a container a systemd unit started.
+choose_app_unit() {
+  local label
+  [[ $mode == container && -z $app_unit ]] || return 0
+  label=$(runtime_call container inspect --format '{{index .Config.Labels "PODMAN_SYSTEMD_UNIT"}}' "$app_name" 2>/dev/null) || label=""
+  [[ $label != "<no value>" ]] || label=""
+  if [[ -z $label ]]; then
+    die "$EXIT_USAGE" "--systemd-unit in container mode needs the application's systemd unit, so that the sensor starts after it and stops with it: container '$app_name' has no PODMAN_SYSTEMD_UNIT label (no podman or quadlet unit started it); give the unit with --app-unit UNIT"
+  fi
+  # A label is the runtime's answer: checked like --app-unit before it reaches a unit file.
+  if ! [[ $label =~ ^[A-Za-z0-9:_.@-]+\.service$ ]]; then
+    die "$EXIT_USAGE" "container '$app_name' names its unit '$label' (label PODMAN_SYSTEMD_UNIT), which is not a plain .service name; give the application's unit with --app-unit UNIT"
+  fi
+  app_unit=$label
+}
+
+# The unit's text (quadlet .container or plain .service), in unit_text.
+unit_text=""
+compose_unit_text() {
+  local podman_path=$1 dependencies install_target
+  if [[ -n $app_unit ]]; then
+    dependencies="BindsTo=$app_unit"$'\n'"After=$app_unit"
+    install_target=$app_unit
+  else
+    dependencies="Wants=network-online.target"$'\n'"After=network-online.target"
+    install_target=multi-user.target
+  fi
+  build_unit_words
+  unit_text="# Written by $SCRIPT_NAME $SCRIPT_VERSION (--systemd-unit); run the launcher again to change it.
+# The sensor API key is not in this file: systemd loads it from $key_file_option at every start.
+[Unit]
+Description=svc runtime sensor $sensor_name
+$dependencies
+"
+  if [[ $unit_format == quadlet ]]; then
+    unit_text+="
+[Container]
+ContainerName=$sensor_name
+Image=$image
+PodmanArgs=$unit_words
+"
+  fi
+  unit_text+="
+[Service]
+LoadCredential=$UNIT_CREDENTIAL_NAME:$key_file_option
+Restart=on-failure
+RestartSec=$UNIT_RESTART_SECONDS
+TimeoutStopSec=$((STOP_GRACE_SECONDS + RUNTIME_CALL_TIMEOUT_SECONDS))
+"
+  if [[ $unit_format == service ]]; then
+    to_systemd_word "$image"
+    unit_text+="Environment=PODMAN_SYSTEMD_UNIT=%n
+Type=notify
+NotifyAccess=all
+ExecStartPre=/bin/rm -f %t/%n.ctr-id
+ExecStart=$podman_path run --cidfile=%t/%n.ctr-id --cgroups=no-conmon --rm --sdnotify=conmon --replace --detach --name $sensor_name $unit_words $systemd_word
+ExecStop=$podman_path stop --ignore -t $STOP_GRACE_SECONDS --cidfile=%t/%n.ctr-id
+ExecStopPost=$podman_path rm -f --ignore -t 10 --cidfile=%t/%n.ctr-id
+"
+  fi
+  unit_text+="
+[Install]
+WantedBy=$install_target
+"
+}
+
+# --systemd-unit: the sensor as a systemd unit (quadlet where podman has it), which starts it at
+# boot after the application's unit and stops it with that unit. Nothing is started here.
+write_systemd_unit() {
+  local podman_path version temporary_file
+  if [[ ${runtime##*/} != podman ]]; then
+    die "$EXIT_USAGE" "--systemd-unit needs podman, and the runtime is '$runtime': docker's daemon restarts the sensor itself (--restart unless-stopped, also after a reboot); run without --systemd-unit"
+  fi
+  podman_path=$(type -P -- "$runtime")
+  if ! [[ $podman_path =~ $UNIT_SAFE_PATH ]]; then
+    die "$EXIT_USAGE" "podman is at '$podman_path', a path a unit file cannot name as it is; install podman in /usr/bin"
+  fi
+  version=$(runtime_call version --format '{{.Client.Version}}' 2>/dev/null) || version=""
+  compare_release "$version" "$QUADLET_PODMAN_VERSION"
+  unit_format=service
+  if $release_is_new_enough; then
+    unit_format=quadlet
+  fi
+  unit_name="$sensor_name.service"
+  unit_file="$systemd_unit_directory/$sensor_name.$([[ $unit_format == quadlet ]] && echo container || echo service)"
+  choose_app_unit
+  compose_unit_text "$podman_path"
+
+  if $dry_run; then
+    result_action=dry-run
+    note "Dry run: nothing was pulled or written. podman ${version:-of unknown version} would get $unit_file ($unit_format), for $unit_name:"
+    note "$unit_text"
+    return 0
+  fi
+  if ! temporary_file=$(mktemp "$systemd_unit_directory/.$sensor_name.XXXXXXXXXX") ||
+    ! printf '%s' "$unit_text" >"$temporary_file" || ! chmod 0644 -- "$temporary_file" || ! mv -f -- "$temporary_file" "$unit_file"; then
+    [[ -z ${temporary_file:-} ]] || rm -f -- "$temporary_file"
+    die "$EXIT_UNEXPECTED" "cannot write the unit '$unit_file' (--systemd-unit, see above); check that this user may write to '$systemd_unit_directory'"
+  fi
+  result_action=unit-written
+  note "Wrote $unit_file: the $unit_format unit $unit_name (podman ${version:-of unknown version}). The sensor was not started; start it with:"
+  if [[ $unit_format == quadlet ]]; then
+    note "  systemctl daemon-reload && systemctl start $unit_name    (quadlet enables it through its [Install] section)"
+  else
+    note "  systemctl daemon-reload && systemctl enable --now $unit_name"
+  fi
+  if runtime_call container inspect --format '{{.State.Status}}' "$sensor_name" >/dev/null 2>&1; then
+    note "The unit replaces the sensor container $sensor_name that runs now when it starts (podman run --replace)."
+  fi
 }
 
 # ---------------------------------------------------------------------------- start
@@ -1496,26 +1696,32 @@ wait_until_healthy() {
   fi
 }
 
+# The launcher's run: the lifecycle (detached, named, restarted by the runtime), then the sensor.
 run_arguments=()
 build_run_arguments() {
+  build_sensor_arguments
+  run_arguments=(run --detach --name "$sensor_name" --restart unless-stopped "${sensor_arguments[@]}")
+}
+
+# What makes the sensor what it is: network, privileges, mounts, limits, key, settings, image.
+# The one source of the launcher's run and of the --systemd-unit units, so they cannot drift.
+sensor_arguments=()
+build_sensor_arguments() {
   local capability mount
-  run_arguments=(
-    run --detach
-    --name "$sensor_name"
-    --restart unless-stopped
+  sensor_arguments=(
     --network "$network"
     --cap-drop ALL
   )
   for capability in "${capabilities[@]}"; do
-    run_arguments+=(--cap-add "$capability")
+    sensor_arguments+=(--cap-add "$capability")
   done
   for mount in "${trace_mounts[@]}"; do
-    run_arguments+=(--volume "$mount:$mount:ro")
+    sensor_arguments+=(--volume "$mount:$mount:ro")
   done
   if $selinux_enforcing; then
-    run_arguments+=(--security-opt label=disable)
+    sensor_arguments+=(--security-opt label=disable)
   fi
-  run_arguments+=(
+  sensor_arguments+=(
     --security-opt no-new-privileges
     --read-only
     --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=$TMPFS_SIZE"
@@ -1524,17 +1730,17 @@ build_run_arguments() {
     --pids-limit "$PIDS_LIMIT"
   )
   if [[ $log_max_size != 0 ]]; then
-    run_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
+    sensor_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
   fi
   if [[ $key_delivery == file ]]; then
-    run_arguments+=(
+    sensor_arguments+=(
       --volume "$key_file:$KEY_FILE_IN_CONTAINER:ro"
       --env "SVC_SENSOR_API_KEY_FILE=$KEY_FILE_IN_CONTAINER"
     )
   else
-    run_arguments+=(--env-file "$secret_env_file")
+    sensor_arguments+=(--env-file "$secret_env_file")
   fi
-  run_arguments+=(
+  sensor_arguments+=(
     --env "SVC_TENANT_ID=$tenant_id"
     --env "SVC_ANALYZER_ADDRESS=$analyzer_address"
     --env "SVC_ANALYZER_TLS=true"
@@ -1546,9 +1752,9 @@ build_run_arguments() {
     --label "svc.sensor.name=$sensor_name"
   )
   if [[ -n $config_fingerprint ]]; then
-    run_arguments+=(--label "$CONFIG_LABEL=$config_fingerprint" --label "$KEY_FINGERPRINT_LABEL=$key_fingerprint")
+    sensor_arguments+=(--label "$CONFIG_LABEL=$config_fingerprint" --label "$KEY_FINGERPRINT_LABEL=$key_fingerprint")
   fi
-  run_arguments+=("$image")
+  sensor_arguments+=("$image")
 }
 
 start_sensor() {
@@ -1623,6 +1829,13 @@ main() {
   acquire_lock
   read_sensor_api_key
   print_support_information
+
+  if [[ -n $systemd_unit_directory ]]; then
+    # The image the unit names must be there (and verified) before the unit can start it.
+    $dry_run || ensure_image
+    write_systemd_unit
+    exit 0
+  fi
 
   if $dry_run; then
     result_action=dry-run

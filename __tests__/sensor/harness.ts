@@ -10,7 +10,7 @@ import { track } from '../support/child-processes';
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
-const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock', 'sha256sum', 'head'];
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock', 'sha256sum', 'head', 'chmod', 'mv'];
 
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
@@ -74,6 +74,10 @@ export interface StubConfig {
   /** What `docker info --format {{range .SecurityOptions}}...` lists (default seccomp and cgroupns;
    *  a rootless daemon adds name=rootless). */
   readonly securityOptions?: string;
+  /** What `podman version --format {{.Client.Version}}` says (default 4.3.1, before quadlet). */
+  readonly podmanVersion?: string;
+  /** The app container's PODMAN_SYSTEMD_UNIT label (default none). */
+  readonly appUnitLabel?: string;
   /** The runtime subcommand (info, stop, run...) that blocks until released or signalled. */
   readonly blockIn?: string;
 }
@@ -259,6 +263,8 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_OS: stub.operatingSystem ?? 'Linux',
     STUB_KERNEL: stub.kernelRelease ?? '6.1.0-stub',
     ...(stub.securityOptions === undefined ? {} : { STUB_SECURITY_OPTIONS: stub.securityOptions }),
+    ...(stub.podmanVersion === undefined ? {} : { STUB_PODMAN_VERSION: stub.podmanVersion }),
+    ...(stub.appUnitLabel === undefined ? {} : { STUB_APP_UNIT_LABEL: stub.appUnitLabel }),
     STUB_BLOCK_IN: stub.blockIn ?? '',
     STUB_BLOCK_FIFO: path.join(sandbox.root, 'block.fifo'),
   };

@@ -106,6 +106,8 @@ describe('options beyond the spec: the same in both help texts, with the default
     ['--health-wait', '`10`', '(default: 10)'],
     ['--key-file', 'none', '(default: none, the environment'],
     ['--management-key-file', 'none', '(default: none;'],
+    ['--systemd-unit', 'none', '(default: none);'],
+    ['--app-unit', "the app container's `PODMAN_SYSTEMD_UNIT` label; none in host mode", '(default: the app'],
     ['--key-delivery', '`file`', '(default: file)'],
     ['--output', '`text`', '(default: text)'],
     ['--allow-small-host', 'off', '(default: off)'],
