@@ -154,6 +154,8 @@ image_tag_given=false
 # A digest (sha256:<64 hex>) from -t sha256:... or -i repository@sha256:...; it pins the image.
 image_digest=""
 pull_policy="missing"
+# --signature-policy FILE: podman's policy.json for the pull (podman only).
+signature_policy=""
 network_interface=""
 log_level="$DEFAULT_LOG_LEVEL"
 trace_path="$DEFAULT_TRACE_PATH"
@@ -266,7 +268,12 @@ Launcher options (not in the spec):
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
   --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
                                 0 leaves rotation to the runtime's log driver (e.g. journald)
-  --pull POLICY                 always, missing or never: when to pull the image (default: missing)
+  --pull POLICY                 always, missing or never: when to pull the image (default: missing;
+                                always with --signature-policy)
+  --signature-policy FILE       Verify the image against FILE (default: none, the runtime's own policy);
+                                podman only: FILE is a containers-policy.json given to the pull,
+                                which then happens on every run, before the running sensor is
+                                touched; a rejected image is exit $EXIT_IMAGE_UNAVAILABLE
   --health-wait SECONDS         Seconds the new sensor must stay up (default: $DEFAULT_HEALTH_WAIT_SECONDS), without a
                                 restart, before the previous one is removed
   --key-file FILE               Read the sensor API key from FILE (default: none, the environment
@@ -410,7 +417,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --systemd-unit | --app-unit | --key-delivery | --health-wait | --pull | --output)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --systemd-unit | --app-unit | --signature-policy | --key-delivery | --health-wait | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -443,6 +450,7 @@ parse_arguments() {
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
           --pull) pull_policy=$value ;;
+          --signature-policy) signature_policy=$value ;;
           --output)
             output_format=$value
             if [[ $output_format != text && $output_format != json ]]; then
@@ -527,6 +535,16 @@ validate_options() {
   fi
   if [[ $pull_policy != always && $pull_policy != missing && $pull_policy != never ]]; then
     usage_error "invalid value '$pull_policy' for --pull: use always (pull every time, so a re-pushed tag is refreshed), missing (pull only when not local) or never"
+  fi
+  if [[ -n $signature_policy ]]; then
+    if [[ $signature_policy == *[[:cntrl:]]* || ! -f $signature_policy || ! -r $signature_policy ]]; then
+      usage_error "invalid value '$signature_policy' for --signature-policy: no readable file; give podman's signature policy (a containers-policy.json, e.g. /etc/containers/policy.json)"
+    fi
+    # podman checks a policy only when it pulls: a local copy was never checked against it.
+    if [[ $pull_policy == never ]]; then
+      usage_error "--signature-policy and --pull never cannot be combined: podman verifies signatures only when it pulls; leave --pull out (the image is then pulled and verified on every run)"
+    fi
+    pull_policy=always
   fi
 
   local repository_setting="-i/--image-repo"
@@ -707,6 +725,14 @@ acquire_lock() {
   fi
   if ! flock --nonblock 9; then
     die "$EXIT_LOCKED" "another run of the launcher for $sensor_name is in progress (it holds the lock on $directory); wait for it to finish"
+  fi
+}
+
+# Only podman's pull takes a signature policy file; docker verifies with Docker Content Trust,
+# configured in its own environment, not per pull.
+check_signature_policy_runtime() {
+  if [[ -n $signature_policy && ${runtime##*/} != podman ]]; then
+    die "$EXIT_USAGE" "--signature-policy needs podman, and the runtime is '$runtime': docker has no per-pull signature policy (use Docker Content Trust, DOCKER_CONTENT_TRUST=1, in docker's environment); leave --signature-policy out, or run with podman (SVC_CONTAINER_RUNTIME=podman)"
   fi
 }
 
@@ -1429,6 +1455,14 @@ ensure_image() {
   if [[ $pull_policy == never ]]; then
     die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and --pull never forbids pulling it; load it first ($runtime pull $image), or use --pull missing"
   fi
+  if [[ -n $signature_policy ]]; then
+    note "Pulling $image, verified against the signature policy $signature_policy ..."
+    if ! runtime_call pull --signature-policy "$signature_policy" "$image" >&2; then
+      die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' was not pulled: podman refused it under the signature policy '$signature_policy' (--signature-policy), or cannot reach it (see podman's message above); the running sensor was not touched"
+    fi
+    read_image_user
+    return
+  fi
   note "Pulling $image ..."
   if ! runtime_call pull "$image" >&2; then
     die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and cannot be pulled; check -i/--image-repo and -t/--image-tag, the registry access of this host and, for -I/--internal, '$runtime login' to the internal registry"
@@ -1798,6 +1832,7 @@ main() {
   check_operating_system
   select_container_runtime
   check_runtime_answers
+  check_signature_policy_runtime
   check_rootful_runtime
   check_selinux
   check_cores

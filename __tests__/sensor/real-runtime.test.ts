@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { LAUNCHER, realBash, TEST_KEY } from './harness';
 import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, TERM_IGNORING_SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+import { LoopbackRegistry } from './loopback-registry';
 import { splitSystemdCommandLine, unitSections } from './systemd-unit';
 
 const LAUNCHER_VERSION = '1.0.0';
@@ -492,6 +493,50 @@ describe('run-svc-sensor.sh with podman and runc', () => {
       expect(await sandbox.containerExists(sensor)).toBe(false);
     } finally {
       fs.rmSync(credentials, { recursive: true, force: true });
+    }
+  });
+
+  test('--signature-policy: a policy that rejects the image fails the run (exit 15) before the running sensor is stopped; one that accepts it replaces the sensor', async () => {
+    // The stand-in image, served by a registry on loopback, so that podman really pulls it.
+    const layout = path.join(sandbox.root, 'oci-layout');
+    await sandbox.podmanOk(['push', sandbox.image, `oci:${layout}:signed`]);
+    const registry = await LoopbackRegistry.start(layout, 'svc-test/sensor-signed');
+    sandbox.allowInsecureRegistry(registry.location);
+    const policies = path.join(sandbox.root, 'policies');
+    fs.mkdirSync(policies);
+    const rejecting = path.join(policies, 'reject.json');
+    const accepting = path.join(policies, 'accept.json');
+    // Everything from this registry rejected (as an image without the required signature would be).
+    fs.writeFileSync(rejecting, JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }], transports: { docker: { [registry.location]: [{ type: 'reject' }] } } }));
+    fs.writeFileSync(accepting, JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }));
+    try {
+      const app = `signed-${sandbox.suffix}`;
+      await sandbox.startApp(app, [frontNetwork]);
+      const sensor = `svc-sensor-${app}`;
+      const args = ['-n', 'acme', '-d', 'corp.example.com', '-a', app];
+      expectStatus(await launch(args), 0);
+      const before = await runningSensor(sensor);
+      const fromRegistry = ['-i', `${registry.location}/svc-test/sensor-signed`, '-t', 'signed'];
+
+      const rejected = await launch([...args, '--signature-policy', rejecting], { image: fromRegistry });
+      expectStatus(rejected, 15);
+      expect(rejected.stderr).toContain(`podman refused it under the signature policy '${rejecting}' (--signature-policy)`);
+      expect(rejected.stderr).toMatch(/rejected by policy/);
+      // The running sensor was never stopped: same container, same start, still running.
+      const after = await sandbox.inspect(sensor);
+      expect({ id: after.Id, startedAt: after.State.StartedAt, status: after.State.Status }).toEqual({ id: before.inspection.Id, startedAt: before.inspection.State.StartedAt, status: 'running' });
+      const images = await sandbox.podmanOk(['images', '--format', '{{.Repository}}']);
+      expect(images).not.toContain(`${registry.location}/svc-test/sensor-signed`);
+
+      // The same pull under a policy that accepts it: the registry works, so the refusal above was the policy's.
+      const accepted = await launch([...args, '--signature-policy', accepting], { image: fromRegistry });
+      expectStatus(accepted, 0);
+      expect(accepted.stdout).toContain(`verified against the signature policy ${accepting}`);
+      const replaced = await runningSensor(sensor);
+      expect(replaced.inspection.Id).not.toBe(before.inspection.Id);
+      expect(replaced.inspection.ImageName).toBe(`${registry.location}/svc-test/sensor-signed:signed`);
+    } finally {
+      await registry.close();
     }
   });
 
