@@ -728,11 +728,15 @@ acquire_lock() {
   fi
 }
 
-# Only podman's pull takes a signature policy file; docker verifies with Docker Content Trust,
-# configured in its own environment, not per pull.
-check_signature_policy_runtime() {
+# Options only podman has. Only podman's pull takes a signature policy file; docker verifies with
+# Docker Content Trust, configured in its own environment, not per pull.
+check_podman_only_options() {
   if [[ -n $signature_policy && ${runtime##*/} != podman ]]; then
     die "$EXIT_USAGE" "--signature-policy needs podman, and the runtime is '$runtime': docker has no per-pull signature policy (use Docker Content Trust, DOCKER_CONTENT_TRUST=1, in docker's environment); leave --signature-policy out, or run with podman (SVC_CONTAINER_RUNTIME=podman)"
+  fi
+  # docker's daemon already restarts the sensor at boot (--restart unless-stopped).
+  if [[ -n $systemd_unit_directory && ${runtime##*/} != podman ]]; then
+    die "$EXIT_USAGE" "--systemd-unit needs podman, and the runtime is '$runtime': docker's daemon restarts the sensor itself (--restart unless-stopped, also after a reboot); run without --systemd-unit"
   fi
 }
 
@@ -1404,9 +1408,6 @@ WantedBy=$install_target
 # boot after the application's unit and stops it with that unit. Nothing is started here.
 write_systemd_unit() {
   local podman_path version temporary_file
-  if [[ ${runtime##*/} != podman ]]; then
-    die "$EXIT_USAGE" "--systemd-unit needs podman, and the runtime is '$runtime': docker's daemon restarts the sensor itself (--restart unless-stopped, also after a reboot); run without --systemd-unit"
-  fi
   podman_path=$(type -P -- "$runtime")
   if ! [[ $podman_path =~ $UNIT_SAFE_PATH ]]; then
     die "$EXIT_USAGE" "podman is at '$podman_path', a path a unit file cannot name as it is; install podman in /usr/bin"
@@ -1832,7 +1833,7 @@ main() {
   check_operating_system
   select_container_runtime
   check_runtime_answers
-  check_signature_policy_runtime
+  check_podman_only_options
   check_rootful_runtime
   check_selinux
   check_cores

@@ -204,12 +204,14 @@ describe('podman 4.4 and later: a quadlet .container', () => {
 });
 
 describe('refusals', () => {
-  test('docker: exit 2 naming --systemd-unit, nothing written', () => {
+  test('docker: exit 2 naming --systemd-unit, before anything else is asked', () => {
     const place = workspace();
     const run = writeUnit(place, [...REQUIRED, '--app-unit', 'shop-web'], { runtimeNames: ['docker'] });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("--systemd-unit needs podman, and the runtime is 'docker'");
     expect(fs.readdirSync(place.unitDirectory)).toEqual([]);
+    // Right after the runtime answers: nothing else was asked.
+    expect(subcommands(run)).toEqual(['info']);
   });
 
   test('container mode without --app-unit and without the label: exit 2 naming --app-unit', () => {
