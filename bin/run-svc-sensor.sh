@@ -1407,7 +1407,7 @@ WantedBy=$install_target
 # --systemd-unit: the sensor as a systemd unit (quadlet where podman has it), which starts it at
 # boot after the application's unit and stops it with that unit. Nothing is started here.
 write_systemd_unit() {
-  local podman_path version temporary_file
+  local podman_path version temporary_file key_mode
   podman_path=$(type -P -- "$runtime")
   if ! [[ $podman_path =~ $UNIT_SAFE_PATH ]]; then
     die "$EXIT_USAGE" "podman is at '$podman_path', a path a unit file cannot name as it is; install podman in /usr/bin"
@@ -1417,6 +1417,11 @@ write_systemd_unit() {
   unit_format=service
   if $release_is_new_enough; then
     unit_format=quadlet
+  fi
+  # The key file stays on this host for every start of the unit: only its owner may read it.
+  key_mode=$(stat -c %a -- "$key_file_option" 2>/dev/null || true)
+  if [[ $key_mode =~ ^[0-7]*[0-7]([1-7][0-7]|[0-7][1-7])$ ]]; then
+    printf '%s: warning: the key file %s (--key-file) has mode %s: users other than its owner may read the sensor key; chmod 0600 it\n' "$SCRIPT_NAME" "$key_file_option" "$key_mode" >&2
   fi
   unit_name="$sensor_name.service"
   unit_file="$systemd_unit_directory/$sensor_name.$([[ $unit_format == quadlet ]] && echo container || echo service)"

@@ -167,6 +167,14 @@ describe('podman before 4.4 (no quadlet): a plain .service', () => {
     expect(JSON.parse(run.stdout)).toEqual(expect.objectContaining({ action: 'unit-written', exit_code: 0, unit_file: path.join(place.unitDirectory, 'svc-sensor-shop-web.service'), container_id: null }));
   });
 
+  test('a key file others may read: written, with a warning naming the file and its mode', () => {
+    const place = workspace();
+    fs.chmodSync(place.keyFile, 0o644);
+    const run = writeUnit(place, [...REQUIRED, '--app-unit', 'shop-web']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain(`warning: the key file ${place.keyFile} (--key-file) has mode 644: users other than its owner may read the sensor key; chmod 0600 it`);
+  });
+
   test('--dry-run prints the unit and writes nothing', () => {
     const place = workspace();
     const run = writeUnit(place, [...REQUIRED, '--app-unit', 'shop-web', '--dry-run']);
