@@ -78,7 +78,7 @@ export interface StubConfig {
   readonly podmanVersion?: string;
   /** The app container's PODMAN_SYSTEMD_UNIT label (default none). */
   readonly appUnitLabel?: string;
-  /** The runtime subcommand (info, stop, run...) that blocks until released or signalled. */
+  /** The runtime subcommand (info, stop, run...) whose first call blocks until released or signalled. */
   readonly blockIn?: string;
 }
 
