@@ -41,17 +41,29 @@ elif [[ -n ${SVC_SENSOR_API_KEY+set} ]]; then
   sensor_api_key_from_environment=$SVC_SENSOR_API_KEY
 fi
 unset SVC_SENSOR_API_KEY SVC_SENSOR_INTERNAL_KEY_FD
+# The management API key (of svc, the provider, the drift check) is kept only to refuse it as
+# the sensor key, and kept from every process the launcher starts.
+management_api_keys=()
+management_api_key_settings=()
+for management_variable in SVC_API_KEY TF_VAR_api_key; do
+  if [[ -n ${!management_variable:-} ]]; then
+    management_api_keys+=("${!management_variable}")
+    management_api_key_settings+=("$management_variable")
+  fi
+  unset "$management_variable"
+done
+unset management_variable
 resume_tracing
 
 readonly SCRIPT_NAME="run-svc-sensor.sh"
 readonly SCRIPT_VERSION="1.0.0"
 
-# The spec names the default repository only as "<default sensor image repository>". These two
-# constants stand for it and for the internal one (-I). They use the reserved .example domain so
-# that, until the vendor's real repositories are filled in here, nothing is ever pulled from a
-# registry somebody else controls. -i overrides either.
-readonly DEFAULT_IMAGE_REPOSITORY="registry.svc.example/svc/runtime-sensor"
-readonly INTERNAL_IMAGE_REPOSITORY="registry.internal.svc.example/svc/runtime-sensor"
+# The spec names the default repository only as "<default sensor image repository>": the
+# vendor's, which this launcher cannot know. It is a required setting: -i, else the host's site
+# default in one of these variables (the second with -I). Nothing is built in, so nothing is
+# ever pulled from a guessed registry.
+readonly SITE_IMAGE_REPOSITORY_VARIABLE="SVC_SENSOR_IMAGE_REPOSITORY"
+readonly SITE_INTERNAL_IMAGE_REPOSITORY_VARIABLE="SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY"
 readonly DEFAULT_IMAGE_TAG="1.2.0"
 readonly DEFAULT_STACK_NAME="SvcPrevent"
 readonly DEFAULT_LOG_LEVEL="info"
@@ -59,6 +71,11 @@ readonly DEFAULT_TRACE_PATH="/sys"
 # The sensor reads kernel tracing through sysfs; nothing outside it is mounted.
 readonly TRACE_PATH_ROOT="/sys"
 readonly LOG_LEVELS="trace debug info warn error"
+# --systemd-unit: quadlet reads .container files from podman 4.4 on; older podman gets a plain
+# .service. The key reaches the unit as this systemd credential, never in the unit file.
+readonly QUADLET_PODMAN_VERSION="4.4"
+readonly UNIT_CREDENTIAL_NAME="svc-sensor-api-key"
+readonly UNIT_RESTART_SECONDS=5
 # What the sensor reads under the trace path: tracefs (new and old place), the kernel's BTF type
 # information (CO-RE eBPF programs) and the BPF filesystem. Each is a leaf filesystem mounted on
 # its own, read-only; the rest of sysfs (and the cgroup hierarchy under it) is never mounted.
@@ -137,6 +154,8 @@ image_tag_given=false
 # A digest (sha256:<64 hex>) from -t sha256:... or -i repository@sha256:...; it pins the image.
 image_digest=""
 pull_policy="missing"
+# --signature-policy FILE: podman's policy.json for the pull (podman only).
+signature_policy=""
 network_interface=""
 log_level="$DEFAULT_LOG_LEVEL"
 trace_path="$DEFAULT_TRACE_PATH"
@@ -177,6 +196,16 @@ kernel_release=""
 capabilities=()
 trace_mounts=()
 key_file_option=""
+management_key_file_option=""
+# --systemd-unit DIR: write a unit there instead of starting the sensor; --app-unit names the
+# application's unit (default: the app container's PODMAN_SYSTEMD_UNIT label).
+systemd_unit_directory=""
+app_unit=""
+unit_format=""
+unit_file=""
+unit_name=""
+# Where the sensor key came from, for messages: --key-file, SVC_SENSOR_API_KEY or the terminal.
+sensor_api_key_source=""
 key_delivery="file"
 output_format="text"
 ensure=false
@@ -209,9 +238,9 @@ Options (long options also take --option=value):
                                 mode (required)
   -s, --stack-name NAME         Stack name, when the default was not used (default: $DEFAULT_STACK_NAME;
                                 another name has at most $MAX_STACK_NAME_LENGTH characters)
-  -i, --image-repo REPOSITORY   Container image repository
-                                (default: $DEFAULT_IMAGE_REPOSITORY,
-                                with -I: $INTERNAL_IMAGE_REPOSITORY)
+  -i, --image-repo REPOSITORY   Container image repository: the vendor's, a required setting
+                                (default: \$$SITE_IMAGE_REPOSITORY_VARIABLE, with -I:
+                                \$$SITE_INTERNAL_IMAGE_REPOSITORY_VARIABLE; none built in)
   -t, --image-tag TAG           Image tag (default: $DEFAULT_IMAGE_TAG), or a digest sha256:<64 hex>;
                                 -i also takes REPOSITORY@sha256:<64 hex>
   -N, --network-interface NAME  Network interface to use (default: none, chosen automatically)
@@ -239,19 +268,40 @@ Launcher options (not in the spec):
   --cpu-limit CPUS              CPU limit of the sensor container (default: $DEFAULT_CPU_LIMIT)
   --log-max-size SIZE           Rotate the sensor's log at SIZE, keeping $LOG_MAX_FILES files (default: $DEFAULT_LOG_MAX_SIZE);
                                 0 leaves rotation to the runtime's log driver (e.g. journald)
-  --pull POLICY                 always, missing or never: when to pull the image (default: missing)
+  --pull POLICY                 always, missing or never: when to pull the image (default: missing;
+                                always with --signature-policy)
+  --signature-policy FILE       Verify the image against FILE (default: none, the runtime's own policy);
+                                podman only: FILE is a containers-policy.json given to the pull,
+                                which then happens on every run, before the running sensor is
+                                touched; a rejected image is exit $EXIT_IMAGE_UNAVAILABLE
   --health-wait SECONDS         Seconds the new sensor must stay up (default: $DEFAULT_HEALTH_WAIT_SECONDS), without a
                                 restart, before the previous one is removed
   --key-file FILE               Read the sensor API key from FILE (default: none, the environment
                                 or the terminal)
+  --management-key-file FILE    Refuse a sensor key equal to the key in FILE (default: none;
+                                the management API key in SVC_API_KEY or TF_VAR_api_key is
+                                refused in any case)
+  --systemd-unit DIR            Write a systemd unit into DIR instead of starting (default: none);
+                                podman only: a quadlet .container with podman >= $QUADLET_PODMAN_VERSION,
+                                else a .service; needs --key-file, which systemd loads at
+                                every start (LoadCredential=)
+  --app-unit UNIT               With --systemd-unit: the application's unit (default: the app
+                                container's PODMAN_SYSTEMD_UNIT label; none in host mode),
+                                which the sensor's unit starts after and stops with
   --key-delivery HOW            How the sensor gets the key (default: file): file, a read-only
                                 file on a tmpfs; env, the container environment (opt-in, for
                                 images that need it: inspect then shows the key)
 
 Environment:
+  SVC_SENSOR_IMAGE_REPOSITORY The vendor's sensor image repository for this host or site: the
+                         default of -i/--image-repo (no default is built in).
+  SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY The same with -I/--internal: the internal repository.
   SVC_SENSOR_API_KEY     Sensor API key, when --key-file is not given. When unset and stdin is a
                          terminal, it is asked for without echo. It never appears on a command
                          line or in the output, and the launcher drops it from its own environment.
+  SVC_API_KEY            The management API key (of svc and the provider), when set: a sensor
+                         key equal to it is refused; it reaches no process the launcher starts.
+  TF_VAR_api_key         The same, as the cdktf app's variable.
   SVC_SENSOR_HEALTH_WAIT Default of --health-wait.
   SVC_SENSOR_SECRET_DIR  Directory on a tmpfs for the key files (default: /run/svc-sensor when /run
                          is a tmpfs, else /dev/shm/svc-sensor).
@@ -264,8 +314,8 @@ Environment:
                          enforces (default: /sys/fs/selinux).
 
 Exit codes:
-  0   sensor started and healthy, or left running unchanged (--ensure), or help, version or
-      a dry run printed
+  0   sensor started and healthy, or left running unchanged (--ensure), or its unit written
+      (--systemd-unit), or help, version or a dry run printed
   $EXIT_USAGE   invalid command line: unknown option, missing value, missing required option,
       invalid value
   $EXIT_NOT_LINUX   not Linux
@@ -367,7 +417,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --key-delivery | --health-wait | --pull | --output)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --systemd-unit | --app-unit | --signature-policy | --key-delivery | --health-wait | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -394,9 +444,13 @@ parse_arguments() {
           --cpu-limit) cpu_limit=$value ;;
           --log-max-size) log_max_size=$value ;;
           --key-file) key_file_option=$value ;;
+          --management-key-file) management_key_file_option=$value ;;
+          --systemd-unit) systemd_unit_directory=$value ;;
+          --app-unit) app_unit=$value ;;
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
           --pull) pull_policy=$value ;;
+          --signature-policy) signature_policy=$value ;;
           --output)
             output_format=$value
             if [[ $output_format != text && $output_format != json ]]; then
@@ -410,6 +464,22 @@ parse_arguments() {
       *) usage_error "unexpected argument '$argument': every value belongs to an option" ;;
     esac
   done
+}
+
+# Without -i, the site default: the vendor's repository is a required setting, refused here,
+# before the runtime is touched, when the host sets none.
+site_repository_variable=""
+choose_site_image_repository() {
+  site_repository_variable=$SITE_IMAGE_REPOSITORY_VARIABLE
+  if $internal; then
+    site_repository_variable=$SITE_INTERNAL_IMAGE_REPOSITORY_VARIABLE
+  fi
+  image_repository=${!site_repository_variable:-}
+  if [[ -z $image_repository ]]; then
+    local wanted="the vendor's sensor image repository"
+    ! $internal || wanted="the internal sensor image repository (-I/--internal)"
+    usage_error "no image repository: $wanted is a required setting (the spec leaves its default to the vendor, and none is built in); give it with -i/--image-repo REPOSITORY, or set $site_repository_variable for this host (e.g. in /etc/environment or the unit that runs the launcher)"
+  fi
 }
 
 validate_options() {
@@ -466,15 +536,28 @@ validate_options() {
   if [[ $pull_policy != always && $pull_policy != missing && $pull_policy != never ]]; then
     usage_error "invalid value '$pull_policy' for --pull: use always (pull every time, so a re-pushed tag is refreshed), missing (pull only when not local) or never"
   fi
+  if [[ -n $signature_policy ]]; then
+    if [[ $signature_policy == *[[:cntrl:]]* || ! -f $signature_policy || ! -r $signature_policy ]]; then
+      usage_error "invalid value '$signature_policy' for --signature-policy: no readable file; give podman's signature policy (a containers-policy.json, e.g. /etc/containers/policy.json)"
+    fi
+    # podman checks a policy only when it pulls: a local copy was never checked against it.
+    if [[ $pull_policy == never ]]; then
+      usage_error "--signature-policy and --pull never cannot be combined: podman verifies signatures only when it pulls; leave --pull out (the image is then pulled and verified on every run)"
+    fi
+    pull_policy=always
+  fi
 
-  if [[ -n $image_repository ]]; then
-    if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
-      usage_error "invalid value '$image_repository' for -i/--image-repo: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
-    fi
-    # A ':' may only separate a registry host from its port; a tag belongs in -t.
-    if [[ $image_repository == *:*:* || ($image_repository == *:* && ${image_repository#*:} != */*) ]]; then
-      usage_error "invalid value '$image_repository' for -i/--image-repo: give the repository without a tag and the tag with -t/--image-tag"
-    fi
+  local repository_setting="-i/--image-repo"
+  if [[ -z $image_repository ]]; then
+    choose_site_image_repository
+    repository_setting=$site_repository_variable
+  fi
+  if ! [[ $image_repository =~ ^[a-z0-9]+([._/:-]+[a-z0-9]+)*$ ]]; then
+    usage_error "invalid value '$image_repository' for $repository_setting: give a repository such as registry.example.com/team/sensor (lower case, no tag)"
+  fi
+  # A ':' may only separate a registry host from its port; a tag belongs in -t.
+  if [[ $image_repository == *:*:* || ($image_repository == *:* && ${image_repository#*:} != */*) ]]; then
+    usage_error "invalid value '$image_repository' for $repository_setting: give the repository without a tag and the tag with -t/--image-tag"
   fi
   if [[ -z $image_digest ]] && ! [[ $image_tag =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
     usage_error "invalid value '$image_tag' for -t/--image-tag: a tag has up to 128 letters, digits, '_', '.' and '-', e.g. $DEFAULT_IMAGE_TAG"
@@ -514,9 +597,45 @@ validate_options() {
   if [[ -n $key_file_option && ! -f $key_file_option ]]; then
     usage_error "invalid value '$key_file_option' for --key-file: no such file; give the file that holds the sensor API key"
   fi
+  if [[ -n $management_key_file_option && ! -f $management_key_file_option ]]; then
+    usage_error "invalid value '$management_key_file_option' for --management-key-file: no such file; give the file that holds the management API key, or leave the option out"
+  fi
+
+  validate_systemd_unit_options
 
   if [[ $trace_path != /* || $trace_path == *[[:cntrl:]:,]* ]]; then
     usage_error "invalid value '$trace_path' for -p/--trace-path: give an absolute directory path without ':' or ',', e.g. $DEFAULT_TRACE_PATH"
+  fi
+}
+
+# systemd reads the unit's paths and names as words: only plain characters, so nothing in them
+# needs quoting or is taken for a specifier.
+readonly UNIT_SAFE_PATH='^/[A-Za-z0-9._/@+-]+$'
+validate_systemd_unit_options() {
+  if [[ -n $app_unit && -z $systemd_unit_directory ]]; then
+    usage_error "--app-unit '$app_unit' is only used with --systemd-unit DIR"
+  fi
+  [[ -n $systemd_unit_directory ]] || return 0
+  if ! [[ $systemd_unit_directory =~ $UNIT_SAFE_PATH && -d $systemd_unit_directory ]]; then
+    usage_error "invalid value '$systemd_unit_directory' for --systemd-unit: give an existing directory (absolute, letters, digits and ._/@+- only), e.g. /etc/containers/systemd for a quadlet or /etc/systemd/system"
+  fi
+  if [[ -z $key_file_option ]]; then
+    usage_error "--systemd-unit needs --key-file FILE: systemd loads the sensor key from that file at every start of the unit (LoadCredential=), so it never stands in the unit file or an environment"
+  fi
+  if ! [[ $key_file_option =~ $UNIT_SAFE_PATH ]]; then
+    usage_error "invalid value '$key_file_option' for --key-file with --systemd-unit: systemd loads it by this path, so give it absolute, with letters, digits and ._/@+- only, e.g. /etc/svc-sensor/sensor-key (mode 0600, owned by root)"
+  fi
+  if [[ $key_delivery == env ]]; then
+    usage_error "--systemd-unit and --key-delivery env cannot be combined: the unit would hold the key in its environment; the unit delivers it as a file (LoadCredential=)"
+  fi
+  if $ensure; then
+    usage_error "--systemd-unit and --ensure cannot be combined: the launcher writes the unit and starts nothing, so there is no running sensor to compare"
+  fi
+  if [[ -n $app_unit ]]; then
+    [[ $app_unit == *.service ]] || app_unit+=".service"
+    if ! [[ $app_unit =~ ^[A-Za-z0-9:_.@-]+\.service$ ]]; then
+      usage_error "invalid value '$app_unit' for --app-unit: give the application's systemd unit, e.g. shop-web.service"
+    fi
   fi
 }
 
@@ -609,6 +728,18 @@ acquire_lock() {
   fi
 }
 
+# Options only podman has. Only podman's pull takes a signature policy file; docker verifies with
+# Docker Content Trust, configured in its own environment, not per pull.
+check_podman_only_options() {
+  if [[ -n $signature_policy && ${runtime##*/} != podman ]]; then
+    die "$EXIT_USAGE" "--signature-policy needs podman, and the runtime is '$runtime': docker has no per-pull signature policy (use Docker Content Trust, DOCKER_CONTENT_TRUST=1, in docker's environment); leave --signature-policy out, or run with podman (SVC_CONTAINER_RUNTIME=podman)"
+  fi
+  # docker's daemon already restarts the sensor at boot (--restart unless-stopped).
+  if [[ -n $systemd_unit_directory && ${runtime##*/} != podman ]]; then
+    die "$EXIT_USAGE" "--systemd-unit needs podman, and the runtime is '$runtime': docker's daemon restarts the sensor itself (--restart unless-stopped, also after a reboot); run without --systemd-unit"
+  fi
+}
+
 # A rootless runtime's capabilities belong to a user namespace: bpf() and perf_event_open()
 # check CAP_BPF and CAP_PERFMON in the host's namespace, so the sensor could never load a program.
 check_rootful_runtime() {
@@ -617,6 +748,16 @@ check_rootful_runtime() {
     how="podman run by uid $EUID is rootless"
   elif [[ ${DOCKER_HOST:-} == unix:///run/user/* || ${DOCKER_HOST:-} == unix://"${XDG_RUNTIME_DIR:-/run/user}"/* ]]; then
     how="DOCKER_HOST=$DOCKER_HOST is a rootless docker daemon"
+  elif [[ ${runtime##*/} == docker ]]; then
+    # A docker context (docker context use, DOCKER_CONTEXT) can point at a rootless daemon's
+    # socket with no variable set: the daemon itself says so in its security options.
+    local security_options reached_through="the current docker context (docker context show)"
+    security_options=$(runtime_call info --format '{{range .SecurityOptions}}{{.}} {{end}}' 2>/dev/null) || security_options=""
+    [[ -z ${DOCKER_CONTEXT:-} ]] || reached_through="DOCKER_CONTEXT=$DOCKER_CONTEXT"
+    [[ -z ${DOCKER_HOST:-} ]] || reached_through="DOCKER_HOST=$DOCKER_HOST"
+    if [[ " $security_options " == *" name=rootless "* ]]; then
+      how="the docker daemon reached through $reached_through is rootless (docker info lists the security option name=rootless)"
+    fi
   fi
   if [[ -n $how ]]; then
     die "$EXIT_ROOTLESS" "$how: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON in the host's user namespace, which loading eBPF programs needs; run the launcher as root with the rootful runtime (sudo)"
@@ -717,17 +858,17 @@ check_trace_path() {
   trace_path=$resolved
 }
 
-# Sets kernel_is_new_enough: whether a kernel release (6.1.0-18-cloud-amd64) is at least
+# Sets release_is_new_enough: whether a release (a kernel's 6.1.0-18-cloud-amd64, podman's 4.3.1) is at least
 # major.minor; an unreadable release is not.
-kernel_is_new_enough=false
-compare_kernel_release() {
+release_is_new_enough=false
+compare_release() {
   local release=$1 wanted=$2 major minor
-  kernel_is_new_enough=false
+  release_is_new_enough=false
   [[ $release =~ ^([0-9]+)\.([0-9]+) ]] || return 0
   major=${BASH_REMATCH[1]}
   minor=${BASH_REMATCH[2]}
   if ((major > ${wanted%%.*} || (major == ${wanted%%.*} && minor >= ${wanted#*.}))); then
-    kernel_is_new_enough=true
+    release_is_new_enough=true
   fi
 }
 
@@ -737,8 +878,8 @@ compare_kernel_release() {
 # SYS_ADMIN alone, so only there it is granted, and said.
 choose_capabilities() {
   kernel_release=$(uname -r) || kernel_release=""
-  compare_kernel_release "$kernel_release" "$SPLIT_BPF_CAPABILITIES_KERNEL"
-  if $kernel_is_new_enough; then
+  compare_release "$kernel_release" "$SPLIT_BPF_CAPABILITIES_KERNEL"
+  if $release_is_new_enough; then
     capabilities=(BPF PERFMON NET_ADMIN NET_RAW)
   else
     capabilities=(SYS_ADMIN NET_ADMIN NET_RAW)
@@ -925,9 +1066,12 @@ read_sensor_api_key() {
     # The whole file, less one final line break (the way editors save it).
     IFS= read -r -d '' sensor_api_key <"$key_file_option" || true
     sensor_api_key=${sensor_api_key%$'\n'}
+    sensor_api_key_source="--key-file $key_file_option"
   elif [[ -n $sensor_api_key_from_environment ]]; then
     sensor_api_key=$sensor_api_key_from_environment
+    sensor_api_key_source="SVC_SENSOR_API_KEY"
   elif [[ -t 0 ]]; then
+    sensor_api_key_source="the terminal prompt"
     read -r -s -p "Sensor API key (input hidden): " sensor_api_key || sensor_api_key=""
     printf '\n' >&2
   else
@@ -939,7 +1083,30 @@ read_sensor_api_key() {
   if [[ $sensor_api_key == *[[:cntrl:]]* ]]; then
     die "$EXIT_API_KEY_MISSING" "the sensor API key contains a line break or another control character; give the key exactly as the web user interface shows it"
   fi
+  refuse_management_api_key
   resume_tracing
+}
+
+# The spec gives neither key a shape, so a management API key pasted as the sensor key is
+# recognised by comparison with the management keys this host has: the environment's, and the
+# file named with --management-key-file. The message names the settings, never a key.
+refuse_management_api_key() {
+  local index management_key setting
+  if [[ -n $management_key_file_option ]]; then
+    if ! [[ -r $management_key_file_option ]]; then
+      die "$EXIT_API_KEY_MISSING" "cannot read the management key file '$management_key_file_option' (--management-key-file); run as a user who may read it"
+    fi
+    IFS= read -r -d '' management_key <"$management_key_file_option" || true
+    management_api_keys+=("${management_key%$'\n'}")
+    management_api_key_settings+=("--management-key-file $management_key_file_option")
+  fi
+  for index in "${!management_api_keys[@]}"; do
+    management_key=${management_api_keys[index]}
+    setting=${management_api_key_settings[index]}
+    if [[ -n $management_key && $sensor_api_key == "$management_key" ]]; then
+      die "$EXIT_API_KEY_MISSING" "the sensor API key (from $sensor_api_key_source) is the management API key (the one in $setting): a sensor authenticates with a sensor API key, a different key type; create one in the web user interface (add sensor key) and give it instead"
+    fi
+  done
 }
 
 # The directory for key files: on a tmpfs, so a key never reaches a disk; owned by this user and
@@ -1118,7 +1285,7 @@ print_json_result() {
   local -a fields=(
     action "$action" message "$result_message" sensor "$sensor_name" mode "$mode"
     container_id "$container_id" image "$image" image_id "$image_id" image_digest "$repository_digest"
-    interface "$chosen_interface" launcher_version "$SCRIPT_VERSION"
+    interface "$chosen_interface" unit_file "$unit_file" launcher_version "$SCRIPT_VERSION"
   )
   while ((${#fields[@]} > 0)); do
     name=${fields[0]}
@@ -1136,6 +1303,154 @@ print_json_result() {
   printf '%s]}\n' "$object"
 }
 
+# ---------------------------------------------------------------------------- systemd unit
+
+# One argument as a word of a systemd command line: in double quotes, \ and " escaped, % and $
+# doubled so that systemd takes neither for a specifier or a variable.
+systemd_word=""
+to_systemd_word() {
+  local text=$1
+  text=${text//\\/\\\\}
+  text=${text//\"/\\\"}
+  text=${text//%/%%}
+  text=${text//\$/\$\$}
+  systemd_word="\"$text\""
+}
+
+# The sensor's arguments as systemd words; the key file is the unit's credential (%d is
+# $CREDENTIALS_DIRECTORY, where systemd puts what LoadCredential= loaded).
+readonly UNIT_KEY_FILE_PLACEHOLDER="<unit credential>"
+unit_words=""
+build_unit_words() {
+  local argument key_volume
+  key_file=$UNIT_KEY_FILE_PLACEHOLDER
+  key_volume="$key_file:$KEY_FILE_IN_CONTAINER:ro"
+  build_sensor_arguments
+  unit_words="\"--stop-timeout\" \"$STOP_GRACE_SECONDS\""
+  for argument in "${sensor_arguments[@]:0:${#sensor_arguments[@]}-1}"; do
+    if [[ $argument == "$key_volume" ]]; then
+      systemd_word="\"%d/$UNIT_CREDENTIAL_NAME:$KEY_FILE_IN_CONTAINER:ro\""
+    else
+      to_systemd_word "$argument"
+    fi
+    unit_words+=" $systemd_word"
+  done
+}
+
+# Container mode: the unit that runs the application container, from --app-unit, else from
+# the PODMAN_SYSTEMD_UNIT label podman puts on a container a systemd unit started.
+choose_app_unit() {
+  local label
+  [[ $mode == container && -z $app_unit ]] || return 0
+  label=$(runtime_call container inspect --format '{{index .Config.Labels "PODMAN_SYSTEMD_UNIT"}}' "$app_name" 2>/dev/null) || label=""
+  [[ $label != "<no value>" ]] || label=""
+  if [[ -z $label ]]; then
+    die "$EXIT_USAGE" "--systemd-unit in container mode needs the application's systemd unit, so that the sensor starts after it and stops with it: container '$app_name' has no PODMAN_SYSTEMD_UNIT label (no podman or quadlet unit started it); give the unit with --app-unit UNIT"
+  fi
+  # A label is the runtime's answer: checked like --app-unit before it reaches a unit file.
+  if ! [[ $label =~ ^[A-Za-z0-9:_.@-]+\.service$ ]]; then
+    die "$EXIT_USAGE" "container '$app_name' names its unit '$label' (label PODMAN_SYSTEMD_UNIT), which is not a plain .service name; give the application's unit with --app-unit UNIT"
+  fi
+  app_unit=$label
+}
+
+# The unit's text (quadlet .container or plain .service), in unit_text.
+unit_text=""
+compose_unit_text() {
+  local podman_path=$1 dependencies install_target
+  if [[ -n $app_unit ]]; then
+    dependencies="BindsTo=$app_unit"$'\n'"After=$app_unit"
+    install_target=$app_unit
+  else
+    dependencies="Wants=network-online.target"$'\n'"After=network-online.target"
+    install_target=multi-user.target
+  fi
+  build_unit_words
+  unit_text="# Written by $SCRIPT_NAME $SCRIPT_VERSION (--systemd-unit); run the launcher again to change it.
+# The sensor API key is not in this file: systemd loads it from $key_file_option at every start.
+[Unit]
+Description=svc runtime sensor $sensor_name
+$dependencies
+"
+  if [[ $unit_format == quadlet ]]; then
+    unit_text+="
+[Container]
+ContainerName=$sensor_name
+Image=$image
+PodmanArgs=$unit_words
+"
+  fi
+  unit_text+="
+[Service]
+LoadCredential=$UNIT_CREDENTIAL_NAME:$key_file_option
+Restart=on-failure
+RestartSec=$UNIT_RESTART_SECONDS
+TimeoutStopSec=$((STOP_GRACE_SECONDS + RUNTIME_CALL_TIMEOUT_SECONDS))
+"
+  if [[ $unit_format == service ]]; then
+    to_systemd_word "$image"
+    unit_text+="Environment=PODMAN_SYSTEMD_UNIT=%n
+Type=notify
+NotifyAccess=all
+ExecStartPre=/bin/rm -f %t/%n.ctr-id
+ExecStart=$podman_path run --cidfile=%t/%n.ctr-id --cgroups=no-conmon --rm --sdnotify=conmon --replace --detach --name $sensor_name $unit_words $systemd_word
+ExecStop=$podman_path stop --ignore -t $STOP_GRACE_SECONDS --cidfile=%t/%n.ctr-id
+ExecStopPost=$podman_path rm -f --ignore -t 10 --cidfile=%t/%n.ctr-id
+"
+  fi
+  unit_text+="
+[Install]
+WantedBy=$install_target
+"
+}
+
+# --systemd-unit: the sensor as a systemd unit (quadlet where podman has it), which starts it at
+# boot after the application's unit and stops it with that unit. Nothing is started here.
+write_systemd_unit() {
+  local podman_path version temporary_file key_mode
+  podman_path=$(type -P -- "$runtime")
+  if ! [[ $podman_path =~ $UNIT_SAFE_PATH ]]; then
+    die "$EXIT_USAGE" "podman is at '$podman_path', a path a unit file cannot name as it is; install podman in /usr/bin"
+  fi
+  version=$(runtime_call version --format '{{.Client.Version}}' 2>/dev/null) || version=""
+  compare_release "$version" "$QUADLET_PODMAN_VERSION"
+  unit_format=service
+  if $release_is_new_enough; then
+    unit_format=quadlet
+  fi
+  # The key file stays on this host for every start of the unit: only its owner may read it.
+  key_mode=$(stat -c %a -- "$key_file_option" 2>/dev/null || true)
+  if [[ $key_mode =~ ^[0-7]*[0-7]([1-7][0-7]|[0-7][1-7])$ ]]; then
+    printf '%s: warning: the key file %s (--key-file) has mode %s: users other than its owner may read the sensor key; chmod 0600 it\n' "$SCRIPT_NAME" "$key_file_option" "$key_mode" >&2
+  fi
+  unit_name="$sensor_name.service"
+  unit_file="$systemd_unit_directory/$sensor_name.$([[ $unit_format == quadlet ]] && echo container || echo service)"
+  choose_app_unit
+  compose_unit_text "$podman_path"
+
+  if $dry_run; then
+    result_action=dry-run
+    note "Dry run: nothing was pulled or written. podman ${version:-of unknown version} would get $unit_file ($unit_format), for $unit_name:"
+    note "$unit_text"
+    return 0
+  fi
+  if ! temporary_file=$(mktemp "$systemd_unit_directory/.$sensor_name.XXXXXXXXXX") ||
+    ! printf '%s' "$unit_text" >"$temporary_file" || ! chmod 0644 -- "$temporary_file" || ! mv -f -- "$temporary_file" "$unit_file"; then
+    [[ -z ${temporary_file:-} ]] || rm -f -- "$temporary_file"
+    die "$EXIT_UNEXPECTED" "cannot write the unit '$unit_file' (--systemd-unit, see above); check that this user may write to '$systemd_unit_directory'"
+  fi
+  result_action=unit-written
+  note "Wrote $unit_file: the $unit_format unit $unit_name (podman ${version:-of unknown version}). The sensor was not started; start it with:"
+  if [[ $unit_format == quadlet ]]; then
+    note "  systemctl daemon-reload && systemctl start $unit_name    (quadlet enables it through its [Install] section)"
+  else
+    note "  systemctl daemon-reload && systemctl enable --now $unit_name"
+  fi
+  if runtime_call container inspect --format '{{.State.Status}}' "$sensor_name" >/dev/null 2>&1; then
+    note "The unit replaces the sensor container $sensor_name that runs now when it starts (podman run --replace)."
+  fi
+}
+
 # ---------------------------------------------------------------------------- start
 
 ensure_image() {
@@ -1145,6 +1460,14 @@ ensure_image() {
   fi
   if [[ $pull_policy == never ]]; then
     die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' is not available locally and --pull never forbids pulling it; load it first ($runtime pull $image), or use --pull missing"
+  fi
+  if [[ -n $signature_policy ]]; then
+    note "Pulling $image, verified against the signature policy $signature_policy ..."
+    if ! runtime_call pull --signature-policy "$signature_policy" "$image" >&2; then
+      die "$EXIT_IMAGE_UNAVAILABLE" "image '$image' was not pulled: podman refused it under the signature policy '$signature_policy' (--signature-policy), or cannot reach it (see podman's message above); the running sensor was not touched"
+    fi
+    read_image_user
+    return
   fi
   note "Pulling $image ..."
   if ! runtime_call pull "$image" >&2; then
@@ -1413,26 +1736,32 @@ wait_until_healthy() {
   fi
 }
 
+# The launcher's run: the lifecycle (detached, named, restarted by the runtime), then the sensor.
 run_arguments=()
 build_run_arguments() {
+  build_sensor_arguments
+  run_arguments=(run --detach --name "$sensor_name" --restart unless-stopped "${sensor_arguments[@]}")
+}
+
+# What makes the sensor what it is: network, privileges, mounts, limits, key, settings, image.
+# The one source of the launcher's run and of the --systemd-unit units, so they cannot drift.
+sensor_arguments=()
+build_sensor_arguments() {
   local capability mount
-  run_arguments=(
-    run --detach
-    --name "$sensor_name"
-    --restart unless-stopped
+  sensor_arguments=(
     --network "$network"
     --cap-drop ALL
   )
   for capability in "${capabilities[@]}"; do
-    run_arguments+=(--cap-add "$capability")
+    sensor_arguments+=(--cap-add "$capability")
   done
   for mount in "${trace_mounts[@]}"; do
-    run_arguments+=(--volume "$mount:$mount:ro")
+    sensor_arguments+=(--volume "$mount:$mount:ro")
   done
   if $selinux_enforcing; then
-    run_arguments+=(--security-opt label=disable)
+    sensor_arguments+=(--security-opt label=disable)
   fi
-  run_arguments+=(
+  sensor_arguments+=(
     --security-opt no-new-privileges
     --read-only
     --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=$TMPFS_SIZE"
@@ -1441,17 +1770,17 @@ build_run_arguments() {
     --pids-limit "$PIDS_LIMIT"
   )
   if [[ $log_max_size != 0 ]]; then
-    run_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
+    sensor_arguments+=(--log-opt "max-size=$log_max_size" --log-opt "max-file=$LOG_MAX_FILES")
   fi
   if [[ $key_delivery == file ]]; then
-    run_arguments+=(
+    sensor_arguments+=(
       --volume "$key_file:$KEY_FILE_IN_CONTAINER:ro"
       --env "SVC_SENSOR_API_KEY_FILE=$KEY_FILE_IN_CONTAINER"
     )
   else
-    run_arguments+=(--env-file "$secret_env_file")
+    sensor_arguments+=(--env-file "$secret_env_file")
   fi
-  run_arguments+=(
+  sensor_arguments+=(
     --env "SVC_TENANT_ID=$tenant_id"
     --env "SVC_ANALYZER_ADDRESS=$analyzer_address"
     --env "SVC_ANALYZER_TLS=true"
@@ -1463,9 +1792,9 @@ build_run_arguments() {
     --label "svc.sensor.name=$sensor_name"
   )
   if [[ -n $config_fingerprint ]]; then
-    run_arguments+=(--label "$CONFIG_LABEL=$config_fingerprint" --label "$KEY_FINGERPRINT_LABEL=$key_fingerprint")
+    sensor_arguments+=(--label "$CONFIG_LABEL=$config_fingerprint" --label "$KEY_FINGERPRINT_LABEL=$key_fingerprint")
   fi
-  run_arguments+=("$image")
+  sensor_arguments+=("$image")
 }
 
 start_sensor() {
@@ -1509,6 +1838,7 @@ main() {
   check_operating_system
   select_container_runtime
   check_runtime_answers
+  check_podman_only_options
   check_rootful_runtime
   check_selinux
   check_cores
@@ -1529,13 +1859,6 @@ main() {
     choose_container_interface
   fi
 
-  if [[ -z $image_repository ]]; then
-    if $internal; then
-      image_repository=$INTERNAL_IMAGE_REPOSITORY
-    else
-      image_repository=$DEFAULT_IMAGE_REPOSITORY
-    fi
-  fi
   if [[ -n $image_digest ]]; then
     image="$image_repository@$image_digest"
   else
@@ -1547,6 +1870,13 @@ main() {
   acquire_lock
   read_sensor_api_key
   print_support_information
+
+  if [[ -n $systemd_unit_directory ]]; then
+    # The image the unit names must be there (and verified) before the unit can start it.
+    $dry_run || ensure_image
+    write_systemd_unit
+    exit 0
+  fi
 
   if $dry_run; then
     result_action=dry-run

@@ -10,7 +10,7 @@ import { track } from '../support/child-processes';
 export const LAUNCHER = path.resolve(__dirname, '../../bin/run-svc-sensor.sh');
 
 /** Real tools the launcher and the stubs (in ./stubs) use; anything else must be stubbed. */
-const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock', 'sha256sum', 'head'];
+const REAL_TOOLS = ['bash', 'cat', 'mktemp', 'mkdir', 'rm', 'timeout', 'stat', 'base64', 'sleep', 'sed', 'chown', 'flock', 'sha256sum', 'head', 'chmod', 'mv'];
 
 /** Tools reached through a recording shim: every process the launcher starts, except bash. */
 const RECORDED_TOOLS = REAL_TOOLS.filter((tool) => tool !== 'bash');
@@ -71,7 +71,14 @@ export interface StubConfig {
   readonly ipv6RouteTable?: string | null;
   /** Non-loopback host interfaces in <proc>/net/dev. */
   readonly hostInterfaces?: readonly string[];
-  /** The runtime subcommand (info, stop, run...) that blocks until released or signalled. */
+  /** What `docker info --format {{range .SecurityOptions}}...` lists (default seccomp and cgroupns;
+   *  a rootless daemon adds name=rootless). */
+  readonly securityOptions?: string;
+  /** What `podman version --format {{.Client.Version}}` says (default 4.3.1, before quadlet). */
+  readonly podmanVersion?: string;
+  /** The app container's PODMAN_SYSTEMD_UNIT label (default none). */
+  readonly appUnitLabel?: string;
+  /** The runtime subcommand (info, stop, run...) whose first call blocks until released or signalled. */
   readonly blockIn?: string;
 }
 
@@ -220,6 +227,11 @@ export interface RunOptions {
 
 export const TEST_KEY = 'sk-test-9f8e7d6c5b4a';
 
+/** The repositories the sandbox's host names in SVC_SENSOR_IMAGE_REPOSITORY and
+ *  SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY (reserved .example names: nothing is ever pulled). */
+export const SITE_IMAGE_REPOSITORY = 'registry.svc.example/svc/runtime-sensor';
+export const SITE_INTERNAL_IMAGE_REPOSITORY = 'registry.internal.svc.example/svc/runtime-sensor';
+
 function readLines(file: string): string[] {
   if (!fs.existsSync(file)) return [];
   return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.length > 0);
@@ -250,6 +262,9 @@ export function stubEnvironment(sandbox: Sandbox, stub: StubConfig): Record<stri
     STUB_CORES: stub.cores ?? '4',
     STUB_OS: stub.operatingSystem ?? 'Linux',
     STUB_KERNEL: stub.kernelRelease ?? '6.1.0-stub',
+    ...(stub.securityOptions === undefined ? {} : { STUB_SECURITY_OPTIONS: stub.securityOptions }),
+    ...(stub.podmanVersion === undefined ? {} : { STUB_PODMAN_VERSION: stub.podmanVersion }),
+    ...(stub.appUnitLabel === undefined ? {} : { STUB_APP_UNIT_LABEL: stub.appUnitLabel }),
     STUB_BLOCK_IN: stub.blockIn ?? '',
     STUB_BLOCK_FIFO: path.join(sandbox.root, 'block.fifo'),
   };
@@ -269,6 +284,10 @@ export function launcherEnvironment(sandbox: Sandbox, options: RunOptions): Reco
     // The stub's sensor is there at once; tests of the wait set their own.
     SVC_SENSOR_HEALTH_WAIT: '0',
     SVC_SENSOR_API_KEY: TEST_KEY,
+    // The host's site default of -i/--image-repo (the vendor's repository is a required
+    // setting); tests of the refusal unset these.
+    SVC_SENSOR_IMAGE_REPOSITORY: SITE_IMAGE_REPOSITORY,
+    SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY: SITE_INTERNAL_IMAGE_REPOSITORY,
     ...stubEnvironment(sandbox, options.stub ?? {}),
   };
   for (const [name, value] of Object.entries(options.env ?? {})) {

@@ -4,7 +4,7 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { collectRun, createSandbox, LAUNCHER, launcherEnvironment, realBash, removeSandboxes, runCall, runLauncher } from './harness';
+import { collectRun, createSandbox, LAUNCHER, launcherEnvironment, realBash, removeSandboxes, runCall, runLauncher, SITE_IMAGE_REPOSITORY } from './harness';
 
 afterAll(removeSandboxes);
 
@@ -62,7 +62,7 @@ describe('options: the spec table, in both help texts, with the defaults the cod
     ['-d', '--domain', 'none, required', '(required)'],
     ['-a', '--app-name', 'none, required', '(required)'],
     ['-s', '--stack-name', '`SvcPrevent`', '(default: SvcPrevent;'],
-    ['-i', '--image-repo', '`registry.svc.example/svc/runtime-sensor` (with `-I`: `registry.internal.svc.example/svc/runtime-sensor`)', '(default: registry.svc.example/svc/runtime-sensor, with -I: registry.internal.svc.example/svc/runtime-sensor)'],
+    ['-i', '--image-repo', '`$SVC_SENSOR_IMAGE_REPOSITORY` (with `-I`: `$SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY`); none built in: required', '(default: $SVC_SENSOR_IMAGE_REPOSITORY, with -I: $SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY; none built in)'],
     ['-t', '--image-tag', '`1.2.0`', '(default: 1.2.0)'],
     ['-N', '--network-interface', 'none (chosen as above)', '(default: none, chosen automatically)'],
     ['-l', '--sensor-log-level', '`info`', '(default: info)'],
@@ -87,7 +87,8 @@ describe('options: the spec table, in both help texts, with the defaults the cod
   test('the defaults are what the launcher does without the options', () => {
     const run = runLauncher(['-n', 'acme', '-d', 'corp.example.com', '-a', 'shop-web']);
     const call = runCall(run);
-    expect(call[call.length - 1]).toBe('registry.svc.example/svc/runtime-sensor:1.2.0');
+    // The repository: the host's SVC_SENSOR_IMAGE_REPOSITORY (the harness sets it).
+    expect(call[call.length - 1]).toBe(`${SITE_IMAGE_REPOSITORY}:1.2.0`);
     expect(call).toEqual(expect.arrayContaining(['SVC_LOG_LEVEL=info', 'SVC_TRACE_PATH=/sys', 'SVC_SENSOR_MODE=container', 'SVC_ANALYZER_ADDRESS=analyzer.svcprevent.corp.example.com:50051']));
   });
 });
@@ -101,9 +102,13 @@ describe('options beyond the spec: the same in both help texts, with the default
     ['--memory-limit', '`512m`', '(default: 512m)'],
     ['--cpu-limit', '`1`', '(default: 1)'],
     ['--log-max-size', '`10m`', '(default: 10m)'],
-    ['--pull', '`missing`', '(default: missing)'],
+    ['--pull', '`missing`', '(default: missing;'],
+    ['--signature-policy', 'none (the runtime\'s own policy)', '(default: none, the runtime\'s own policy)'],
     ['--health-wait', '`10`', '(default: 10)'],
     ['--key-file', 'none', '(default: none, the environment'],
+    ['--management-key-file', 'none', '(default: none;'],
+    ['--systemd-unit', 'none', '(default: none);'],
+    ['--app-unit', "the app container's `PODMAN_SYSTEMD_UNIT` label; none in host mode", '(default: the app'],
     ['--key-delivery', '`file`', '(default: file)'],
     ['--output', '`text`', '(default: text)'],
     ['--allow-small-host', 'off', '(default: off)'],

@@ -11,6 +11,7 @@ describe('container mode (default)', () => {
     expect(run.status).toBe(0);
     expect(subcommands(run)).toEqual([
       'info',
+      'info',
       'container inspect',
       '--version',
       'image inspect',
@@ -22,10 +23,10 @@ describe('container mode (default)', () => {
       'container inspect',
     ]);
     // The interfaces come from /proc/<app pid>/net/dev on the host: nothing runs in the app.
-    expect(run.calls[1]).toEqual(['container', 'inspect', '--format', '{{.State.Status}} {{.State.Pid}} {{.HostConfig.NetworkMode}}', 'shop-web']);
-    expect(run.calls[4]).toEqual(['image', 'inspect', '--format', '{{.Id}}|{{.Config.User}}|{{range .RepoDigests}}{{.}}|{{end}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
-    expect(run.calls[5]).toEqual(['container', 'inspect', '--format', '{{index .Config.Labels "svc.sensor.name"}}', 'svc-sensor-shop-web.previous']);
-    expect(run.calls[6]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
+    expect(run.calls[2]).toEqual(['container', 'inspect', '--format', '{{.State.Status}} {{.State.Pid}} {{.HostConfig.NetworkMode}}', 'shop-web']);
+    expect(run.calls[5]).toEqual(['image', 'inspect', '--format', '{{.Id}}|{{.Config.User}}|{{range .RepoDigests}}{{.}}|{{end}}', 'registry.svc.example/svc/runtime-sensor:1.2.0']);
+    expect(run.calls[6]).toEqual(['container', 'inspect', '--format', '{{index .Config.Labels "svc.sensor.name"}}', 'svc-sensor-shop-web.previous']);
+    expect(run.calls[7]).toEqual(['container', 'inspect', '--format', '{{.State.Status}}', 'svc-sensor-shop-web']);
 
     const call = runCall(run);
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-shop-web']);
@@ -78,7 +79,7 @@ describe('container mode (default)', () => {
     const run = runLauncher(REQUIRED, { stub: { appState, sensorState: 'running' } });
     expect(run.status).toBe(status);
     expect(run.stderr).toMatch(message);
-    expect(subcommands(run)).toEqual(['info', 'container inspect']);
+    expect(subcommands(run)).toEqual(['info', 'info', 'container inspect']);
   });
 });
 
@@ -175,7 +176,7 @@ describe('host mode (-H)', () => {
     expect(run.status).toBe(0);
     // No app container is looked at in host mode.
     expect(run.calls.some((call) => call.includes('i-0abc123'))).toBe(false);
-    expect(subcommands(run)).toEqual(['info', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
+    expect(subcommands(run)).toEqual(['info', 'info', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
     const call = runCall(run);
     expect(flagValues(call, '--name')).toEqual(['svc-sensor-i-0abc123']);
     expect(flagValues(call, '--network')).toEqual(['host']);

@@ -14,7 +14,7 @@ describe('help', () => {
       /-d, --domain DOMAIN .*\(required\)/,
       /-a, --app-name NAME .*\n.*\(required\)/,
       /-s, --stack-name NAME .*\(default: SvcPrevent;/,
-      /-i, --image-repo REPOSITORY .*\n.*\(default: registry\.svc\.example\/svc\/runtime-sensor,\n.*with -I: registry\.internal\.svc\.example\/svc\/runtime-sensor\)/,
+      /-i, --image-repo REPOSITORY .*\n.*\(default: \$SVC_SENSOR_IMAGE_REPOSITORY, with -I:\n.*\$SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY; none built in\)/,
       /-t, --image-tag TAG .*\(default: 1\.2\.0\)/,
       /-N, --network-interface NAME .*\(default: none/,
       /-l, --sensor-log-level LEVEL .*trace, debug, info, warn, error \(default: info\)/,
@@ -119,6 +119,34 @@ describe('image selection', () => {
     const call = runCall(run);
     expect(call[call.length - 1]).toBe(image);
     expect(run.stdout).toContain(`image:             ${image}`);
+  });
+});
+
+describe('the image repository is a required setting: -i, else the host\'s SVC_SENSOR_IMAGE_REPOSITORY', () => {
+  const unset = { SVC_SENSOR_IMAGE_REPOSITORY: undefined, SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY: undefined };
+
+  test.each([
+    ['neither -i nor the variable', [], "no image repository: the vendor's sensor image repository is a required setting", 'SVC_SENSOR_IMAGE_REPOSITORY'],
+    ['-I without -i nor its variable', ['-I'], 'no image repository: the internal sensor image repository (-I/--internal) is a required setting', 'SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY'],
+  ])('%s: exit 2 before the runtime is called', (_name, options, message, variable) => {
+    const run = runLauncher([...REQUIRED, ...options], { env: unset });
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain(`give it with -i/--image-repo REPOSITORY, or set ${variable} for this host`);
+    expect(run.status).toBe(2);
+    expect(run.calls).toEqual([]);
+  });
+
+  test('-i alone is enough, as the spec\'s option says', () => {
+    const run = runLauncher([...REQUIRED, '-i', 'vendor.example/sensor'], { env: unset });
+    expect(run.status).toBe(0);
+    expect(runCall(run).at(-1)).toBe('vendor.example/sensor:1.2.0');
+  });
+
+  test('the variable is checked like -i, and the error names it', () => {
+    const run = runLauncher(REQUIRED, { env: { SVC_SENSOR_IMAGE_REPOSITORY: 'vendor.example/sensor:1.0' } });
+    expect(run.stderr).toContain("invalid value 'vendor.example/sensor:1.0' for SVC_SENSOR_IMAGE_REPOSITORY: give the repository without a tag");
+    expect(run.status).toBe(2);
+    expect(run.calls).toEqual([]);
   });
 });
 

@@ -28,6 +28,7 @@ describe('--output json', () => {
       image_digest: 'sha256:9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a',
       capabilities: ['BPF', 'PERFMON', 'NET_ADMIN', 'NET_RAW'],
       interface: 'eth0',
+      unit_file: null,
       launcher_version: '1.0.0',
     });
     expect(run.stderr).toMatch(/Sensor svc-sensor-shop-web started/);

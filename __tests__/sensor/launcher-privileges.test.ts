@@ -1,6 +1,9 @@
 /** What bin/run-svc-sensor.sh grants the sensor container: capabilities by kernel version, the
  *  hardening flags, limits and log rotation and their options, driven against the stub runtime.
  *  real-runtime.test.ts checks on podman that the sensor really gets only this. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { expectedTraceVolumes, flagValues, removeSandboxes, REQUIRED, runCall, runLauncher, startBlockedLauncher, subcommands, traceVolumes } from './harness';
 
 afterAll(removeSandboxes);
@@ -127,6 +130,41 @@ describe('image integrity: digests, the pull policy, the image that runs', () =>
     const run = runLauncher(REQUIRED, { stub: { imageIsLocal: true } });
     expect(run.status).toBe(0);
     expect(subcommands(run)).not.toContain('pull');
+  });
+
+  describe('--signature-policy FILE (podman): passed to the pull, which then happens on every run', () => {
+    const policyDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-policy-'));
+    const policy = path.join(policyDirectory, 'policy.json');
+    fs.writeFileSync(policy, '{"default":[{"type":"reject"}]}\n');
+    afterAll(() => fs.rmSync(policyDirectory, { recursive: true, force: true }));
+    const podman = { runtimeNames: ['podman'] };
+
+    test('a local image is pulled anyway, with the policy', () => {
+      const run = runLauncher([...REQUIRED, '--signature-policy', policy], { stub: { ...podman, imageIsLocal: true } });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.calls.filter((call) => call[0] === 'pull')).toEqual([['pull', '--signature-policy', policy, 'registry.svc.example/svc/runtime-sensor:1.2.0']]);
+      expect(run.stdout).toContain(`verified against the signature policy ${policy}`);
+    });
+
+    test('a pull podman refuses: exit 15 naming the policy, the running sensor untouched', () => {
+      const run = runLauncher([...REQUIRED, '--signature-policy', policy], { stub: { ...podman, pullFails: true, sensorState: 'running' } });
+      expect(run.status).toBe(15);
+      expect(run.stderr).toContain(`podman refused it under the signature policy '${policy}' (--signature-policy), or cannot reach it`);
+      for (const mutating of ['rename', 'stop', 'rm', 'run']) expect(subcommands(run)).not.toContain(mutating);
+    });
+
+    test.each([
+      ['docker', { runtimeNames: ['docker'] }, [], 2, "--signature-policy needs podman, and the runtime is 'docker'", ['info']],
+      ['--pull never', podman, ['--pull', 'never'], 2, '--signature-policy and --pull never cannot be combined', []],
+      ['no such file', podman, ['--signature-policy', '/nonexistent/policy.json'], 2, "invalid value '/nonexistent/policy.json' for --signature-policy: no readable file", []],
+    ])('%s: refused before anything is pulled or touched', (_name, stub, extra, status, message, calls) => {
+      const args = extra[0] === '--signature-policy' ? [...REQUIRED, ...extra] : [...REQUIRED, '--signature-policy', policy, ...extra];
+      const run = runLauncher(args, { stub: { ...stub, sensorState: 'running' } });
+      expect(run.stderr).toContain(message);
+      expect(run.status).toBe(status);
+      expect(subcommands(run)).toEqual(calls);
+    });
   });
 
   test('--pull never with no local image: exit 15, nothing pulled, the running sensor untouched', () => {

@@ -32,12 +32,12 @@ describe('requirement failures', () => {
     ['not Linux', { operatingSystem: 'Darwin' }, () => [], 3, /runs on Linux only, and this host reports 'Darwin' \(uname -s\)/, []],
     ['no container runtime', { runtimeNames: [] }, () => [], 4, /no container runtime found: install docker or podman/, []],
     ['runtime does not answer', { infoFails: true }, () => [], 5, /'docker info' failed \(exit 1\): Cannot connect to the daemon\. Is it running\?; start the docker service/, ['info']],
-    ['one core', { cores: '1' }, () => [], 6, /at least 2 cores and this one has '1' \(nproc\)/, ['info']],
-    ['core count unreadable', { cores: 'many' }, () => [], 6, /at least 2 cores and this one has 'many'/, ['info']],
-    ['memory just under 300 MB', { memTotalKb: MIN_MEMORY_KB - 1 }, () => [], 7, /at least 300 MB of memory and this one has 299 MB \(MemTotal 307199 kB\)/, ['info']],
-    ['memory unreadable', { memTotalKb: null }, () => [], 7, /cannot read MemTotal from .*\/meminfo/, ['info']],
-    ['trace path missing', {}, () => ['-p', MISSING_UNDER_SYS], 8, /trace path '\/sys\/no-such-dir' \(-p\/--trace-path\) does not exist on this host/, ['info']],
-    ['trace path is a file', {}, () => ['--trace-path=' + FILE_UNDER_SYS], 8, /trace path '\/sys\/kernel\/uevent_seqnum' \(-p\/--trace-path\) is not a directory/, ['info']],
+    ['one core', { cores: '1' }, () => [], 6, /at least 2 cores and this one has '1' \(nproc\)/, ['info', 'info']],
+    ['core count unreadable', { cores: 'many' }, () => [], 6, /at least 2 cores and this one has 'many'/, ['info', 'info']],
+    ['memory just under 300 MB', { memTotalKb: MIN_MEMORY_KB - 1 }, () => [], 7, /at least 300 MB of memory and this one has 299 MB \(MemTotal 307199 kB\)/, ['info', 'info']],
+    ['memory unreadable', { memTotalKb: null }, () => [], 7, /cannot read MemTotal from .*\/meminfo/, ['info', 'info']],
+    ['trace path missing', {}, () => ['-p', MISSING_UNDER_SYS], 8, /trace path '\/sys\/no-such-dir' \(-p\/--trace-path\) does not exist on this host/, ['info', 'info']],
+    ['trace path is a file', {}, () => ['--trace-path=' + FILE_UNDER_SYS], 8, /trace path '\/sys\/kernel\/uevent_seqnum' \(-p\/--trace-path\) is not a directory/, ['info', 'info']],
   ];
   test.each(cases)('%s', (_name, stub, extraArgs, status, message, callsBefore) => {
     // A running sensor that must survive every failed check.
@@ -120,7 +120,7 @@ describe('container runtime choice', () => {
     const run = runLauncher(REQUIRED, { stub: { runtimeNames: ['docker'] }, env: { 'BASH_FUNC_docker%%': '() {  echo fake;\n}' } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(subcommands(run)).toEqual(['info', 'container inspect', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
+    expect(subcommands(run)).toEqual(['info', 'info', 'container inspect', '--version', 'image inspect', 'image inspect', 'container inspect', 'container inspect', 'run', 'container inspect', 'container inspect']);
   });
 
   test('docker without an answering daemon: podman, when it answers, with a warning', () => {
@@ -161,6 +161,19 @@ describe('container runtime choice', () => {
     expect(run.stderr).toContain('DOCKER_HOST=unix:///run/user/1000/docker.sock is a rootless docker daemon: a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON');
     expect(subcommands(run)).toEqual(['info']);
     expect(runLauncher(REQUIRED, { env: { DOCKER_HOST: 'unix:///var/run/docker.sock' } }).status).toBe(0);
+  });
+
+  test('a docker context pointing at a rootless daemon (no DOCKER_HOST): exit 24, from the daemon\'s security options', () => {
+    const rootless = { securityOptions: 'name=seccomp,profile=builtin name=rootless name=cgroupns' };
+    const run = runLauncher(REQUIRED, { stub: rootless, env: { DOCKER_CONTEXT: 'rootless' } });
+    expect(run.status).toBe(24);
+    expect(run.stderr).toContain('the docker daemon reached through DOCKER_CONTEXT=rootless is rootless (docker info lists the security option name=rootless): a rootless runtime cannot grant the sensor CAP_BPF and CAP_PERFMON');
+    expect(run.calls.slice(0, 2)).toEqual([['info'], ['info', '--format', '{{range .SecurityOptions}}{{.}} {{end}}']]);
+    expect(subcommands(run)).toEqual(['info', 'info']);
+    // The context chosen with `docker context use` (no variable): the message says where to look.
+    expect(runLauncher(REQUIRED, { stub: rootless }).stderr).toContain('reached through the current docker context (docker context show) is rootless');
+    // A rootful daemon's options: the sensor starts.
+    expect(runLauncher(REQUIRED, { stub: { securityOptions: 'name=seccomp,profile=builtin name=cgroupns' } }).status).toBe(0);
   });
 
   test.each([

@@ -4,6 +4,7 @@
  *  shows up in an argument, the output, a trace or the environment of any process started. */
 import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import {
   collectRun,
@@ -237,7 +238,15 @@ describe('the launcher itself', () => {
     // The same process (pid), the script again, no key; the key still reached the sensor.
     expect(cmdline).toContain('run-svc-sensor.sh');
     // The marker that says where the key went (a file descriptor number) stays.
-    expect(environ.filter((entry) => entry.startsWith('SVC_SENSOR_')).map((entry) => entry.split('=')[0]).sort()).toEqual(['SVC_SENSOR_HEALTH_WAIT', 'SVC_SENSOR_INTERNAL_KEY_FD', 'SVC_SENSOR_PROC_DIR', 'SVC_SENSOR_SECRET_DIR', 'SVC_SENSOR_SELINUX_DIR']);
+    expect(environ.filter((entry) => entry.startsWith('SVC_SENSOR_')).map((entry) => entry.split('=')[0]).sort()).toEqual([
+      'SVC_SENSOR_HEALTH_WAIT',
+      'SVC_SENSOR_IMAGE_REPOSITORY',
+      'SVC_SENSOR_INTERNAL_IMAGE_REPOSITORY',
+      'SVC_SENSOR_INTERNAL_KEY_FD',
+      'SVC_SENSOR_PROC_DIR',
+      'SVC_SENSOR_SECRET_DIR',
+      'SVC_SENSOR_SELINUX_DIR',
+    ]);
     expect(environ.join('\n')).not.toContain(TEST_KEY);
     expect(run.keyFiles[0].contents).toBe(TEST_KEY);
   });
@@ -262,6 +271,65 @@ describe('key missing or unusable: exit 14 before anything is touched', () => {
       expect(run.stderr).not.toContain('first-line');
       expect(run.stdout).not.toContain('first-line');
     }
+  });
+});
+
+describe('the management API key given as the sensor key: exit 14, naming both settings and neither key', () => {
+  const MANAGEMENT_KEY = 'mk-live-0a1b2c3d4e5f';
+
+  /** A sandbox file holding a key, as a user's key file would. */
+  function keyFile(name: string, contents: string): { path: string; remove(): void } {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-sensor-key-'));
+    const file = path.join(directory, name);
+    fs.writeFileSync(file, contents, { mode: 0o600 });
+    return { path: file, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
+  }
+
+  function expectRefused(run: LauncherRun, message: string): void {
+    expect(run.stderr).toContain(message);
+    expect(run.status).toBe(14);
+    for (const mutating of ['rename', 'stop', 'rm', 'run', 'start']) expect(subcommands(run)).not.toContain(mutating);
+    expect(run.stdout + run.stderr).not.toContain(MANAGEMENT_KEY);
+    // No process the launcher started had the management key in its arguments.
+    for (const call of [...run.calls, ...run.toolCalls]) for (const argument of call) expect(argument).not.toContain(MANAGEMENT_KEY);
+    expect(run.keyStoreEntries).toEqual(['svc-sensor-shop-web']);
+  }
+
+  test.each([['SVC_API_KEY'], ['TF_VAR_api_key']])('the sensor key from SVC_SENSOR_API_KEY equals %s', (variable) => {
+    const run = runLauncher(REQUIRED, { stub: { sensorState: 'running' }, env: { SVC_SENSOR_API_KEY: MANAGEMENT_KEY, [variable]: MANAGEMENT_KEY } });
+    expectRefused(run, `the sensor API key (from SVC_SENSOR_API_KEY) is the management API key (the one in ${variable}): a sensor authenticates with a sensor API key, a different key type`);
+  });
+
+  test('the sensor key from --key-file equals the key in --management-key-file (which may end in a line break)', () => {
+    const sensorKey = keyFile('sensor-key', `${MANAGEMENT_KEY}\n`);
+    const managementKey = keyFile('management-key', `${MANAGEMENT_KEY}\n`);
+    try {
+      const run = runLauncher([...REQUIRED, '--key-file', sensorKey.path, '--management-key-file', managementKey.path], { stub: { sensorState: 'running' }, env: { SVC_SENSOR_API_KEY: undefined } });
+      expectRefused(run, `the sensor API key (from --key-file ${sensorKey.path}) is the management API key (the one in --management-key-file ${managementKey.path})`);
+    } finally {
+      sensorKey.remove();
+      managementKey.remove();
+    }
+  });
+
+  test('a different management key anywhere: the sensor starts, and no runtime call gets SVC_API_KEY', () => {
+    const managementKey = keyFile('management-key', 'mk-other-key');
+    try {
+      const run = runLauncher([...REQUIRED, '--management-key-file', managementKey.path], { env: { SVC_API_KEY: MANAGEMENT_KEY, TF_VAR_api_key: MANAGEMENT_KEY } });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(subcommands(run)).toContain('run');
+      expect(fs.existsSync(path.join(run.sandbox.recordDir, 'runtime-saw-management-key'))).toBe(false);
+    } finally {
+      managementKey.remove();
+    }
+  });
+
+  test('--management-key-file naming no file: exit 2 before anything is asked', () => {
+    const run = runLauncher([...REQUIRED, '--management-key-file', '/nonexistent/management-key']);
+    expect(run.stderr).toContain("invalid value '/nonexistent/management-key' for --management-key-file: no such file");
+    expect(run.status).toBe(2);
+    expect(run.calls).toEqual([]);
   });
 });
 

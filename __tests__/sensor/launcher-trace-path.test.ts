@@ -78,14 +78,14 @@ describe('a trace path that resolves outside /sys is refused before any containe
     );
     expect(run.status).toBe(EXIT_TRACE_PATH_OUTSIDE_SYS);
     expect(run.stdout).toBe('');
-    expect(subcommands(run)).toEqual(['info']);
+    expect(subcommands(run)).toEqual(['info', 'info']);
   });
 
   test('the --trace-path=VALUE form is refused the same way', () => {
     const run = runLauncher([...REQUIRED, '--trace-path=/sys/../'], { stub: { sensorState: 'running' } });
     expect(run.status).toBe(EXIT_TRACE_PATH_OUTSIDE_SYS);
     expect(run.stderr).toContain("trace path '/sys/../' (-p/--trace-path) resolves to '/', outside /sys");
-    expect(subcommands(run)).toEqual(['info']);
+    expect(subcommands(run)).toEqual(['info', 'info']);
   });
 
   test('a missing or non-directory path is still reported as such (exit 8), wherever it points', () => {
@@ -108,5 +108,5 @@ test("a path that resolves to a sysfs name with ':' is refused (exit 2): --volum
       "the runtime's --volume cannot mount that: give a directory whose resolved path has neither, e.g. /sys/kernel/tracing\n",
   );
   expect(run.status).toBe(2);
-  expect(subcommands(run)).toEqual(['info']);
+  expect(subcommands(run)).toEqual(['info', 'info']);
 });

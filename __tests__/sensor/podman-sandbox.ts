@@ -201,6 +201,14 @@ export class PodmanSandbox {
     return sandbox;
   }
 
+  /** Lets podman pull from a plain-HTTP registry at host:port (a test's loopback registry),
+   *  through a registries.conf of the sandbox's own. */
+  allowInsecureRegistry(location: string): void {
+    const file = path.join(this.root, 'registries.conf');
+    fs.writeFileSync(file, ['[[registry]]', `location = "${location}"`, 'insecure = true', ''].join('\n'));
+    this.env.CONTAINERS_REGISTRIES_CONF = file;
+  }
+
   environment(): Record<string, string> {
     return { ...this.env };
   }

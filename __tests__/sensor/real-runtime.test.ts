@@ -6,8 +6,11 @@
  *  what to install. The stub-runtime tests cover docker-only paths and failures. */
 import * as crypto from 'crypto';
 import * as fs from 'fs';
+import * as path from 'path';
 import { LAUNCHER, realBash, TEST_KEY } from './harness';
 import { BAD_KEY, NON_ROOT_SENSOR_IMAGE_TAG, parseSensorLog, PodmanSandbox, runCommand, SENSOR_IMAGE_REPOSITORY, SENSOR_IMAGE_TAG, TERM_IGNORING_SENSOR_IMAGE_TAG, type CommandResult } from './podman-sandbox';
+import { LoopbackRegistry } from './loopback-registry';
+import { splitSystemdCommandLine, unitSections } from './systemd-unit';
 
 const LAUNCHER_VERSION = '1.0.0';
 const STOP_GRACE_SECONDS = 30;
@@ -423,6 +426,118 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expectStatus(plain, 0);
     expect(resultOf(plain).action).toBe('replaced');
     expect((await sandbox.inspect(sensor)).Id).not.toBe(afterLevel.inspection.Id);
+  });
+
+  test('--systemd-unit: the .service\'s own podman commands, run by hand (no systemd as PID 1 here), start the same confined sensor as the launcher, with the key from the credentials directory', async () => {
+    const app = `unit-${sandbox.suffix}`;
+    const appId = await sandbox.startApp(app, [frontNetwork]);
+    const sensor = `svc-sensor-${app}`;
+    const unitName = `${sensor}.service`;
+    const unitDirectory = path.join(sandbox.root, 'units');
+    fs.mkdirSync(unitDirectory);
+    const keyFile = path.join(sandbox.root, 'unit-sensor-key');
+    fs.writeFileSync(keyFile, `${TEST_KEY}\n`, { mode: 0o600 });
+
+    // The launcher's own sensor first, to compare with.
+    expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]), 0);
+    const byLauncher = await runningSensor(sensor);
+
+    const written = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '--systemd-unit', unitDirectory, '--key-file', keyFile, '--app-unit', 'shop.service']);
+    expectStatus(written, 0);
+    expect(written.stdout).toContain(`the service unit ${unitName} (podman 4.`);
+    expect(written.stdout).toContain(`The unit replaces the sensor container ${sensor} that runs now when it starts (podman run --replace).`);
+    const unit = unitSections(fs.readFileSync(path.join(unitDirectory, unitName), 'utf8'));
+
+    // What systemd would do: copy the credential into the unit's credentials directory (%d) and
+    // expand %t (its runtime directory) and %n (the unit's name).
+    const credentials = fs.mkdtempSync('/dev/shm/svc-unit-credentials-');
+    const runtimeDirectory = fs.mkdtempSync(path.join(sandbox.root, 'unit-run-'));
+    try {
+      const [credential] = unit.Service.LoadCredential;
+      fs.copyFileSync(credential.slice(credential.indexOf(':') + 1), path.join(credentials, credential.slice(0, credential.indexOf(':'))));
+      fs.chmodSync(path.join(credentials, 'svc-sensor-api-key'), 0o400);
+      const specifiers: Record<string, string> = { t: runtimeDirectory, n: unitName, d: credentials };
+      const command = (setting: string): string[] => splitSystemdCommandLine(setting).map((word) => word.replace(/%([tnd])/g, (_match, letter: string) => specifiers[letter]));
+      const [podman, ...startArguments] = command(unit.Service.ExecStart[0]);
+      const started = await runCommand(podman, startArguments, sandbox.environment());
+      expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: '' });
+
+      const byUnit = await runningSensor(sensor);
+      expect(byUnit.inspection.Id).not.toBe(byLauncher.inspection.Id);
+      // The same sensor: network, capabilities, mounts, confinement, limits, settings.
+      expect(byUnit.inspection.HostConfig.NetworkMode).toBe(`container:${appId}`);
+      expect(byUnit.report.netns).toBe(byLauncher.report.netns);
+      expect(byUnit.report.capabilities.toString(16)).toBe(byLauncher.report.capabilities.toString(16));
+      expect(byUnit.report.capabilities.toString(16)).toBe(capabilitySet(Object.values(GRANTED_CAPABILITIES)).toString(16));
+      const mounts = (inspection: typeof byUnit.inspection) => inspection.Mounts.map((mount) => [mount.Destination, mount.RW]).sort();
+      expect(mounts(byUnit.inspection)).toEqual(mounts(byLauncher.inspection));
+      for (const field of ['ReadonlyRootfs', 'SecurityOpt', 'Memory', 'NanoCpus', 'PidsLimit'] as const) {
+        expect({ field, value: byUnit.inspection.HostConfig[field] }).toEqual({ field, value: byLauncher.inspection.HostConfig[field] });
+      }
+      expectConfined(byUnit.report);
+      expect(byUnit.report.env).toEqual(byLauncher.report.env);
+      // The key came from the credentials directory, and is in no setting podman shows.
+      expect(byUnit.inspection.Mounts.find((mount) => mount.Destination === '/run/secrets/svc-sensor-api-key')?.Source).toBe(path.join(credentials, 'svc-sensor-api-key'));
+      expect(byUnit.report.keySha256).toBe(sha256(TEST_KEY));
+      expect(byUnit.report.keyInEnvironment).toBe(false);
+      expect(await sandbox.podmanOk(['container', 'inspect', sensor])).not.toContain(TEST_KEY);
+      // systemd restarts it, not podman.
+      expect(byUnit.inspection.HostConfig.RestartPolicy.Name).not.toBe('unless-stopped');
+
+      // ExecStop, then ExecStopPost: the sensor stops gracefully and is gone.
+      for (const setting of [unit.Service.ExecStop[0], unit.Service.ExecStopPost[0]]) {
+        const [stopper, ...stopArguments] = command(setting);
+        const stopped = await runCommand(stopper, stopArguments, sandbox.environment());
+        expect({ setting, status: stopped.status }).toEqual({ setting, status: 0 });
+      }
+      expect(await sandbox.containerExists(sensor)).toBe(false);
+    } finally {
+      fs.rmSync(credentials, { recursive: true, force: true });
+    }
+  });
+
+  test('--signature-policy: a policy that rejects the image fails the run (exit 15) before the running sensor is stopped; one that accepts it replaces the sensor', async () => {
+    // The stand-in image, served by a registry on loopback, so that podman really pulls it.
+    const layout = path.join(sandbox.root, 'oci-layout');
+    await sandbox.podmanOk(['push', sandbox.image, `oci:${layout}:signed`]);
+    const registry = await LoopbackRegistry.start(layout, 'svc-test/sensor-signed');
+    sandbox.allowInsecureRegistry(registry.location);
+    const policies = path.join(sandbox.root, 'policies');
+    fs.mkdirSync(policies);
+    const rejecting = path.join(policies, 'reject.json');
+    const accepting = path.join(policies, 'accept.json');
+    // Everything from this registry rejected (as an image without the required signature would be).
+    fs.writeFileSync(rejecting, JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }], transports: { docker: { [registry.location]: [{ type: 'reject' }] } } }));
+    fs.writeFileSync(accepting, JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }));
+    try {
+      const app = `signed-${sandbox.suffix}`;
+      await sandbox.startApp(app, [frontNetwork]);
+      const sensor = `svc-sensor-${app}`;
+      const args = ['-n', 'acme', '-d', 'corp.example.com', '-a', app];
+      expectStatus(await launch(args), 0);
+      const before = await runningSensor(sensor);
+      const fromRegistry = ['-i', `${registry.location}/svc-test/sensor-signed`, '-t', 'signed'];
+
+      const rejected = await launch([...args, '--signature-policy', rejecting], { image: fromRegistry });
+      expectStatus(rejected, 15);
+      expect(rejected.stderr).toContain(`podman refused it under the signature policy '${rejecting}' (--signature-policy)`);
+      expect(rejected.stderr).toMatch(/rejected by policy/);
+      // The running sensor was never stopped: same container, same start, still running.
+      const after = await sandbox.inspect(sensor);
+      expect({ id: after.Id, startedAt: after.State.StartedAt, status: after.State.Status }).toEqual({ id: before.inspection.Id, startedAt: before.inspection.State.StartedAt, status: 'running' });
+      const images = await sandbox.podmanOk(['images', '--format', '{{.Repository}}']);
+      expect(images).not.toContain(`${registry.location}/svc-test/sensor-signed`);
+
+      // The same pull under a policy that accepts it: the registry works, so the refusal above was the policy's.
+      const accepted = await launch([...args, '--signature-policy', accepting], { image: fromRegistry });
+      expectStatus(accepted, 0);
+      expect(accepted.stdout).toContain(`verified against the signature policy ${accepting}`);
+      const replaced = await runningSensor(sensor);
+      expect(replaced.inspection.Id).not.toBe(before.inspection.Id);
+      expect(replaced.inspection.ImageName).toBe(`${registry.location}/svc-test/sensor-signed:signed`);
+    } finally {
+      await registry.close();
+    }
   });
 
   test.each([

@@ -229,7 +229,7 @@ export const EXEMPTIONS: readonly Exemption[] = [
     page: 'sensor.md',
     command: /./,
     reason: 'starts a sensor container (needs a container runtime and the vendor image); the launcher tests run it against stub runtimes',
-    coveredBy: ['__tests__/sensor/launcher-modes.test.ts', '__tests__/sensor/launcher-options.test.ts', '__tests__/sensor/launcher-secret.test.ts', '__tests__/sensor/real-runtime.test.ts'],
+    coveredBy: ['__tests__/sensor/launcher-modes.test.ts', '__tests__/sensor/launcher-options.test.ts', '__tests__/sensor/launcher-secret.test.ts', '__tests__/sensor/launcher-systemd-unit.test.ts', '__tests__/sensor/real-runtime.test.ts'],
   },
 ];
 
