@@ -287,7 +287,7 @@ export class ControlPlane extends Construct {
       })),
       { id: 'load-balancer-dns-name', value: this.loadBalancer.dnsName, description: 'DNS name of the internal load balancer' },
       { id: 'sts-security-group-id', value: this.services.sts.securityGroup.id, description: 'Security group of the Scan Template Service: allow it into the endpoints it scans (architectural rule 6)' },
-      { id: 'sensor-command', value: this.sensorCommand, description: 'Sensor command line for this stack; replace <APP> with the application container name' },
+      { id: 'sensor-command', value: this.sensorCommand, description: 'Sensor command line for this stack; replace <APP> with the application container name, and add -i <vendor sensor image repository> unless the host sets SVC_SENSOR_IMAGE_REPOSITORY' },
     ];
     const names = outputs.map((output) => scopedName(this, output.id));
     this.refuseClash(claimStackNames(this, 'output', names), 'outputs', true, 'give the control planes distinct construct paths (IDs or parents), or set outputs: false on one and declare your own');
