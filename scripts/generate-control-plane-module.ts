@@ -29,6 +29,7 @@ import { SERVICES } from '../modules/control-plane/services';
 import { ControlPlaneValidationError } from '../modules/control-plane/errors';
 import { CONTROL_PLANE_DEFAULTS, CONTROL_PLANE_PARAMETERS, DEFAULT_STACK_NAME, resolveControlPlaneProps, type ControlPlaneProps, type ParameterKind } from '../modules/control-plane/props';
 import { validateControlPlaneProps } from '../modules/control-plane/validation';
+import { packageVersion } from '../src/provider-identity';
 
 export const MODULE_DIR = path.join(__dirname, '..', 'terraform', 'modules', 'svc-control-plane');
 const PROPS_FILE = path.join(__dirname, '..', 'modules', 'control-plane', 'props.ts');
@@ -706,7 +707,7 @@ regenerates it and compares the files byte for byte.
 
 \`\`\`hcl
 module "control_plane" {
-  source = "git::https://github.com/svc-prevent/terraform-provider-svc.git//terraform/modules/svc-control-plane?ref=v0.1.0"
+  source = "git::https://github.com/svc-prevent/terraform-provider-svc.git//terraform/modules/svc-control-plane?ref=v${packageVersion(path.resolve(__dirname, '..'))}"
 
   api_key = var.api_key # sensitive and ephemeral: TF_VAR_api_key=... at plan and apply
 ${Object.entries(EXAMPLE_INPUTS).map(([name, value]) => `  ${name.padEnd(16)} = ${value}`).join('\n')}

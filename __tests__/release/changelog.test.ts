@@ -51,3 +51,11 @@ test('every link to the repository names the one the public registry reads: <nam
     expect([page, ours.filter((address) => address.replace(/\.git$/, '') !== `github.com/${PROVIDER_NAMESPACE}/${EXECUTABLE_NAME}`)]).toEqual([page, []]);
   }
 });
+
+test('module sources pinned to a tag name the version package.json releases', () => {
+  const tag = `v${packageVersion(REPOSITORY)}`;
+  const pages = ['README.md', ...fs.readdirSync(path.join(REPOSITORY, 'help')).filter((name) => name.endsWith('.md')).map((name) => `help/${name}`), 'terraform/modules/svc-security-policy/README.md', 'terraform/modules/svc-control-plane/README.md'];
+  const pinned = pages.flatMap((page) => [...fs.readFileSync(path.join(REPOSITORY, page), 'utf8').matchAll(/\?ref=(v[\w.-]+)/g)].map((match) => [page, match[1]]));
+  expect(pinned.length).toBeGreaterThan(0);
+  expect(pinned.filter(([, ref]) => ref !== tag)).toEqual([]);
+});
