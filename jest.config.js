@@ -9,6 +9,7 @@
  * `npm run typecheck` is the type gate, and it keeps the suite fast on 2 cores.
  */
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const TESTS = path.join(__dirname, '__tests__');
@@ -85,6 +86,10 @@ const project = {
 
 module.exports = {
   testTimeout: 60000,
+  // jest's default (one worker per core but one) gave a 2-core machine a single worker, running
+  // every file in band: a file waiting on terraform, npm or podman left the second core idle
+  // (help/testing.md, "Where the time goes"). At least two: on 2 cores both are used.
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
   projects: [
     {
       ...project,

@@ -6,32 +6,19 @@
  * port is the only text replaced. The output the page quotes (the bare ``` blocks after a
  * command) must appear in what that command printed, so the page shows what a user sees.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SUBSTITUTIONS, exemptionFor } from './support/command-coverage';
-import { codeBlocks, readPage, repositoryRoot, shellCommands, type ShellCommand } from './support/markdown';
+import { codeBlocks, readPage, shellCommands, type ShellCommand } from './support/markdown';
 import { track } from '../support/child-processes';
-
-jest.setTimeout(180_000);
+import { copyRepository } from '../support/repository-copy';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const PAGE = 'getting-started.md';
 const MARKER = '@@help-command';
-
-/** The tracked and new (not ignored) files of the working tree, copied; node_modules linked. */
-function copyRepository(target: string): void {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repositoryRoot, encoding: 'utf8' });
-  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
-  for (const file of listed.stdout.split('\0').filter(Boolean)) {
-    const source = path.join(repositoryRoot, file);
-    if (!fs.existsSync(source) || !fs.statSync(source).isFile()) continue; // deleted in the working tree
-    fs.mkdirSync(path.dirname(path.join(target, file)), { recursive: true });
-    fs.copyFileSync(source, path.join(target, file));
-  }
-  fs.symlinkSync(path.join(repositoryRoot, 'node_modules'), path.join(target, 'node_modules'));
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,12 +48,24 @@ interface PageRun {
   readonly lastStarted: number;
   readonly finished: boolean;
   readonly seconds: number;
+  /** Seconds per command index, for the commands that started. */
+  readonly commandSeconds: readonly number[];
+  /** The command that ran past its step budget (the session was ended there), if one did. */
+  readonly overBudget?: { readonly index: number; readonly budgetMs: number };
+}
+
+/** What a command of the page is, as a step with a time budget (support/step-budgets.ts). */
+function stepBudgetMs(command: string): number {
+  if (/^(NODE_PATH=\S+ )?(npm run (synth|diff|deploy|destroy)|npx cdktf) /.test(command)) return STEP_BUDGET_MS.cdktfCommand;
+  if (/^terraform /.test(command)) return STEP_BUDGET_MS.terraformCommand;
+  return STEP_BUDGET_MS.shellCommand;
 }
 
 const pageCommands = codeBlocks(PAGE)
   .filter((block) => block.language === 'sh')
   .flatMap(shellCommands);
 const commandsToRun = pageCommands.filter((command) => exemptionFor(PAGE, command.command, command.section) === undefined);
+const budgetsMs = commandsToRun.map((command) => stepBudgetMs(command.command));
 
 describe('help/getting-started.md runs as written', () => {
   let root: string;
@@ -95,17 +94,44 @@ describe('help/getting-started.md runs as written', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     }), { group: true });
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    const endSession = (): void => {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    };
+    // Each command gets its own step's budget from the moment its marker is printed: the one
+    // that runs past it ends the session, and the failure names it (not a bare hook timeout).
+    const startedAt: number[] = [];
+    let overBudget: PageRun['overBudget'];
+    let budgetTimer: NodeJS.Timeout | undefined;
+    let scanned = '';
+    const onOutput = (chunk: Buffer): void => {
+      output.push(chunk);
+      scanned += chunk.toString('utf8');
+      const lastNewline = scanned.lastIndexOf('\n');
+      if (lastNewline < 0) return;
+      for (const match of scanned.slice(0, lastNewline).matchAll(new RegExp(`^${MARKER} (\\d+)$`, 'gm'))) {
+        const index = Number(match[1]);
+        startedAt[index] = Date.now();
+        clearTimeout(budgetTimer);
+        budgetTimer = setTimeout(() => {
+          overBudget = { index, budgetMs: budgetsMs[index]! };
+          endSession();
+        }, budgetsMs[index]);
+      }
+      scanned = scanned.slice(lastNewline + 1);
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+    const ended = Date.now();
+    clearTimeout(budgetTimer);
     // Whatever the session left behind (the background emulator after a failed step) holds its
     // output open: end the session's process group, then read the rest.
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-    }
+    endSession();
     await closed;
     const text = Buffer.concat(output).toString('utf8');
     const outputs: string[] = commandsToRun.map(() => '');
@@ -120,10 +146,16 @@ describe('help/getting-started.md runs as written', () => {
         outputs[lastStarted] = part.slice(newline + 1);
       }
     }
-    run = { commands: commandsToRun, code, outputs, lastStarted, finished, seconds: (Date.now() - started) / 1000 };
+    const commandSeconds = startedAt.map((at, index) => ((startedAt[index + 1] ?? ended) - at) / 1000);
+    run = { commands: commandsToRun, code, outputs, lastStarted, finished, seconds: (ended - started) / 1000, commandSeconds, overBudget };
     added = fs.readdirSync(checkout).filter((name) => !before.has(name)).sort();
-    console.log(`getting-started.md: ${commandsToRun.length} commands in ${run.seconds.toFixed(1)} s`);
-  }, 170_000);
+    // Every command that took a second or more, against its budget: what a budget is checked by.
+    const timings = commandSeconds
+      .map((seconds, index) => ({ seconds, index }))
+      .filter(({ seconds }) => seconds >= 1)
+      .map(({ seconds, index }) => `${seconds.toFixed(1)} s of ${budgetsMs[index]! / 1000} s: ${commandsToRun[index]!.command.split('\n')[0]}`);
+    console.log(`getting-started.md: ${commandsToRun.length} commands in ${run.seconds.toFixed(1)} s\n${timings.join('\n')}`);
+  }, testTimeoutFor(STEP_BUDGET_MS.repositoryCopy, ...budgetsMs));
 
   afterAll(() => {
     if (root !== undefined) fs.rmSync(root, { recursive: true, force: true });
@@ -145,10 +177,12 @@ describe('help/getting-started.md runs as written', () => {
 
   test('every command succeeds', () => {
     const failed = run.finished ? undefined : run.commands[run.lastStarted];
-    expect({ code: run.code, finished: run.finished, failedCommand: failed?.command, output: failed === undefined ? '' : run.outputs[run.lastStarted]!.slice(-4000) }).toEqual({
+    const overBudget = run.overBudget === undefined ? undefined : `${run.commands[run.overBudget.index]!.command.split('\n')[0]} ran past its ${run.overBudget.budgetMs / 1000} s budget`;
+    expect({ code: run.code, finished: run.finished, failedCommand: failed?.command, overBudget, output: failed === undefined ? '' : run.outputs[run.lastStarted]!.slice(-4000) }).toEqual({
       code: 0,
       finished: true,
       failedCommand: undefined,
+      overBudget: undefined,
       output: '',
     });
   });

@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { track } from '../support/child-processes';
+import { copyRepository } from '../support/repository-copy';
 
 export const REPOSITORY = path.resolve(__dirname, '..', '..');
 
@@ -58,27 +59,47 @@ export interface PackedLibrary {
   readonly manifest: Record<string, any>;
 }
 
-/** `npm pack` (prepack runs `npm run build:library`) into `destination`. */
+/**
+ * `npm pack` (prepack runs `npm run build:library`) into `destination`, in a copy of the
+ * repository (support/repository-copy.ts): while npm packs, package.json is the consumer's
+ * manifest, without scripts, and lib/ is rebuilt, so a pack in the repository itself broke an
+ * `npm run ...` that a test running beside it started there.
+ */
 export async function packLibrary(destination: string): Promise<PackedLibrary> {
-  const result = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: REPOSITORY });
-  if (result.code !== 0) throw new Error(described(result));
-  const [packed] = JSON.parse(result.stdout) as Array<{ filename: string; integrity: string; files: Array<{ path: string }> }>;
-  return {
-    tarball: path.join(destination, packed!.filename),
-    integrity: packed!.integrity,
-    files: packed!.files.map((file) => file.path),
-    manifest: JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')),
-  };
+  const checkout = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-pack-checkout-'));
+  try {
+    copyRepository(checkout);
+    const result = await run('npm', ['pack', '--json', '--pack-destination', destination], { cwd: checkout });
+    if (result.code !== 0) throw new Error(described(result));
+    const [packed] = JSON.parse(result.stdout) as Array<{ filename: string; integrity: string; files: Array<{ path: string }> }>;
+    return {
+      tarball: path.join(destination, packed!.filename),
+      integrity: packed!.integrity,
+      files: packed!.files.map((file) => file.path),
+      manifest: JSON.parse(fs.readFileSync(path.join(REPOSITORY, 'package.json'), 'utf8')),
+    };
+  } finally {
+    fs.rmSync(checkout, { recursive: true, force: true });
+  }
 }
 
 /**
- * The library packed once per jest run (os.tmpdir() is the run's own directory) and shared by
- * every test file that installs it: `npm pack` rebuilds lib/ in the repository, so two packs at
- * once would remove each other's output. The first caller packs, holding a lock directory;
- * the others wait for its result.
+ * Where packedLibrary() keeps the tarball for longer than one jest run: .ci/run sets it, so its
+ * main suite packs once and the smoke runs on the other Node lines install that tarball. While
+ * `npm pack` runs, package.json is the packed manifest (no scripts), so a pack in one smoke run
+ * would break `npm run ...` in another running beside it.
+ */
+export const PACKED_LIBRARY_DIR_ENV = 'SVC_TEST_PACKED_LIBRARY_DIR';
+
+/**
+ * The library packed once per jest run (os.tmpdir() is the run's own directory), or once for
+ * several runs (PACKED_LIBRARY_DIR_ENV), and shared by every test file that installs it: `npm
+ * pack` rebuilds lib/ in the repository, so two packs at once would remove each other's output.
+ * The first caller packs, holding a lock directory; the others wait for its result.
  */
 export async function packedLibrary(): Promise<PackedLibrary> {
-  const directory = path.join(os.tmpdir(), 'svc-prevent-pack');
+  const shared = process.env[PACKED_LIBRARY_DIR_ENV];
+  const directory = shared !== undefined && shared !== '' ? path.resolve(shared) : path.join(os.tmpdir(), 'svc-prevent-pack');
   const result = path.join(directory, 'packed.json');
   const lock = `${directory}.lock`;
   for (;;) {

@@ -15,6 +15,7 @@ import { escapeUntrusted, forMarkdown, safeJson } from '../../src/pipeline/untru
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server';
 import { startFakeService, withLogin } from '../api/fake-service';
 import { track } from '../support/child-processes';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const KEY = 'svc-cli-test-key-4f1e';
 const READER_KEY = 'svc-cli-test-reader-9c2a';
@@ -247,7 +248,7 @@ describe('failures: exit 1, one clear line, never the key', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: svc <command>/);
     expect(help.stdout).toContain('entries');
-  });
+  }, testTimeoutFor(STEP_BUDGET_MS.binCommand, STEP_BUDGET_MS.binCommand));
 
   const cases: Array<[name: string, argv: string[], env: Record<string, string | undefined>, message: RegExp]> = [
     ['no command', [], {}, /Usage: svc <command>/],

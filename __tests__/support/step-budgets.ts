@@ -16,6 +16,25 @@ export const STEP_BUDGET_MS = {
   nestedJestRun: 300_000,
   /** One curl request to the local emulator. */
   curlRequest: 10_000,
+  /**
+   * `npm run synth|diff|deploy|destroy` or `npx cdktf synth`: the cdktf CLI starting, the app
+   * synthesized through ts-node, then terraform init and plan or apply (the first one of a
+   * checkout also builds the provider into dist/). Twice the slowest under load: 80 s for the
+   * first `npm run diff` of help/getting-started.md, load average 24.
+   */
+  cdktfCommand: 180_000,
+  /** One `terraform init`, `plan` or `apply` of a small configuration against the provider build. */
+  terraformCommand: 60_000,
+  /** A shell built-in or a short command: export, cat, kill, a process started in the background. */
+  shellCommand: 10_000,
+  /**
+   * A bin/ command of the checkout run to its exit (bin/launch.js loads its TypeScript through
+   * ts-node): about 1 s on a quiet machine, 18 s under load (two of them took 36 s with the load
+   * average at 20 to 27).
+   */
+  binCommand: 30_000,
+  /** Copying the repository's tracked files into a scratch checkout (git ls-files: about 600 files). */
+  repositoryCopy: 30_000,
 } as const;
 
 /** The test's own work around its commands (reading output, assertions, clean-up). */
