@@ -94,7 +94,7 @@ class SecurityPolicyStack extends TerraformStack {
     // Only when configured: it brings the AWS provider, so planning needs AWS credentials.
     if (section.allowControlPlaneEgress !== undefined) {
       const awsProvider = new AwsProvider(this, 'aws', { region: aws.region, allowedAccountIds: [aws.accountId] });
-      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, awsProvider });
+      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, provider: awsProvider });
     }
   }
 }
