@@ -47,6 +47,8 @@ class ControlPlaneStack extends TerraformStack {
         ...(config.stackName ? { stackName: config.stackName } : {}),
         ...(config.vpcCidr ? { vpcCidr: config.vpcCidr } : {}),
         ...(config.sensorCidrs ? { sensorCidrs: config.sensorCidrs } : {}),
+        ...(config.customerManagedEbsKeyGranted !== undefined ? { customerManagedEbsKeyGranted: config.customerManagedEbsKeyGranted } : {}),
+        ...(config.containers ? { containers: config.containers } : {}),
       }),
     );
   }
