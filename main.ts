@@ -47,6 +47,8 @@ class ControlPlaneStack extends TerraformStack {
         ...(config.stackName ? { stackName: config.stackName } : {}),
         ...(config.vpcCidr ? { vpcCidr: config.vpcCidr } : {}),
         ...(config.sensorCidrs ? { sensorCidrs: config.sensorCidrs } : {}),
+        ...(config.customerManagedEbsKeyGranted !== undefined ? { customerManagedEbsKeyGranted: config.customerManagedEbsKeyGranted } : {}),
+        ...(config.containers ? { containers: config.containers } : {}),
       }),
     );
   }
@@ -94,7 +96,7 @@ class SecurityPolicyStack extends TerraformStack {
     // Only when configured: it brings the AWS provider, so planning needs AWS credentials.
     if (section.allowControlPlaneEgress !== undefined) {
       const awsProvider = new AwsProvider(this, 'aws', { region: aws.region, allowedAccountIds: [aws.accountId] });
-      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, awsProvider });
+      new ControlPlaneEgress(this, 'control-plane-egress', { policy: this.policy, ...section.allowControlPlaneEgress, provider: awsProvider });
     }
   }
 }

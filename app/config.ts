@@ -6,6 +6,8 @@
  * reads SVC_API_KEY.
  */
 import { readFileSync } from 'node:fs';
+import type { ContainerOverrides, ServiceName } from '../modules/control-plane';
+import { containerOverrideProblems } from '../modules/control-plane/container-validation';
 import { parseSecurityPolicyConfig, type SecurityPolicyConfig } from '../modules/security-policy/config';
 import type { NamesEveryField } from '../src/field-names';
 import { isSecretName } from '../src/secret-names';
@@ -27,6 +29,10 @@ export interface AppConfig {
   readonly sensorCidrs?: string[];
   /** Also create the installation role with the deployment policy attached. @default false */
   readonly installationRole?: boolean;
+  /** The ControlPlane's customerManagedEbsKeyGranted: the default EBS key is customer managed and auto scaling may use it. @default false */
+  readonly customerManagedEbsKeyGranted?: boolean;
+  /** The ControlPlane's containers: per service, overrides of the container contract. @default - our documented assumptions */
+  readonly containers?: { readonly [Name in ServiceName]?: ContainerOverrides };
   /** The security-policy stack's lists and SSO settings; absent: the app has no such stack. */
   readonly securityPolicy?: SecurityPolicyConfig;
   /** Where every stack keeps its state (app/state-backend.ts); absent: cdktf's local terraform.<stack>.tfstate. */
@@ -34,7 +40,7 @@ export interface AppConfig {
 }
 
 /** The top-level keys of the file, in the order the "unknown field" error lists them. */
-const APP_CONFIG_FIELDS = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'securityPolicy', 'stateBackend'] as const satisfies readonly (keyof AppConfig | '$comment')[];
+const APP_CONFIG_FIELDS = ['$comment', 'aws', 'controlPlane', 'stackName', 'vpcCidr', 'sensorCidrs', 'installationRole', 'customerManagedEbsKeyGranted', 'containers', 'securityPolicy', 'stateBackend'] as const satisfies readonly (keyof AppConfig | '$comment')[];
 true satisfies NamesEveryField<AppConfig, typeof APP_CONFIG_FIELDS>;
 
 function expectString(file: string, field: string, value: unknown): string {
@@ -73,8 +79,16 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
   if (config.sensorCidrs !== undefined && !(Array.isArray(config.sensorCidrs) && config.sensorCidrs.every((cidr) => typeof cidr === 'string'))) {
     throw new AppConfigError(file, 'sensorCidrs', `expected an array of CIDR strings, got ${JSON.stringify(config.sensorCidrs)}`);
   }
-  if (config.installationRole !== undefined && typeof config.installationRole !== 'boolean') {
-    throw new AppConfigError(file, 'installationRole', `expected true or false, got ${JSON.stringify(config.installationRole)}`);
+  for (const flag of ['installationRole', 'customerManagedEbsKeyGranted'] as const) {
+    if (config[flag] !== undefined && typeof config[flag] !== 'boolean') {
+      throw new AppConfigError(file, flag, `expected true or false, got ${JSON.stringify(config[flag])}`);
+    }
+  }
+  // The construct's own checks, run here so that the error names this file.
+  const [containerProblem] = containerOverrideProblems(config.containers);
+  if (containerProblem !== undefined) {
+    const got = containerProblem.showValue ? ` (got ${JSON.stringify(containerProblem.value)})` : '';
+    throw new AppConfigError(file, containerProblem.field, `${containerProblem.problem}${got}; ${containerProblem.fix}`);
   }
   return {
     aws: { region, accountId },
@@ -83,6 +97,8 @@ export function parseAppConfig(file: string, raw: unknown): AppConfig {
     vpcCidr: config.vpcCidr === undefined ? undefined : expectString(file, 'vpcCidr', config.vpcCidr),
     sensorCidrs: config.sensorCidrs as string[] | undefined,
     installationRole: config.installationRole as boolean | undefined,
+    customerManagedEbsKeyGranted: config.customerManagedEbsKeyGranted as boolean | undefined,
+    containers: config.containers as AppConfig['containers'],
     ...(config.securityPolicy === undefined ? {} : { securityPolicy: parseSecurityPolicyConfig(file, config.securityPolicy) }),
     ...(config.stateBackend === undefined ? {} : { stateBackend: parseStateBackendConfig(file, config.stateBackend) }),
   };

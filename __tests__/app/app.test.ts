@@ -113,6 +113,40 @@ describe('securityPolicy.providerSource', () => {
   });
 });
 
+describe('the control plane settings that are construct props', () => {
+  const valid = JSON.parse(readFileSync(shippedConfig, 'utf8'));
+  function controlPlaneStack(change: (config: any) => void): StackJson {
+    const config = structuredClone(valid);
+    delete config.securityPolicy;
+    change(config);
+    return withConfigFile(config, (file) => synthStack(buildApp(Testing.app(), file), 'control-plane'));
+  }
+  const ebsCondition = (json: StackJson): string => {
+    const [key] = Object.values(json.data?.aws_ebs_default_kms_key as Record<string, { lifecycle: { postcondition: Array<{ condition: string }> } }>);
+    return key.lifecycle.postcondition[0].condition;
+  };
+
+  test('customerManagedEbsKeyGranted reaches the EBS key check of the plan (false when left out)', () => {
+    expect(ebsCondition(controlPlaneStack(() => undefined))).toMatch(/\|\| false\}$/);
+    expect(ebsCondition(controlPlaneStack((config) => (config.customerManagedEbsKeyGranted = true)))).toMatch(/\|\| true\}$/);
+  });
+
+  test('containers override the contract per service; what is left out keeps its default', () => {
+    const json = controlPlaneStack((config) => (config.containers = { sts: { port: 8443, healthCheck: { path: '/healthz' } }, otel: { runAsUid: 20001 } }));
+    const targetGroups = Object.entries(json.resource!.aws_lb_target_group);
+    const targetGroup = (service: string) => targetGroups.find(([name]) => name.includes(`_${service}_`))![1] as Record<string, any>;
+    expect(targetGroup('sts')).toMatchObject({ port: 8443, health_check: { path: '/healthz', protocol: 'HTTPS', matcher: '200' } });
+    expect(targetGroup('analyzer')).toMatchObject({ port: 50051, health_check: { path: '/grpc.health.v1.Health/Check' } });
+    const userData = (service: string) => {
+      const template = Object.entries(json.resource!.aws_launch_template).find(([name]) => name.includes(`_${service}_`))![1] as { user_data: string };
+      return Buffer.from(template.user_data, 'base64').toString('utf8');
+    };
+    expect(userData('otel')).toContain('CONTAINER_UID=20001');
+    expect(userData('sts')).toContain('-p 8443:8443');
+    expect(userData('analyzer')).toContain('CONTAINER_UID=10001');
+  });
+});
+
 describe('allowControlPlaneEgress', () => {
   test('adds the AWS provider and the NAT gateway, whose public IP joins the whitelist', () => {
     const config = JSON.parse(readFileSync(shippedConfig, 'utf8'));
@@ -145,6 +179,15 @@ describe('configuration errors name the file, the field and the value', () => {
     ['parameter not a string', (config) => (config.controlPlane.Subnets = ['subnet-1']), /controlPlane\.Subnets: expected a non-empty string/],
     ['sensorCidrs not a list', (config) => (config.sensorCidrs = '10.0.0.0/8'), /sensorCidrs: expected an array/],
     ['installationRole not boolean', (config) => (config.installationRole = 'yes'), /installationRole: expected true or false, got "yes"/],
+    ['customerManagedEbsKeyGranted not boolean', (config) => (config.customerManagedEbsKeyGranted = 'true'), /customerManagedEbsKeyGranted: expected true or false, got "true"/],
+    ['containers not an object', (config) => (config.containers = ['otel']), /containers: is not an object \(got \["otel"\]\)/],
+    ['containers of an unknown service', (config) => (config.containers = { web: {} }), /containers\.web: unknown field; expected one of analyzer, sts, otel$/],
+    ['an unknown container field', (config) => (config.containers = { otel: { uid: 1 } }), /containers\.otel\.uid: unknown field; expected one of port, extraPorts, /],
+    ['a container port out of range', (config) => (config.containers = { sts: { port: 70000 } }), /containers\.sts\.port: is not a port \(got 70000\); give a whole number from 1 to 65535/],
+    ['a UID given as a string', (config) => (config.containers = { otel: { runAsUid: '10001' } }), /containers\.otel\.runAsUid: is not a UID \(got "10001"\)/],
+    ['a health check path that would run a command', (config) => (config.containers = { otel: { healthCheck: { path: '/`reboot`' } } }), /containers\.otel\.healthCheck\.path: is not a health check path \(got "\/`reboot`"\)/],
+    ['an HTTP matcher for the gRPC analyzer', (config) => (config.containers = { analyzer: { healthCheck: { matcher: '200' } } }), /containers\.analyzer\.healthCheck\.matcher: is not a success code matcher \(got "200"\); give gRPC codes 0-99/],
+    ['a TLS directory that is not absolute', (config) => (config.containers = { analyzer: { tlsDirectory: 'tls' } }), /containers\.analyzer\.tlsDirectory: is not an absolute path in the container \(got "tls"\)/],
     ['securityPolicy not an object', (config) => (config.securityPolicy = ['blacklist']), /securityPolicy: expected an object/],
     ['API key in securityPolicy', (config) => (config.securityPolicy.apiKey = 'k'), /securityPolicy\.apiKey: secrets never go in this file/],
     ['unknown securityPolicy field', (config) => (config.securityPolicy.blacklists = {}), /securityPolicy\.blacklists: unknown field/],

@@ -3,8 +3,9 @@
  * template, runs as root in an "instance" container under rootful podman (privileged, its own
  * network namespace, the host's /usr read-only, its own podman as the container runtime), and
  * runs the service's image from a registry. Stood in (instance-stand-ins/): the AWS CLI (answers
- * from files the test writes, records every call), the metadata service (IMDSv2) and a private
- * registry with a login on the instance's loopback, dnf (installs the docker stand-in: the
+ * from files the test writes, records every call; `ecr get-login-password` gives a token in
+ * one region and is refused in another), the metadata service (IMDSv2), a private registry with
+ * a login and Amazon ECR (HTTP basic auth with user AWS and that token) on the instance's loopback, dnf (installs the docker stand-in: the
  * Docker CLI through podman), systemctl, and sleep (records the retry back-off). The stand-in
  * service image runs as UID 10001, reads its env, certificate, key, API key file and config, and
  * answers the health check its target group makes. Outcomes are read back from the instance:
@@ -29,6 +30,10 @@ const IDENTITY = { region: 'eu-west-1', instanceId: 'i-0123456789abcdef0' };
 const API_KEY = `svc-boot-run-key-${crypto.randomBytes(12).toString('hex')}`;
 const REGISTRY_LOGIN = { username: 'svc-pull', password: `registry-password-${crypto.randomBytes(12).toString('hex')}` };
 const REGISTRY_LOGIN_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf';
+/** Amazon ECR hosts, mapped to the instance's loopback: the CLI stand-in gives a token for the first region only. */
+const ECR_HOST = '123456789012.dkr.ecr.eu-west-1.amazonaws.com';
+const ECR_HOST_REFUSED = '123456789012.dkr.ecr.eu-central-1.amazonaws.com';
+const ECR_PASSWORD = `ecr-token-${crypto.randomBytes(24).toString('base64')}`;
 const ANALYZER_TAGS = 'env=prod team="a b"';
 /** A control plane service's name: analyzer, sts, otel. */
 type ServiceName = (typeof SERVICES)[number]['name'];
@@ -102,6 +107,7 @@ function writeRegistry(registryDir: string, rootfsDir: string): void {
   }
   fs.writeFileSync(path.join(registryDir, 'tags.json'), JSON.stringify(tags));
   fs.writeFileSync(path.join(registryDir, 'login.json'), JSON.stringify(REGISTRY_LOGIN));
+  fs.writeFileSync(path.join(registryDir, 'ecr-password'), ECR_PASSWORD);
 }
 
 /** What the AWS CLI stand-in answers: the synthesized parameters, the API key and the registry login secrets. */
@@ -115,6 +121,7 @@ function writeAwsData(awsDir: string): void {
   fs.writeFileSync(secretFile(apiKeySecret.name as string), API_KEY);
   fs.writeFileSync(secretFile(REGISTRY_LOGIN_ARN), JSON.stringify(REGISTRY_LOGIN));
   fs.writeFileSync(path.join(awsDir, 'identity.json'), JSON.stringify(IDENTITY));
+  fs.writeFileSync(path.join(awsDir, `ecr-password-${ECR_HOST.split('.')[3]}`), ECR_PASSWORD);
 }
 
 /** An instance's root: merged-/usr links to the host's /usr (mounted read-only), its own /etc, /var and /run. */
@@ -129,8 +136,9 @@ function instanceRoot(dir: string): void {
     ['[containers]', 'default_ulimits = []', '', '[engine]', 'runtime = "runc"', 'cgroup_manager = "cgroupfs"', 'events_logger = "file"', ''].join('\n'),
   );
   fs.writeFileSync(path.join(dir, 'etc/containers/storage.conf'), ['[storage]', 'driver = "vfs"', 'graphroot = "/var/lib/containers/storage"', 'runroot = "/run/containers/storage"', ''].join('\n'));
-  // The stand-in registry speaks plain HTTP on the instance's loopback.
-  fs.writeFileSync(path.join(dir, 'etc/containers/registries.conf'), ['unqualified-search-registries = []', '', '[[registry]]', `location = "${REGISTRY_HOST}"`, 'insecure = true', ''].join('\n'));
+  // The stand-in registries speak plain HTTP on the instance's loopback.
+  const insecure = [REGISTRY_HOST, ECR_HOST, ECR_HOST_REFUSED].flatMap((host) => ['', '[[registry]]', `location = "${host}"`, 'insecure = true']);
+  fs.writeFileSync(path.join(dir, 'etc/containers/registries.conf'), ['unqualified-search-registries = []', ...insecure, ''].join('\n'));
   fs.chmodSync(path.join(dir, 'tmp'), 0o1777);
 }
 
@@ -169,6 +177,8 @@ async function bootInstance(label: string, userData: string): Promise<Instance> 
   await sandbox.podmanOk([
     'run', '--detach', '--name', name, '--privileged', '--network', 'none',
     '--add-host', `${REGISTRY_HOST.split(':')[0]}:127.0.0.1`,
+    '--add-host', `${ECR_HOST}:127.0.0.1`,
+    '--add-host', `${ECR_HOST_REFUSED}:127.0.0.1`,
     '-v', '/usr:/usr:ro',
     '-v', `${STAND_INS}:/opt/stand-ins:ro`,
     '-v', `${path.join(workDir, 'registry')}:/srv/registry:ro`,
@@ -372,5 +382,69 @@ describe('an image pull that keeps failing', () => {
     expect((await instance.exec(['podman', 'ps', '--all', '--format', '{{.Names}}'])).stdout.trim()).toBe('');
     expect(instance.record('docker-calls')).toContain(`logout ${REGISTRY_HOST}`);
     expect(console).not.toContain(REGISTRY_LOGIN.password);
+  });
+});
+
+describe('an image from Amazon ECR, logged in to with the instance role', () => {
+  let instance: Instance;
+  beforeAll(async () => {
+    const ecrImages = synthControlPlane({ imageRepository: `${ECR_HOST}/svc` }).json;
+    instance = await bootInstance('ecr', userDataOf(ecrImages, 'sts'));
+  }, 300_000);
+
+  test('logs in with the token of aws ecr get-login-password, pulls, logs out, and the container answers its health check', async () => {
+    expect({ status: instance.record('boot-status').trim(), console: instance.record('console') }).toEqual({ status: '0', console: expect.any(String) });
+    expect(instance.record('aws-calls').split('\n').filter((line) => line.startsWith('ecr '))).toEqual([`ecr get-login-password --region ${ECR_HOST.split('.')[3]}`]);
+    expect(instance.record('aws-calls')).not.toContain('secretsmanager get-secret-value --secret-id arn:');
+    const image = `${ECR_HOST}/svc/scan-template-service:${imageTag('sts')}`;
+    expect(instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line))).toEqual([
+      `login --username AWS --password-stdin ${ECR_HOST}`,
+      `pull ${image}`,
+      `logout ${ECR_HOST}`,
+    ]);
+    // The stand-in ECR refuses a pull without the token: the manifest came with it.
+    expect(instance.record('endpoints')).toContain(`ecr GET /v2/svc/scan-template-service/manifests/${imageTag('sts')} 200`);
+    await sandbox.waitFor('svc-sts to pass a health check', async () => (await instance.exec(['node', '/opt/stand-ins/target-health-check.js', 'HTTP1', '443', '/health', '200'])).status === 0, 120_000);
+    const inspect = (await instance.exec(['podman', 'container', 'inspect', 'svc-sts'])).stdout;
+    expect(JSON.parse(inspect)[0].ImageName).toBe(image);
+    const places = {
+      inspect,
+      envFile: (await instance.exec(['cat', '/etc/svc/service.env'])).stdout,
+      console: instance.record('console'),
+      awsCalls: instance.record('aws-calls'),
+      dockerCalls: instance.record('docker-calls'),
+      endpoints: instance.record('endpoints'),
+    };
+    for (const [place, text] of Object.entries(places)) expect({ place, hasEcrPassword: text.includes(ECR_PASSWORD) }).toEqual({ place, hasEcrPassword: false });
+    const credentials = await instance.exec(['sh', '-c', 'cat /run/containers/0/auth.json 2>/dev/null; cat /root/.docker/config.json 2>/dev/null; true']);
+    expect(credentials.stdout).not.toContain(ECR_HOST);
+  });
+});
+
+describe('an Amazon ECR login the instance role is refused', () => {
+  let instance: Instance;
+  beforeAll(async () => {
+    const refused = synthControlPlane({ imageRepository: `${ECR_HOST_REFUSED}/svc` }).json;
+    instance = await bootInstance('ecr-refused', userDataOf(refused, 'analyzer'));
+  }, 300_000);
+
+  test(`ends at once with one ${BOOT_FAILURE_MARKER} line giving ECR's reason, in the console and the log group, and pulls nothing`, async () => {
+    expect(instance.record('boot-status').trim()).toBe('1');
+    // Asked once, no retry loop, no pull attempted without a login.
+    expect(instance.record('aws-calls').split('\n').filter((line) => line.startsWith('ecr '))).toEqual([`ecr get-login-password --region ${ECR_HOST_REFUSED.split('.')[3]}`]);
+    expect(instance.record('docker-calls').split('\n').filter((line) => /^(pull|logout)\b/.test(line))).toEqual([]);
+    expect(instance.record('sleeps')).toBe('');
+    const console = instance.record('console');
+    const failure = console.split('\n').filter((line) => line.startsWith(`${BOOT_FAILURE_MARKER} `));
+    expect(failure).toEqual([expect.stringContaining(`${BOOT_FAILURE_MARKER} analyzer registry login to Amazon ECR ${ECR_HOST_REFUSED} failed: `)]);
+    expect(failure[0]).toMatch(/AccessDeniedException.*GetAuthorizationToken.*not authorized to perform: ecr:GetAuthorizationToken/);
+    const events = instance
+      .record('cloudwatch')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, { group: string; stream: string; events?: Array<{ message: string }> }>);
+    expect(events.map((event) => Object.keys(event)[0])).toEqual(['create-log-stream', 'put-log-events']);
+    expect(events[1]['put-log-events'].events?.map((event) => event.message)).toEqual([failure[0]]);
+    expect((await instance.exec(['podman', 'ps', '--all', '--format', '{{.Names}}'])).stdout.trim()).toBe('');
   });
 });

@@ -45,6 +45,24 @@ describe('synth-time validation', () => {
     ['image repository with a trailing slash', { imageRepository: 'registry.example.net/svc/' }, 'invalid_image_repository', 'imageRepository', 'registry.example.net/svc/'],
     ['OTEL gateway URL without a scheme', { otelGatewayUrl: 'otel.vendor.example.net' }, 'invalid_otel_gateway_url', 'otelGatewayUrl', 'otel.vendor.example.net'],
     ['OTEL gateway URL with a shell expansion', { otelGatewayUrl: 'https://otel.example.net/$(id)' }, 'invalid_otel_gateway_url', 'otelGatewayUrl', 'https://otel.example.net/$(id)'],
+    // The container contract: ports and health checks reach the target groups, paths and the prefix the boot script.
+    ['container port out of range', { containers: { analyzer: { port: 70000 } } }, 'invalid_container_contract', 'containers.analyzer.port', 70000],
+    ['container overrides of an unknown service', { containers: { web: { port: 80 } } as never }, 'invalid_container_contract', 'containers.web', { port: 80 }],
+    ['an unknown container field', { containers: { otel: { uid: 1 } as never } }, 'invalid_container_contract', 'containers.otel.uid', 1],
+    ['a health check path with a shell expansion', { containers: { otel: { healthCheck: { path: '/$(reboot)' } } } }, 'invalid_container_contract', 'containers.otel.healthCheck.path', '/$(reboot)'],
+    ['a health check path without a leading slash', { containers: { sts: { healthCheck: { path: 'health' } } } }, 'invalid_container_contract', 'containers.sts.healthCheck.path', 'health'],
+    ['an HTTP matcher for the gRPC analyzer', { containers: { analyzer: { healthCheck: { matcher: '200' } } } }, 'invalid_container_contract', 'containers.analyzer.healthCheck.matcher', '200'],
+    ['a gRPC matcher once the analyzer is HTTP1', { containers: { analyzer: { protocolVersion: 'HTTP1', healthCheck: { matcher: '0' } } } }, 'invalid_container_contract', 'containers.analyzer.healthCheck.matcher', '0'],
+    ['a matcher that is not codes', { containers: { sts: { healthCheck: { matcher: 'ok' } } } }, 'invalid_container_contract', 'containers.sts.healthCheck.matcher', 'ok'],
+    ['a health check port given as a number', { containers: { otel: { healthCheck: { port: 13133 as never } } } }, 'invalid_container_contract', 'containers.otel.healthCheck.port', 13133],
+    ['a health check protocol in lower case', { containers: { otel: { healthCheck: { protocol: 'https' as never } } } }, 'invalid_container_contract', 'containers.otel.healthCheck.protocol', 'https'],
+    ['a protocol version in lower case', { containers: { sts: { protocolVersion: 'http1' as never } } }, 'invalid_container_contract', 'containers.sts.protocolVersion', 'http1'],
+    ['an extra port given as a string', { containers: { otel: { extraPorts: ['13133'] as never } } }, 'invalid_container_contract', 'containers.otel.extraPorts[0]', '13133'],
+    ['a negative UID', { containers: { sts: { runAsUid: -1 } } }, 'invalid_container_contract', 'containers.sts.runAsUid', -1],
+    ['a TLS directory with a .. component', { containers: { sts: { tlsDirectory: '/etc/../root' } } }, 'invalid_container_contract', 'containers.sts.tlsDirectory', '/etc/../root'],
+    ['a relative API key file', { containers: { otel: { apiKeyFile: 'run/key' } } }, 'invalid_container_contract', 'containers.otel.apiKeyFile', 'run/key'],
+    ['an API key file with a mount separator', { containers: { otel: { apiKeyFile: '/run/key:rw' } } }, 'invalid_container_contract', 'containers.otel.apiKeyFile', '/run/key:rw'],
+    ['an environment prefix with a quote', { containers: { analyzer: { environmentPrefix: 'SVC"_' } } }, 'invalid_container_contract', 'containers.analyzer.environmentPrefix', 'SVC"_'],
   ])('%s', (_name, props, code, propName, value) => {
     const error = errorFrom(props);
     expect(error).toMatchObject({ name: 'ControlPlaneValidationError', code, prop: propName, propName, value, constructPath: 'test/control-plane' });
@@ -56,12 +74,21 @@ describe('synth-time validation', () => {
     expect(error.fix?.length).toBeGreaterThan(10);
   });
 
+  it('reports every wrong container field at once, each with its path', () => {
+    const error = errorFrom({ containers: { analyzer: { port: 0, runAsUid: 1.5 }, otel: { healthCheck: { path: '' } } } });
+    expect(error.problems.map((problem) => [problem.code, problem.prop, problem.value])).toEqual([
+      ['invalid_container_contract', 'containers.analyzer.port', 0],
+      ['invalid_container_contract', 'containers.analyzer.runAsUid', 1.5],
+      ['invalid_container_contract', 'containers.otel.healthCheck.path', ''],
+    ]);
+  });
+
   it('an API key variable that is not sensitive', () => {
     const error = errorFrom({}, (stack) => ({ apiKey: new TerraformVariable(stack, 'plain_key', { type: 'string' }) }));
     expect(error).toMatchObject({ code: 'api_key_not_sensitive', propName: 'apiKey', value: 'test/plain_key' });
   });
 
-  it.each([
+  it.each<[string, Partial<ControlPlaneProps>]>([
     ['the default stack name', { stackName: 'SvcPrevent' }],
     ['a stack name of exactly 14 characters', { stackName: 'Prevent-Europe' }],
     ['three subnets', { subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2', 'subnet-0ccccccc'] }],
@@ -72,6 +99,16 @@ describe('synth-time validation', () => {
     ['a Docker Hub style repository', { imageRepository: 'vendor' }],
     ['image tags with dots, dashes and underscores', { analyzerImageTag: '1.3.0-rc_1', otelCollectorImageTag: 'latest' }],
     ['an OTEL gateway URL with a path and query', { otelGatewayUrl: 'https://otel.vendor.example.net:4318/v1?tenant=acme&x=1' }],
+    [
+      'container overrides within the rules',
+      {
+        containers: {
+          analyzer: { healthCheck: { matcher: '0-2' } },
+          sts: { port: 8443, environmentPrefix: '', healthCheck: { path: '/healthz?full=1', matcher: '200,202' } },
+          otel: { runAsUid: 0, extraPorts: [], protocolVersion: 'GRPC', healthCheck: { port: 'traffic-port', matcher: '0' }, tlsDirectory: '/var/run/tls', apiKeyFile: '/run/secrets/key.txt' },
+        },
+      },
+    ],
   ])('accepts %s', (_name, props) => {
     expect(() => synthControlPlane(props)).not.toThrow();
   });

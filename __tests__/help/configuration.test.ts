@@ -68,6 +68,8 @@ interface ObjectTable {
 
 const OBJECT_TABLES: readonly ObjectTable[] = [
   { heading: 'Top level', place: (fields) => fields, smallest: minimalConfig() },
+  { heading: 'containers', place: (fields) => ({ ...minimalConfig(), containers: { analyzer: fields } }), smallest: {} },
+  { heading: 'healthCheck', place: (fields) => ({ ...minimalConfig(), containers: { otel: { healthCheck: fields } } }), smallest: {} },
   { heading: 'securityPolicy', place: (fields) => ({ ...minimalConfig(), securityPolicy: fields }), smallest: {} },
   { heading: 'blacklist, blocklist, whitelist', place: (fields) => ({ ...minimalConfig(), securityPolicy: { blacklist: fields } }), smallest: {} },
   { heading: 'entries', place: (fields) => ({ ...minimalConfig(), securityPolicy: { whitelist: { entries: [fields] } } }), smallest: { ip: '192.0.2.1' } },

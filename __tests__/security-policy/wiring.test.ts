@@ -112,6 +112,37 @@ describe('ControlPlaneEgress: synth', () => {
     expect(Object.keys(json.data?.aws_nat_gateway ?? {}).sort()).toEqual(['control_plane_egress_gateway_2', 'control_plane_egress_nat_0123456789abcdef0']);
   });
 
+  describe('provider', () => {
+    /** A stack whose only AWS provider has an alias, and the data sources' provider as synthesized. */
+    function aliased(egress: (audit: AwsProvider, other: AwsProvider, svc: SvcProvider) => Omit<ControlPlaneEgressProps, 'policy'>): Record<string, unknown> {
+      const stack = new TerraformStack(Testing.app(), 'security-policy');
+      const svc = new SvcProvider(stack, 'svc', { tenant: 'acme-corp' });
+      const audit = new AwsProvider(stack, 'aws-audit', { region: 'eu-west-1', alias: 'audit' });
+      const other = new AwsProvider(stack, 'aws-other', { region: 'eu-central-1', alias: 'other' });
+      const policy = new SecurityPolicy(stack, 'security-policy', {});
+      new ControlPlaneEgress(stack, 'control-plane-egress', { policy, ...egress(audit, other, svc) });
+      const json = synthJson(stack);
+      return { byId: json.data?.aws_nat_gateway?.control_plane_egress_nat_0123456789abcdef0?.provider, byVpc: json.data?.aws_nat_gateways?.control_plane_egress_vpc?.provider };
+    }
+
+    test('every data source uses the AwsProvider given as provider', () => {
+      expect(aliased((audit) => ({ natGatewayIds: [NAT_A], vpcId: VPC, provider: audit }))).toEqual({ byId: 'aws.audit', byVpc: 'aws.audit' });
+    });
+
+    test('the deprecated awsProvider still works, alone or naming the same provider', () => {
+      expect(aliased((audit) => ({ natGatewayIds: [NAT_A], vpcId: VPC, awsProvider: audit }))).toEqual({ byId: 'aws.audit', byVpc: 'aws.audit' });
+      expect(aliased((audit) => ({ natGatewayIds: [NAT_A], vpcId: VPC, provider: audit, awsProvider: audit }))).toEqual({ byId: 'aws.audit', byVpc: 'aws.audit' });
+    });
+
+    test('refuses two different providers, and one that is not AWS\'s, naming the prop', () => {
+      const twice = thrownBy(() => aliased((audit, other) => ({ natGatewayIds: [NAT_A], provider: audit, awsProvider: other })));
+      expect(twice).toBeInstanceOf(SecurityPolicyPropError);
+      expect(twice.message).toContain('security-policy/control-plane-egress: awsProvider = "the provider security-policy/aws-other": differs from provider (security-policy/aws-audit)');
+      const notAws = thrownBy(() => aliased((_audit, _other, svc) => ({ natGatewayIds: [NAT_A], provider: svc })));
+      expect(notAws.message).toContain('security-policy/control-plane-egress: provider = "a provider of type svc": is not an AWS provider');
+    });
+  });
+
   test.each([
     ['no gateway at all', {}, 'natGatewayIds = []: names no NAT gateway'],
     ['an id that is not a NAT gateway\'s', { natGatewayIds: ['igw-0123456789abcdef0'] }, 'natGatewayIds[0] = "igw-0123456789abcdef0": is not a NAT gateway id'],

@@ -28,6 +28,7 @@ export type ControlPlaneValidationCode =
   | 'invalid_otel_gateway_url'
   | 'invalid_registry_login_secret_arn'
   | 'invalid_instance_image'
+  | 'invalid_container_contract'
   | 'api_key_not_sensitive'
   | 'api_key_literal'
   | 'invalid_boolean'

@@ -107,8 +107,14 @@ function registryLogin(registryLoginSecretArn: string | undefined): string[] {
     'REGISTRY_LOGGED_IN=1',
   ];
   const ecrTest = "printf '%s' \"$REGISTRY\" | grep -Eq '^[0-9]{12}[.]dkr[.]ecr[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?$'";
+  // The token goes from the CLI through a pipe to --password-stdin; only their error output is
+  // kept, so that a refused login (no ecr:GetAuthorizationToken, another account's registry)
+  // is reported with ECR's own words and the boot ends there instead of at the pull.
   const ecrLogin = [
-    "aws ecr get-login-password --region \"$(printf '%s' \"$REGISTRY\" | cut -d. -f4)\" | docker login --username AWS --password-stdin \"$REGISTRY\"",
+    "if ! REGISTRY_LOGIN_OUTPUT=$( { aws ecr get-login-password --region \"$(printf '%s' \"$REGISTRY\" | cut -d. -f4)\" | docker login --username AWS --password-stdin \"$REGISTRY\" >/dev/null; } 2>&1 ); then",
+    '  report_boot_failure "registry login to Amazon ECR $REGISTRY failed: $(printf \'%s\' "$REGISTRY_LOGIN_OUTPUT" | tail -n 3)"',
+    '  exit 1',
+    'fi',
     'REGISTRY_LOGGED_IN=1',
   ];
   const indent = (lines: string[]) => lines.map((line) => `  ${line}`);

@@ -9,6 +9,7 @@ import { isAwsProvider } from '../aws-provider';
 import { DEFAULT_STACK_NAME, HOSTED_ZONE_ID_EXAMPLE, HOSTED_ZONE_ID_PATTERN, serviceHostname, stackNameProblem } from '../stack-naming';
 import { ControlPlaneValidationError, type ControlPlaneValidationCode } from './errors';
 import type { ResolvedControlPlaneProps } from './props';
+import { containerOverrideProblems } from './container-validation';
 
 const VPC_ID = /^vpc-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
 const SUBNET_ID = /^subnet-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
@@ -208,6 +209,7 @@ function collectProblems(props: ResolvedControlPlaneProps, fail: Fail): void {
     checkPattern('invalid_registry_login_secret_arn', 'registryLoginSecretArn', props.registryLoginSecretArn, SECRET_ARN, 'is not a Secrets Manager secret ARN', 'give the full ARN of the secret holding {"username","password"}, e.g. arn:aws:secretsmanager:eu-west-1:123456789012:secret:svc/registry-AbCdEf', fail);
   }
   checkOtelGatewayUrl(props.otelGatewayUrl, fail);
+  for (const problem of containerOverrideProblems(props.containers)) fail('invalid_container_contract', problem.field, problem.value, problem.problem, problem.fix);
   checkDesiredCount('analyzerDesiredCount', props, fail);
   checkDesiredCount('scanTemplateServiceDesiredCount', props, fail);
   if (isResolved(props.sensorCidrs)) props.sensorCidrs.forEach((cidr, index) => checkCidr(`sensorCidrs[${index}]`, cidr, fail));

@@ -22,6 +22,7 @@ import { Construct } from 'constructs';
 import { TerraformIterator, Token, type TerraformProvider } from 'cdktf';
 import { DataAwsNatGateway } from '@cdktf/provider-aws/lib/data-aws-nat-gateway';
 import { DataAwsNatGateways } from '@cdktf/provider-aws/lib/data-aws-nat-gateways';
+import { isAwsProvider } from '../aws-provider';
 import { NAT_GATEWAY_ID, VPC_ID } from './aws-ids';
 import { SecurityPolicyPropError } from './errors';
 import type { SecurityPolicy } from './security-policy';
@@ -45,7 +46,17 @@ export interface ControlPlaneEgressProps {
   readonly vpcId?: string;
   /** @default 'control plane egress' (each entry adds `(NAT gateway <id>)`) */
   readonly description?: string;
-  /** The AWS provider of the data sources. @default the stack's default aws provider */
+  /**
+   * The AWS provider of the NAT gateway data sources (an `AwsProvider` with an alias, for the
+   * control plane's account or region). Give it when the stack's AWS provider has an alias:
+   * without it they use the default `aws` provider, which such a stack does not configure.
+   * @default - the stack's default (unaliased) AWS provider
+   */
+  readonly provider?: TerraformProvider;
+  /**
+   * The former name of `provider`, still read when `provider` is not given.
+   * @deprecated Use `provider`, as every construct of this library names it.
+   */
   readonly awsProvider?: TerraformProvider;
 }
 
@@ -62,6 +73,21 @@ function snakeCase(text: string): string {
 /** An HCL string literal: JSON escapes are HCL escapes; `${` and `%{` must not start a template. */
 function hclString(text: string): string {
   return JSON.stringify(text).replace(/[$%]\{/g, (opener) => `${opener[0]}${opener}`);
+}
+
+/** The data sources' provider: `provider`, else the deprecated `awsProvider`; refused when not AWS's or when the two differ. */
+function egressProvider(props: ControlPlaneEgressProps, fail: (prop: string, value: unknown, message: string) => Error): { provider?: TerraformProvider } {
+  const { provider, awsProvider } = props;
+  if (provider !== undefined && awsProvider !== undefined && provider !== awsProvider) {
+    throw fail('awsProvider', `the provider ${awsProvider.node.path}`, `differs from provider (${provider.node.path}); awsProvider is the deprecated name of provider: give provider only`);
+  }
+  const chosen = provider ?? awsProvider;
+  if (chosen === undefined) return {};
+  if (!isAwsProvider(chosen)) {
+    const type = String((chosen as { terraformResourceType?: unknown }).terraformResourceType);
+    throw fail(provider === undefined ? 'awsProvider' : 'provider', `a provider of type ${type}`, 'is not an AWS provider; pass the AwsProvider (@cdktf/provider-aws/lib/provider) the NAT gateway data sources should use');
+  }
+  return { provider: chosen };
 }
 
 /**
@@ -93,7 +119,7 @@ export class ControlPlaneEgress extends Construct {
 
     const baseName = snakeCase(id);
     const description = props.description ?? 'control plane egress';
-    const provider = props.awsProvider === undefined ? {} : { provider: props.awsProvider };
+    const provider = egressProvider(props, fail);
     // A private NAT gateway has no public IP: fail the plan with a clear message rather than whitelist "".
     const publicGatewayCheck = {
       postcondition: [

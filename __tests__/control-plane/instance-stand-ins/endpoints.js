@@ -7,9 +7,14 @@
  * - a read-only container registry on 127.0.0.1:5000 (the test maps the registry's host name to
  *   it) serving the OCI layout in /srv/registry, behind HTTP basic auth with the login of
  *   /srv/registry/login.json, as a private registry does; repositories under public/ can be
- *   pulled without a login, as from a public registry.
+ *   pulled without a login, as from a public registry;
+ * - Amazon ECR: the same images on 127.0.0.1:80 (the test maps an ECR host name such as
+ *   123456789012.dkr.ecr.eu-west-1.amazonaws.com to it; podman, told the host is insecure, falls
+ *   back from HTTPS on 443 to HTTP on 80), behind the login ECR expects: user `AWS` and the
+ *   password of /srv/registry/ecr-password, which the AWS CLI stand-in's
+ *   `ecr get-login-password` answers.
  * Requests are recorded in /var/log/stand-ins/endpoints (method, path, status; never a header).
- * Writes /var/log/stand-ins/endpoints-ready once both listen.
+ * Writes /var/log/stand-ins/endpoints-ready once all three listen.
  */
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -46,8 +51,9 @@ const metadata = http.createServer((request, response) => {
   return answer('imds', request, response, 200, values[request.url]);
 });
 
+const basicAuthorization = (username, password) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 const login = JSON.parse(fs.readFileSync(path.join(REGISTRY, 'login.json'), 'utf8'));
-const expectedAuthorization = `Basic ${Buffer.from(`${login.username}:${login.password}`).toString('base64')}`;
+const ecrPassword = fs.readFileSync(path.join(REGISTRY, 'ecr-password'), 'utf8').trim();
 const tags = JSON.parse(fs.readFileSync(path.join(REGISTRY, 'tags.json'), 'utf8'));
 
 function blob(digest) {
@@ -56,24 +62,25 @@ function blob(digest) {
   return fs.existsSync(file) ? file : undefined;
 }
 
-const registry = http.createServer((request, response) => {
-  const anonymous = request.url.startsWith('/v2/public/');
+/** A registry serving the OCI layout; `anonymousPrefix` names repositories pulled without a login. */
+const registryServer = (server, expectedAuthorization, anonymousPrefix) => http.createServer((request, response) => {
+  const anonymous = anonymousPrefix !== undefined && request.url.startsWith(anonymousPrefix);
   if (!anonymous && request.headers.authorization !== expectedAuthorization) {
-    return answer('registry', request, response, 401, '{"errors":[{"code":"UNAUTHORIZED"}]}', { 'www-authenticate': 'Basic realm="stand-in registry"', 'content-type': 'application/json' });
+    return answer(server, request, response, 401, '{"errors":[{"code":"UNAUTHORIZED"}]}', { 'www-authenticate': `Basic realm="stand-in ${server}"`, 'content-type': 'application/json' });
   }
-  if (request.method !== 'GET' && request.method !== 'HEAD') return answer('registry', request, response, 405);
-  if (request.url === '/v2/') return answer('registry', request, response, 200, '{}', { 'content-type': 'application/json' });
+  if (request.method !== 'GET' && request.method !== 'HEAD') return answer(server, request, response, 405);
+  if (request.url === '/v2/') return answer(server, request, response, 200, '{}', { 'content-type': 'application/json' });
   const manifest = /^\/v2\/(.+)\/manifests\/([^/]+)$/.exec(request.url);
   if (manifest) {
     const digest = manifest[2].startsWith('sha256:') ? manifest[2] : tags[`${manifest[1]}:${manifest[2]}`];
     const file = digest === undefined ? undefined : blob(digest);
-    if (file === undefined) return answer('registry', request, response, 404, '{"errors":[{"code":"MANIFEST_UNKNOWN"}]}', { 'content-type': 'application/json' });
-    return answer('registry', request, response, 200, fs.readFileSync(file), { 'content-type': 'application/vnd.oci.image.manifest.v1+json', 'docker-content-digest': digest });
+    if (file === undefined) return answer(server, request, response, 404, '{"errors":[{"code":"MANIFEST_UNKNOWN"}]}', { 'content-type': 'application/json' });
+    return answer(server, request, response, 200, fs.readFileSync(file), { 'content-type': 'application/vnd.oci.image.manifest.v1+json', 'docker-content-digest': digest });
   }
   const blobRequest = /^\/v2\/(.+)\/blobs\/(sha256:[0-9a-f]{64})$/.exec(request.url);
   const file = blobRequest ? blob(blobRequest[2]) : undefined;
-  if (file === undefined) return answer('registry', request, response, 404, '{"errors":[{"code":"BLOB_UNKNOWN"}]}', { 'content-type': 'application/json' });
-  record('registry', request, 200);
+  if (file === undefined) return answer(server, request, response, 404, '{"errors":[{"code":"BLOB_UNKNOWN"}]}', { 'content-type': 'application/json' });
+  record(server, request, 200);
   response.writeHead(200, { 'content-length': fs.statSync(file).size, 'content-type': 'application/octet-stream', 'docker-content-digest': blobRequest[2] });
   if (request.method === 'HEAD') return response.end();
   fs.createReadStream(file).pipe(response);
@@ -82,7 +89,8 @@ const registry = http.createServer((request, response) => {
 let listening = 0;
 const ready = () => {
   listening += 1;
-  if (listening === 2) fs.writeFileSync(path.join(RECORD, 'endpoints-ready'), '');
+  if (listening === 3) fs.writeFileSync(path.join(RECORD, 'endpoints-ready'), '');
 };
 metadata.listen(80, '169.254.169.254', ready);
-registry.listen(5000, '127.0.0.1', ready);
+registryServer('registry', basicAuthorization(login.username, login.password), '/v2/public/').listen(5000, '127.0.0.1', ready);
+registryServer('ecr', basicAuthorization('AWS', ecrPassword)).listen(80, '127.0.0.1', ready);
