@@ -31,6 +31,15 @@ test('the service holds the provider and takes the redaction module (one secret 
   expect(bundles.main).toContain('sharedModules["src/api/redaction.ts"] = ');
 });
 
+// undici's HTTP/1 client itself uses parts of its fetch (bodies, WebIDL); the rest of the index is left out.
+test("the service holds undici's pool and request, not its index: cookies, websockets, mocks, interceptors and caches are never loaded", () => {
+  expect(bundles.service).toMatch(/^\/\/ .*node_modules\/undici\/lib\/dispatcher\/pool\.js$/m);
+  expect(bundles.service).toMatch(/^\/\/ .*node_modules\/undici\/lib\/api\/api-request\.js$/m);
+  for (const absent of ['index.js', 'lib/web/cookies/', 'lib/web/websocket/', 'lib/mock/', 'lib/interceptor/', 'lib/cache/']) {
+    expect(bundles.service).not.toMatch(new RegExp(`^// .*node_modules/undici/${absent.replace('.', '\\.')}`, 'm'));
+  }
+});
+
 test('no module is in both scripts: whatever the service would take from the main script is shared', () => {
   const modules = (text: string) => new Set([...text.matchAll(/^\/\/ ((?:src|scripts)\/[^\s]+\.ts)$/gm)].map((match) => match[1]));
   const inMain = modules(bundles.main);

@@ -49,6 +49,8 @@ export class HttpTransport {
   private readonly origin: string;
   private readonly pathPrefix: string;
   private readonly dispatcher: Dispatcher;
+  /** The dispatcher's request(): undici's own function for the client's pool (see the constructor). */
+  private readonly request: (options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
   private readonly ownsDispatcher: boolean;
   private readonly requestTimeoutMs: number;
 
@@ -58,17 +60,26 @@ export class HttpTransport {
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     if (options.dispatcher) {
-      this.dispatcher = options.dispatcher;
+      const dispatcher = options.dispatcher;
+      this.dispatcher = dispatcher;
+      this.request = (requestOptions) => dispatcher.request(requestOptions);
       this.ownsDispatcher = false;
     } else {
       // Loaded here, not at the top: the provider binary starts several times per terraform
-      // command and most starts never call the API; undici is most of its load time.
-      const { Pool } = require('undici') as typeof import('undici');
-      this.dispatcher = new Pool(this.origin, {
+      // command and most starts never call the API. Only the pool and its request(), not
+      // undici's index: the index also loads cookies, websockets, the mock agents and the
+      // cache, DNS and decompress interceptors, none of which the client uses; the plan process
+      // used about 45 ms less CPU without them (issue 27, help/performance.md). undici is
+      // pinned in package.json: these paths are its own files, not its documented API.
+      const Pool = require('undici/lib/dispatcher/pool') as typeof import('undici').Pool;
+      const poolRequest = require('undici/lib/api/api-request') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+      const pool = new Pool(this.origin, {
         connections: options.maxConnections ?? 8,
         keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
         connect: { timeout: options.connectTimeoutMs ?? 10_000 },
       });
+      this.dispatcher = pool;
+      this.request = (requestOptions) => poolRequest.call(pool, requestOptions);
       this.ownsDispatcher = true;
     }
   }
@@ -88,7 +99,7 @@ export class HttpTransport {
     let response: Dispatcher.ResponseData | undefined;
     let body: string;
     try {
-      response = await this.dispatcher.request({
+      response = await this.request({
         origin: this.origin,
         path,
         method: 'POST',

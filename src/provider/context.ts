@@ -7,7 +7,7 @@
  * names the attribute and the variable.
  */
 import { ClientClosedError, ManagementApiError } from '../api/errors';
-import { ManagementClient, type ClientLogEvent, type CommandReplyWarning, type ManagementClientOptions } from '../api/client';
+import type { ManagementClient, ClientLogEvent, CommandReplyWarning, ManagementClientOptions } from '../api/client';
 import { registerSecret } from '../api/redaction';
 import type { ListName } from '../api/types';
 import type { RetryPolicy } from '../api/retry';
@@ -247,7 +247,11 @@ export class SvcContext {
     const baseUrl = this.required('baseUrl');
     const apiKey = this.required('apiKey');
     const overrides = this.options.clientOptions ?? {};
-    return new ManagementClient({
+    // Required here, not imported: the client and undici load at the first API call, so the
+    // provider processes terraform starts only for the schema or validation never load them
+    // (issue 27, help/performance.md).
+    const { ManagementClient: Client } = require('../api/client') as typeof import('../api/client');
+    return new Client({
       logger: (event) => this.log('debug', describeClientEvent(tenant, event)),
       ...overrides,
       baseUrl,
