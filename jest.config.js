@@ -47,6 +47,7 @@ const END_TO_END_IN_UNIT_AREAS = [
   'help/getting-started.test.ts', // the page's commands in a copy of the repository
   'help/typescript-examples.test.ts', // terraform against the provider build
   'pipeline/pipeline-run.test.ts', // the release build, terraform, the pipeline template's steps
+  'pipeline/pipeline-run-cdktf.test.ts', // npm pack, npm ci, the cdktf CLI, terraform: the cdktf templates' steps
   'pipeline/plan-report.test.ts', // terraform against the provider build
   'pipeline/svc-drift.test.ts', // terraform against the provider build
   'pipeline/terraform-cli.test.ts', // terraform, the demo

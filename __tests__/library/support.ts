@@ -123,7 +123,12 @@ export async function packedLibrary(): Promise<PackedLibrary> {
   }
 }
 
-type LockEntry = Record<string, unknown> & { dependencies?: Record<string, string> };
+type LockEntry = Record<string, unknown> & {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+};
 
 /** Our lock's entries for `names` and what they depend on (nested and bundled entries too), as a consumer's. */
 function lockEntries(names: readonly string[]): Record<string, LockEntry> {
@@ -138,9 +143,18 @@ function lockEntries(names: readonly string[]): Record<string, LockEntry> {
     const entry = ours[key];
     if (entry === undefined) throw new Error(`package-lock.json has no ${key}`);
     entries[key] = asConsumers(entry);
-    for (const [nested, nestedEntry] of Object.entries(ours)) if (nested.startsWith(`${key}/node_modules/`)) entries[nested] = asConsumers(nestedEntry);
-    // Dependencies nested under it (bundled ones included) came with it; the rest are hoisted.
-    if (entry.inBundle !== true) queue.push(...Object.keys(entry.dependencies ?? {}).filter((dependency) => ours[`${key}/node_modules/${dependency}`] === undefined));
+    // Dependencies nested under it (bundled ones included) came with it; the rest are hoisted,
+    // and so are the dependencies of the nested ones that are not nested themselves.
+    const nestedUnder = Object.entries(ours).filter(([nested]) => nested.startsWith(`${key}/node_modules/`));
+    for (const [nested, nestedEntry] of nestedUnder) entries[nested] = asConsumers(nestedEntry);
+    if (entry.inBundle === true) continue;
+    const isNested = (dependency: string) => ours[`${key}/node_modules/${dependency}`] !== undefined;
+    // npm ci wants optional dependencies in the lock too (it skips those for another platform),
+    // and the required peers (cdktf-cli's ink wants react).
+    const requiredPeers = (of: LockEntry) => Object.keys(of.peerDependencies ?? {}).filter((peer) => of.peerDependenciesMeta?.[peer]?.optional !== true);
+    const needs = (of: LockEntry) => [...Object.keys(of.dependencies ?? {}), ...Object.keys(of.optionalDependencies ?? {}), ...requiredPeers(of)].filter((dependency) => !isNested(dependency));
+    queue.push(...needs(entry));
+    for (const [, nestedEntry] of nestedUnder) if (nestedEntry.inBundle !== true) queue.push(...needs(nestedEntry));
   }
   return entries;
 }

@@ -4,7 +4,8 @@
  * must hold checked on the parsed result: plan saves the plan and posts `svc plan-report`, apply
  * runs only the saved plan of the merged head commit, drift runs `svc drift`; the API key only
  * from the CI's secret store, never on a command line.
- * pipeline-run.test.ts runs the HCL flavour's jobs (GitHub and GitLab), step by step, against the emulator.
+ * pipeline-run.test.ts runs the HCL flavour's jobs (GitHub and GitLab), step by step, against the emulator;
+ * pipeline-run-cdktf.test.ts the cdktf flavour's.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,0 +1,421 @@
+/**
+ * The cdktf flavours of examples/pipelines (issue 29) run as their runners would, like
+ * pipeline-run.test.ts runs the HCL ones: github/svc-cdktf.yml step by step (bash
+ * `-eo pipefail`, the workflow's, job's and step's env, `${{ }}` expressions, GITHUB_ENV and
+ * GITHUB_STEP_SUMMARY, the working directories; the `uses:` steps by what they do) and
+ * gitlab/svc-cdktf.gitlab-ci.yml job by job (`before_script` and `script` in one bash session, in
+ * a clone of a repository whose default branch merged the merge request by a merge commit, with a
+ * stand-in for the GitLab API). Every shell line of the templates runs as written, `npm ci` and
+ * `npx cdktf synth` included, against the emulator.
+ *
+ * The project in the checkout is another team's cdktf project: package.json and package-lock.json
+ * of svc-prevent installed from this run's packed tarball (../library/support.ts) with cdktf,
+ * constructs and cdktf-cli, a cdktf.json, an entry file and a small program using SecurityPolicy
+ * whose stack has a local backend (state in this test's scratch directory, shared by the jobs of
+ * one flavour as the S3 object would be; the templates say S3 with use_lockfile).
+ *
+ * What stands in for the runner's machine, and why:
+ * - `npm ci` runs with `npm_config_offline=true`: the jobs have no network, so npm installs the
+ *   lock from the npm cache this machine's `npm ci` filled. The templates' cache of it (GitHub's
+ *   setup-node `cache: npm`, GitLab's `cache: paths: [.npm/]`) is restored as a link to that
+ *   cache.
+ * - the GitLab image's lines (`apt-get install unzip`, the terraform download from
+ *   releases.hashicorp.com) are the image's: unzip and terraform are on PATH. Nothing else is
+ *   skipped, and the test checks that these are the only two lines left out.
+ * - PATH holds node, npm and npx (setup-node), terraform (setup-terraform) and the shell tools
+ *   the lines call; TF_CLI_CONFIG_FILE is an empty file (the stack's provider comes from the
+ *   package's mirror, linked into it at synth).
+ *
+ * Each flavour runs each of its jobs: two pull/merge requests planned against the same state
+ * (the report as the comment or note, the saved plan kept), the first applied after merge, the
+ * second's plan then refused as stale, and the scheduled drift job clean, then failing with exit
+ * 2 after an entry is removed through the emulator. Each flavour has its own tenant and state.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { parse as parseYaml } from 'yaml';
+import { zipArchive } from '../../scripts/release/zip';
+import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
+import { createConsumerProject, packedLibrary } from '../library/support';
+import { git, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory, type GitlabApiStandIn } from './support/ci-runner';
+
+const SETUP_TIMEOUT_MS = 10 * 60_000;
+const JOB_TIMEOUT_MS = 4 * 60_000;
+const EXAMPLES = path.join(__dirname, '..', '..', 'examples', 'pipelines');
+/** What the jobs' lines call besides bash's builtins: node and npm (setup-node), terraform, the shell tools; git, curl and unzip for GitLab's apply. */
+const TOOLS = ['bash', 'sh', 'node', 'npm', 'npx', 'terraform', 'cat', 'mkdir', 'rm', 'cp', 'git', 'grep', 'cut', 'head', 'curl', 'unzip'];
+const ENTRY_FILE = 'entries:\n  - ip: 203.0.113.9\n    description: port scanner\n';
+
+/** The team's program: SecurityPolicy on the svc provider (SVC_BASE_URL, SVC_TENANT and SVC_API_KEY from the job), state in `stateFile`. */
+const program = (stateFile: string, officeDescription = 'head office') => `const { App, LocalBackend, TerraformStack } = require('cdktf');
+const { SvcProvider, prepareStacksForSvcProvider } = require('svc-prevent/provider');
+const { SecurityPolicy } = require('svc-prevent/security-policy');
+
+const app = new App();
+const policy = new TerraformStack(app, 'policy');
+new LocalBackend(policy, { path: ${JSON.stringify(stateFile)} });
+new SecurityPolicy(policy, 'security-policy', {
+  provider: new SvcProvider(policy, 'svc', {}),
+  blacklist: { files: ['policy/blacklist.yaml'] },
+  whitelist: { entries: [{ ip: '198.51.100.0/24', description: ${JSON.stringify(officeDescription)} }] },
+});
+app.synth();
+prepareStacksForSvcProvider(app.outdir);
+`;
+const CDKTF_JSON = `${JSON.stringify({ language: 'javascript', app: 'node main.js', projectId: 'team-project', sendCrashReports: 'false', terraformProviders: [], terraformModules: [], context: {} }, null, 2)}\n`;
+
+interface JobRun {
+  readonly code: number;
+  readonly log: string;
+  /** GitHub: the step summary; GitLab: the drift job's drift.md. */
+  readonly summary: string;
+  /** GitHub: the comment github-script would have posted. */
+  readonly comment?: string;
+}
+
+let scratch: string;
+let tools: string;
+let npmCache: string;
+let emptyCliConfig: string;
+/** package.json and package-lock.json of the team's project (svc-prevent from the tarball, cdktf, constructs, cdktf-cli). */
+let manifests: Record<string, string>;
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-run-cdktf-'));
+  const library = await packedLibrary();
+  // Every checkout is a direct child of `scratch`, like this project, so the lock's relative
+  // `file:` path to the tarball holds in each of them.
+  const project = path.join(scratch, 'team-project');
+  await createConsumerProject(project, library, { npmPeers: ['cdktf', 'constructs', 'cdktf-cli'] });
+  manifests = Object.fromEntries(['package.json', 'package-lock.json'].map((file) => [file, fs.readFileSync(path.join(project, file), 'utf8')]));
+  fs.rmSync(project, { recursive: true, force: true });
+  tools = toolsDirectory(path.join(scratch, 'tools'), TOOLS);
+  npmCache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
+  emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
+  fs.writeFileSync(emptyCliConfig, '');
+}, SETUP_TIMEOUT_MS);
+
+afterAll(() => {
+  if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The team's repository: its files, path -> content. */
+const projectFiles = (stateFile: string, officeDescription?: string): Record<string, string> => ({
+  ...manifests,
+  'cdktf.json': CDKTF_JSON,
+  'main.js': program(stateFile, officeDescription),
+  'policy/blacklist.yaml': ENTRY_FILE,
+  '.gitignore': 'node_modules/\ncdktf.out/\n.npm/\n',
+});
+
+/** What every job's environment has besides the template's own variables (see the header). */
+const machineEnvironment = (home: string) => ({
+  PATH: tools,
+  HOME: home,
+  TF_CLI_CONFIG_FILE: emptyCliConfig,
+  npm_config_offline: 'true',
+  npm_config_update_notifier: 'false',
+});
+
+const expectSuccess = (run: JobRun) => expect({ code: run.code, log: run.code === 0 ? '' : run.log }).toEqual({ code: 0, log: '' });
+const listed = async (emulator: AcceptanceEmulator, tenant: string) =>
+  (await emulator.client(tenant).listEntries('blacklist')).map((entry) => `${entry.ip} ${entry.description}`).sort();
+
+describe('the GitHub workflow, cdktf project', () => {
+  const TENANT = 'pipeline-run-cdktf';
+  interface Step {
+    readonly name?: string;
+    readonly uses?: string;
+    readonly run?: string;
+    readonly with?: Record<string, unknown>;
+    readonly env?: Record<string, string>;
+    readonly 'working-directory'?: string;
+  }
+  const workflow = parseYaml(fs.readFileSync(path.join(EXAMPLES, 'github', 'svc-cdktf.yml'), 'utf8')) as {
+    env: Record<string, string>;
+    jobs: Record<string, { env?: Record<string, string>; steps: readonly Step[] }>;
+  };
+  const cache = new Map<string, Buffer>();
+  let emulator: AcceptanceEmulator;
+  let stateFile: string;
+
+  beforeAll(async () => {
+    emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
+    stateFile = path.join(scratch, 'github-state', 'policy.tfstate');
+    fs.mkdirSync(path.dirname(stateFile));
+  });
+  afterAll(async () => {
+    await emulator?.stop();
+  });
+
+  function expressions(context: { headSha: string; env: Record<string, string> }): (expression: string) => string {
+    const known: Record<string, string> = {
+      'vars.SVC_BASE_URL': emulator.url,
+      'vars.SVC_TENANT': TENANT,
+      'vars.AWS_STATE_ROLE': 'arn:aws:iam::123456789012:role/state',
+      'secrets.SVC_API_KEY': emulator.apiKey,
+      'github.event.pull_request.head.sha': context.headSha,
+    };
+    return (expression) => {
+      const trimmed = expression.trim();
+      if (trimmed.startsWith('env.')) {
+        const value = context.env[trimmed.slice(4)];
+        if (value === undefined) throw new Error(`the workflow reads env.${trimmed.slice(4)}, which is not set`);
+        return value;
+      }
+      const value = known[trimmed];
+      if (value === undefined) throw new Error(`the workflow uses \${{ ${trimmed} }}, which this test does not know`);
+      return value;
+    };
+  }
+
+  /** Runs one job of the workflow on a commit whose program describes the office as `officeDescription`. */
+  async function runJob(id: string, options: { headSha: string; officeDescription?: string }): Promise<JobRun> {
+    const job = workflow.jobs[id];
+    const workspace = fs.mkdtempSync(path.join(scratch, `github-${id}-`));
+    const runnerTemp = fs.mkdtempSync(path.join(scratch, `github-${id}-temp-`));
+    const files = { env: path.join(runnerTemp, 'github_env'), summary: path.join(runnerTemp, 'summary.md') };
+    for (const file of Object.values(files)) fs.writeFileSync(file, '');
+    const env: Record<string, string> = {};
+    const evaluate = expressions({ headSha: options.headSha, env });
+    for (const [name, value] of Object.entries({ ...workflow.env, ...job.env })) env[name] = substitute(String(value), evaluate);
+    const log: string[] = [];
+    let comment: string | undefined;
+    const finished = (code: number): JobRun => ({ code, log: log.join('\n'), summary: fs.readFileSync(files.summary, 'utf8'), ...(comment === undefined ? {} : { comment }) });
+
+    for (const step of job.steps) {
+      const label = step.name ?? step.uses ?? 'run';
+      const stepEnv: Record<string, string> = { ...env };
+      for (const [name, value] of Object.entries(step.env ?? {})) stepEnv[name] = substitute(String(value), evaluate);
+      const stepEvaluate = expressions({ headSha: options.headSha, env: stepEnv });
+      const withValue = (name: string) => substitute(String(step.with?.[name] ?? ''), stepEvaluate);
+      if (step.uses !== undefined) {
+        const action = step.uses.replace(/@.*/, '');
+        if (action === 'actions/checkout') {
+          for (const [file, text] of Object.entries(projectFiles(stateFile, options.officeDescription))) {
+            fs.mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+            fs.writeFileSync(path.join(workspace, file), text);
+          }
+        } else if (action === 'actions/setup-node') {
+          // node is on PATH; `cache: npm` restores ~/.npm.
+          if (withValue('cache') === 'npm') fs.symlinkSync(npmCache, path.join(runnerTemp, '.npm'), 'dir');
+        } else if (action === 'actions/cache/save') {
+          cache.set(withValue('key'), fs.readFileSync(path.join(workspace, withValue('path'))));
+        } else if (action === 'actions/cache/restore') {
+          const saved = cache.get(withValue('key'));
+          if (saved === undefined) {
+            log.push(`${label}: cache miss for ${withValue('key')}`);
+            if (step.with?.['fail-on-cache-miss'] === true) return finished(1);
+          } else {
+            fs.writeFileSync(path.join(workspace, withValue('path')), saved);
+          }
+        } else if (action === 'actions/github-script') {
+          const reportFile = /readFileSync\(`([^`]+)`/.exec(withValue('script'))?.[1];
+          if (reportFile === undefined) throw new Error(`the github-script step reads no report file the test recognises:\n${withValue('script')}`);
+          comment = fs.readFileSync(path.join(workspace, reportFile.replace('${process.env.STACK}', env.STACK)), 'utf8');
+        } else if (action !== 'hashicorp/setup-terraform' && action !== 'aws-actions/configure-aws-credentials') {
+          throw new Error(`the workflow uses ${step.uses}, which this test does not emulate`);
+        }
+        log.push(`${label}: done`);
+        continue;
+      }
+      const scriptFile = path.join(runnerTemp, 'step.sh');
+      fs.writeFileSync(scriptFile, substitute(step.run ?? '', stepEvaluate));
+      const cwd = step['working-directory'] === undefined ? workspace : path.join(workspace, substitute(step['working-directory'], evaluate));
+      const result = await runScript(
+        scriptFile,
+        cwd,
+        { ...stepEnv, ...machineEnvironment(runnerTemp), RUNNER_TEMP: runnerTemp, GITHUB_WORKSPACE: workspace, GITHUB_ENV: files.env, GITHUB_STEP_SUMMARY: files.summary },
+        JOB_TIMEOUT_MS,
+      );
+      log.push(`${label}: exit ${result.status}\n${result.output}`);
+      if (result.status !== 0) return finished(result.status);
+      for (const line of fs.readFileSync(files.env, 'utf8').split('\n').filter(Boolean)) env[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+    }
+    return finished(0);
+  }
+
+  test(
+    'plan on two pull requests: npm ci and cdktf synth, the saved plan kept, svc plan-report as the comment; nothing changes on the service',
+    async () => {
+      const first = await runJob('plan', { headSha: 'a1'.repeat(20) });
+      expectSuccess(first);
+      expect(first.log).toContain('Generated Terraform code for the stacks: policy');
+      expect(first.comment).toContain('203.0.113.9');
+      expect(first.comment).toContain('198.51.100.0/24');
+      expect(first.log).not.toContain(emulator.apiKey);
+      expect(cache.has(`svc-tfplan-${'a1'.repeat(20)}`)).toBe(true);
+
+      const second = await runJob('plan', { headSha: 'b2'.repeat(20), officeDescription: 'head office, 2nd floor' });
+      expectSuccess(second);
+      expect(second.comment).toContain('head office, 2nd floor');
+      expect(await listed(emulator, TENANT)).toEqual([]);
+    },
+    2 * JOB_TIMEOUT_MS,
+  );
+
+  test(
+    'apply on merge: exactly the saved plan of the merged head commit; the plan of the other pull request is then stale and refused',
+    async () => {
+      const apply = await runJob('apply', { headSha: 'a1'.repeat(20) });
+      expectSuccess(apply);
+      expect(apply.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+      expect(await listed(emulator, TENANT)).toEqual(['203.0.113.9 port scanner']);
+
+      const stale = await runJob('apply', { headSha: 'b2'.repeat(20), officeDescription: 'head office, 2nd floor' });
+      expect(stale.code).toBe(1);
+      expect(stale.log).toMatch(/Saved plan is stale/);
+      const office = (await emulator.client(TENANT).listEntries('whitelist')).map((entry) => entry.description);
+      expect(office).toEqual(['head office']);
+    },
+    2 * JOB_TIMEOUT_MS,
+  );
+
+  test(
+    'scheduled drift: clean exits 0; an entry removed through the API fails the job with exit 2 and the summary names it',
+    async () => {
+      expectSuccess(await runJob('drift', { headSha: 'c3'.repeat(20) }));
+      await emulator.client(TENANT).deleteEntry('blacklist', '203.0.113.9');
+      const drifted = await runJob('drift', { headSha: 'c3'.repeat(20) });
+      expect(drifted.code).toBe(2);
+      expect(drifted.summary).toContain('203.0.113.9');
+      expect(drifted.log).not.toContain(emulator.apiKey);
+    },
+    2 * JOB_TIMEOUT_MS,
+  );
+});
+
+describe('the GitLab CI file, cdktf project', () => {
+  const TENANT = 'pipeline-run-cdktf-gitlab';
+  const TOKENS = { noteToken: 'note-token', jobToken: 'job-token' };
+  interface GitlabJob {
+    readonly extends?: string;
+    readonly before_script?: readonly string[];
+    readonly script: readonly string[];
+    readonly artifacts?: { readonly paths: readonly string[] };
+  }
+  const gitlab = parseYaml(fs.readFileSync(path.join(EXAMPLES, 'gitlab', 'svc-cdktf.gitlab-ci.yml'), 'utf8')) as { variables: Record<string, string> } & Record<string, GitlabJob>;
+  /** The image's lines (see the header): installing unzip and downloading terraform. */
+  const imageLine = (line: string) => /^apt-get /.test(line) || /releases\.hashicorp\.com\/terraform\//.test(line);
+
+  let emulator: AcceptanceEmulator;
+  let api: GitlabApiStandIn;
+  let stateFile: string;
+
+  beforeAll(async () => {
+    emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
+    api = await startGitlabApi(TOKENS);
+    stateFile = path.join(scratch, 'gitlab-state', 'policy.tfstate');
+    fs.mkdirSync(path.dirname(stateFile));
+  });
+  afterAll(async () => {
+    await api?.close();
+    await emulator?.stop();
+  });
+
+  const resolved = (name: string): GitlabJob => {
+    const job = gitlab[name];
+    return job.extends === undefined ? job : { ...gitlab[job.extends], ...job };
+  };
+
+  function mergeRequest(iid: number, officeDescription?: string): { repository: string; head: string; merge: string } {
+    const repository = path.join(scratch, `gitlab-repository-${iid}`);
+    const commits = mergedRepository(repository, iid, projectFiles(stateFile, officeDescription), scratch);
+    api.mergedBy.set(commits.merge, iid);
+    return { repository, ...commits };
+  }
+
+  async function runGitlabJob(name: string, options: { repository: string; sha: string; source: string; iid?: number }): Promise<JobRun> {
+    const job = resolved(name);
+    const projectDir = fs.mkdtempSync(path.join(scratch, `gitlab-${name.replace(':', '-')}-`));
+    git(['clone', '-q', options.repository, projectDir], scratch, scratch);
+    git(['checkout', '-q', options.sha], projectDir, scratch);
+    // The job's `cache: paths: [.npm/]`, restored.
+    fs.symlinkSync(npmCache, path.join(projectDir, '.npm'), 'dir');
+    const home = fs.mkdtempSync(path.join(scratch, 'gitlab-home-'));
+    const lines = [...(job.before_script ?? []), ...job.script].map((line) => (imageLine(line) ? `# the image's: ${line}` : line));
+    const scriptFile = path.join(home, 'job.sh');
+    fs.writeFileSync(scriptFile, `${lines.join('\n')}\n`);
+    const result = await runScript(
+      scriptFile,
+      projectDir,
+      {
+        ...gitlab.variables,
+        ...machineEnvironment(home),
+        SVC_BASE_URL: emulator.url,
+        SVC_TENANT: TENANT,
+        SVC_API_KEY: emulator.apiKey,
+        SVC_NOTE_TOKEN: TOKENS.noteToken,
+        CI_PROJECT_DIR: projectDir,
+        CI_PROJECT_ID: '42',
+        CI_API_V4_URL: `${api.url}/api/v4`,
+        CI_JOB_TOKEN: TOKENS.jobToken,
+        CI_COMMIT_SHA: options.sha,
+        CI_COMMIT_BRANCH: options.source === 'push' ? 'main' : '',
+        CI_DEFAULT_BRANCH: 'main',
+        CI_PIPELINE_SOURCE: options.source,
+        ...(options.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(options.iid) }),
+      },
+      JOB_TIMEOUT_MS,
+    );
+    // GitLab keeps the job's artifacts.paths.
+    if (options.iid !== undefined && job.artifacts !== undefined && result.status === 0) {
+      const entries = job.artifacts.paths
+        .map((entry) => entry.replace('$TF_ROOT', gitlab.variables.TF_ROOT))
+        .filter((entry) => fs.existsSync(path.join(projectDir, entry)))
+        .map((entry) => ({ name: entry, data: fs.readFileSync(path.join(projectDir, entry)) }));
+      api.artifacts.set(options.iid, zipArchive(entries, 1_700_000_000));
+    }
+    const reportFile = path.join(projectDir, gitlab.variables.TF_ROOT, 'drift.md');
+    return { code: result.status, log: result.output, summary: fs.existsSync(reportFile) ? fs.readFileSync(reportFile, 'utf8') : '' };
+  }
+
+  test('only the image lines are left out of the jobs: installing unzip and downloading terraform', () => {
+    const left = ['svc:plan', 'svc:apply', 'svc:drift'].flatMap((name) => [...(resolved(name).before_script ?? []), ...resolved(name).script]).filter(imageLine);
+    expect(new Set(left).size).toBe(2);
+  });
+
+  test(
+    'svc:plan on two merge requests posts svc plan-report as the note and keeps the saved plan; svc:apply applies the first, refuses the second as stale',
+    async () => {
+      const first = mergeRequest(1);
+      const second = mergeRequest(2, 'head office, 2nd floor');
+      const plan = await runGitlabJob('svc:plan', { repository: first.repository, sha: first.head, source: 'merge_request_event', iid: 1 });
+      expectSuccess(plan);
+      expect(plan.log).toContain('Generated Terraform code for the stacks: policy');
+      expect(api.notes.get(1)).toContain('203.0.113.9');
+      expect(api.notes.get(1)).toContain('198.51.100.0/24');
+      expect(plan.log).not.toContain(emulator.apiKey);
+      expectSuccess(await runGitlabJob('svc:plan', { repository: second.repository, sha: second.head, source: 'merge_request_event', iid: 2 }));
+      expect(api.notes.get(2)).toContain('head office, 2nd floor');
+      expect(await listed(emulator, TENANT)).toEqual([]);
+
+      const apply = await runGitlabJob('svc:apply', { repository: first.repository, sha: first.merge, source: 'push' });
+      expectSuccess(apply);
+      expect(apply.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+      expect(await listed(emulator, TENANT)).toEqual(['203.0.113.9 port scanner']);
+
+      const stale = await runGitlabJob('svc:apply', { repository: second.repository, sha: second.merge, source: 'push' });
+      expect(stale.code).toBe(1);
+      expect(stale.log).toMatch(/Saved plan is stale/);
+      expect((await emulator.client(TENANT).listEntries('whitelist')).map((entry) => entry.description)).toEqual(['head office']);
+    },
+    4 * JOB_TIMEOUT_MS,
+  );
+
+  test(
+    'svc:drift on a schedule: clean exits 0; an entry removed through the API fails the job with exit 2 and drift.md names it',
+    async () => {
+      const current = mergeRequest(3);
+      expectSuccess(await runGitlabJob('svc:drift', { repository: current.repository, sha: current.merge, source: 'schedule' }));
+      await emulator.client(TENANT).deleteEntry('blacklist', '203.0.113.9');
+      const drifted = await runGitlabJob('svc:drift', { repository: current.repository, sha: current.merge, source: 'schedule' });
+      expect(drifted.code).toBe(2);
+      expect(drifted.summary).toContain('203.0.113.9');
+      expect(drifted.log).not.toContain(emulator.apiKey);
+    },
+    2 * JOB_TIMEOUT_MS,
+  );
+});
