@@ -23,8 +23,13 @@
  *   releases.hashicorp.com) are the image's: unzip and terraform are on PATH. Nothing else is
  *   skipped, and the test checks that these are the only two lines left out.
  * - PATH holds node, npm and npx (setup-node), terraform (setup-terraform) and the shell tools
- *   the lines call; TF_CLI_CONFIG_FILE is an empty file (the stack's provider comes from the
- *   package's mirror, linked into it at synth).
+ *   the lines call, then the machine's /usr/bin and /bin: the runner images (GitHub's ubuntu,
+ *   GitLab's node:24-bookworm) carry python3, make and g++, and `npm ci` needs them on Node 24
+ *   and later, where cdktf-cli's terminal addon has no prebuilt binary and its install script
+ *   builds it with node-gyp. node-gyp would download Node's headers from nodejs.org; the jobs
+ *   have no network, so `npm_config_nodedir` names the headers that ship beside this node
+ *   binary (the npm registry's node-linux-* packages carry them). TF_CLI_CONFIG_FILE is an empty file (the stack's provider comes
+ *   from the package's mirror, linked into it at synth).
  *
  * Each flavour runs each of its jobs: two pull/merge requests planned against the same state
  * (the report as the comment or note, the saved plan kept), the first applied after merge, the
@@ -46,6 +51,8 @@ const JOB_TIMEOUT_MS = 4 * 60_000;
 const EXAMPLES = path.join(__dirname, '..', '..', 'examples', 'pipelines');
 /** What the jobs' lines call besides bash's builtins: node and npm (setup-node), terraform, the shell tools; git, curl and unzip for GitLab's apply. */
 const TOOLS = ['bash', 'sh', 'node', 'npm', 'npx', 'terraform', 'cat', 'mkdir', 'rm', 'cp', 'git', 'grep', 'cut', 'head', 'curl', 'unzip'];
+/** The prefix of the node running the suite (<prefix>/bin/node), where its headers are when it ships them. */
+const NODE_PREFIX = path.resolve(process.execPath, '..', '..');
 const ENTRY_FILE = 'entries:\n  - ip: 203.0.113.9\n    description: port scanner\n';
 
 /** The team's program: SecurityPolicy on the svc provider (SVC_BASE_URL, SVC_TENANT and SVC_API_KEY from the job), state in `stateFile`. */
@@ -112,10 +119,11 @@ const projectFiles = (stateFile: string, officeDescription?: string): Record<str
 
 /** What every job's environment has besides the template's own variables (see the header). */
 const machineEnvironment = (home: string) => ({
-  PATH: tools,
+  PATH: `${tools}:/usr/bin:/bin`,
   HOME: home,
   TF_CLI_CONFIG_FILE: emptyCliConfig,
   npm_config_offline: 'true',
+  ...(fs.existsSync(path.join(NODE_PREFIX, 'include', 'node', 'node.h')) ? { npm_config_nodedir: NODE_PREFIX } : {}),
   npm_config_update_notifier: 'false',
 });
 
