@@ -68,9 +68,9 @@ function registerTypeScript({ project, cacheDirectory }) {
 
   /** Writes the entry (atomically: other commands may read it) and removes the file's older ones. */
   function store(entry, filePrefix, output) {
+    const partial = `${entry}.${process.pid}.tmp`;
     try {
       fs.mkdirSync(cacheDirectory, { recursive: true });
-      const partial = `${entry}.${process.pid}.tmp`;
       fs.writeFileSync(partial, output);
       fs.renameSync(partial, entry);
       for (const name of fs.readdirSync(cacheDirectory)) {
@@ -79,6 +79,7 @@ function registerTypeScript({ project, cacheDirectory }) {
     } catch (error) {
       // The cache only saves time: a read-only or full disk must not stop the command.
       if (!['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT'].includes(error.code)) throw error;
+      fs.rmSync(partial, { force: true });
     }
   }
 }
