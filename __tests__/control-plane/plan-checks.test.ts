@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { TerraformVariable, Testing } from 'cdktf';
 import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
-import { mirroredTerraformEnvironment } from '../support/aws-terraform';
+import { mirroredTerraformEnvironment, mockedAwsAccount } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
 
 const { mirror: PLUGIN_MIRROR, version: AWS_VERSION, requirement: AWS_IN_MIRROR } = awsProviderMirror();
@@ -132,29 +132,8 @@ describeWithTerraform('terraform validate on the synthesized JSON', () => {
   });
 });
 
-/** A mocked AWS that answers the lookups the way a good account would. */
-const MOCK_PROVIDER = `
-mock_provider "aws" {
-  mock_data "aws_subnet" {
-    defaults = { vpc_id = "vpc-0123456789abcdef0", map_public_ip_on_launch = false, availability_zone = "eu-west-1a" }
-  }
-  mock_data "aws_route53_zone" {
-    defaults = { zone_id = "Z0123456789ABCDEFGHIJ", name = "example.com", private_zone = false }
-  }
-  mock_data "aws_vpc" {
-    defaults = { cidr_block = "10.0.0.0/16" }
-  }
-  mock_data "aws_caller_identity" {
-    defaults = { account_id = "123456789012" }
-  }
-  mock_data "aws_partition" {
-    defaults = { partition = "aws" }
-  }
-  mock_data "aws_route_table" {
-    defaults = { routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }] }
-  }
-}
-variables {
+/** A mocked AWS that answers the lookups the way a good account would; each case overrides one. */
+const MOCK_PROVIDER = `${mockedAwsAccount({ region: 'eu-west-1' })}variables {
   api_key = "plan-test-api-key"
 }
 `;

@@ -1,6 +1,6 @@
 /**
  * startEmulatorProcess: the real `svc-emulator` executable as a child process. Each case
- * spawns node + ts-node, so the cases share processes where they can.
+ * starts a Node process (bin/svc-emulator.js), so the cases share processes where they can.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';

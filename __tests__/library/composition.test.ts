@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { mirroredTerraformEnvironment } from '../support/aws-terraform';
+import { mirroredTerraformEnvironment, mockedAwsAccount } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
 import { REPOSITORY, createConsumerProject, described, packedLibrary, run } from './support';
 
@@ -172,32 +172,7 @@ describe("a platform team's TypeScript program with two control planes", () => {
 });
 
 /** A mocked AWS (under the alias the stack uses) that answers the lookups as a good account would. */
-const MOCKED_PLAN = `
-mock_provider "aws" {
-  alias = "audit"
-  mock_data "aws_subnet" {
-    defaults = { vpc_id = "vpc-0123456789abcdef0", map_public_ip_on_launch = false, availability_zone = "eu-central-1a" }
-  }
-  mock_data "aws_route53_zone" {
-    defaults = { zone_id = "Z0123456789ABCDEFGHIJ", name = "example.com", private_zone = false }
-  }
-  mock_data "aws_vpc" {
-    defaults = { cidr_block = "10.0.0.0/16" }
-  }
-  mock_data "aws_caller_identity" {
-    defaults = { account_id = "123456789012" }
-  }
-  mock_data "aws_partition" {
-    defaults = { partition = "aws" }
-  }
-  mock_data "aws_route_table" {
-    defaults = { routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }] }
-  }
-  mock_data "aws_ebs_default_kms_key" {
-    defaults = { key_arn = "arn:aws:kms:eu-central-1:123456789012:alias/aws/ebs" }
-  }
-}
-variables {
+const MOCKED_PLAN = `${mockedAwsAccount({ alias: 'audit', region: 'eu-central-1', defaultEbsKey: true })}variables {
   team_a_key                   = "plan-test-key-a"
   team_b_control_plane_api_key = "plan-test-key-b"
 }

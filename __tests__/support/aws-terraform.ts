@@ -33,3 +33,36 @@ export function mirroredTerraformEnvironment(dir: string, mirrors: readonly File
     CHECKPOINT_DISABLE: '1',
   };
 }
+
+export interface MockedAwsAccount {
+  /** The alias of the AWS provider the configuration uses (`audit` for `aws.audit`); the default provider when absent. */
+  readonly alias?: string;
+  /** The region of the answers: every subnet is in its zone `a` (a test overrides one subnet for a second zone). */
+  readonly region: string;
+  /** Also answer the default EBS key lookup with aws/ebs; leave it out when each test case overrides it. */
+  readonly defaultEbsKey?: boolean;
+}
+
+/**
+ * A `mock_provider "aws"` block for a `terraform test` file that answers the control plane's
+ * lookups the way a good account would: private subnets of one VPC, the public zone
+ * example.com, a NAT route. Tests override single lookups to describe a bad account.
+ */
+export function mockedAwsAccount(account: MockedAwsAccount): string {
+  const lookups: Record<string, string> = {
+    aws_subnet: `{ vpc_id = "vpc-0123456789abcdef0", map_public_ip_on_launch = false, availability_zone = "${account.region}a" }`,
+    aws_route53_zone: '{ zone_id = "Z0123456789ABCDEFGHIJ", name = "example.com", private_zone = false }',
+    aws_vpc: '{ cidr_block = "10.0.0.0/16" }',
+    aws_caller_identity: '{ account_id = "123456789012" }',
+    aws_partition: '{ partition = "aws" }',
+    aws_route_table: '{ routes = [{ cidr_block = "0.0.0.0/0", nat_gateway_id = "nat-0123456789abcdef0" }] }',
+    ...(account.defaultEbsKey ? { aws_ebs_default_kms_key: `{ key_arn = "arn:aws:kms:${account.region}:123456789012:alias/aws/ebs" }` } : {}),
+  };
+  return [
+    'mock_provider "aws" {',
+    ...(account.alias === undefined ? [] : [`  alias = "${account.alias}"`]),
+    ...Object.entries(lookups).map(([type, defaults]) => `  mock_data "${type}" {\n    defaults = ${defaults}\n  }`),
+    '}',
+    '',
+  ].join('\n');
+}

@@ -28,9 +28,9 @@ export const STEP_BUDGET_MS = {
   /** A shell built-in or a short command: export, cat, kill, a process started in the background. */
   shellCommand: 10_000,
   /**
-   * A bin/ command of the checkout run to its exit (bin/launch.js loads its TypeScript through
-   * ts-node): about 1 s on a quiet machine, 18 s under load (two of them took 36 s with the load
-   * average at 20 to 27).
+   * A bin/ command of the checkout run to its exit. Its first start after an edit transpiles
+   * the TypeScript (bin/launch.js): about 1 s on a quiet machine, 18 s under load (two of them
+   * took 36 s with the load average at 20 to 27); later starts load it from the cache.
    */
   binCommand: 30_000,
   /** Copying the repository's tracked files into a scratch checkout (git ls-files: about 600 files). */
