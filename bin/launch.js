@@ -2,6 +2,7 @@
 // run the sources transpiled without type checking, so a change needs no build and starts fast
 // (`npm run typecheck` is the type gate); in an installed package, which ships no .ts sources,
 // they run the compiled library in lib/ (scripts/build-library.ts, run by `npm pack`).
+// bin/run-ts.js runs any .ts file of the checkout the same way: the npm scripts, cdktf.json's app.
 //
 // In a checkout each .ts file's JavaScript is kept in node_modules/.cache/svc-launch, named by
 // the hash of the file's path, its content and the compiler (TypeScript's version, tsconfig.json,
@@ -19,10 +20,15 @@ const root = path.resolve(__dirname, '..');
 function launch(module) {
   const source = path.join(root, `${module}.ts`);
   if (fs.existsSync(source)) {
-    registerTypeScript({ project: path.join(root, 'tsconfig.json'), cacheDirectory: path.join(root, 'node_modules', '.cache', 'svc-launch') });
+    registerCheckoutTypeScript();
     return require(source);
   }
   return require(path.join(root, 'lib', `${module}.js`));
+}
+
+/** registerTypeScript with this checkout's tsconfig.json and cache: for the bin/ commands and bin/run-ts.js. */
+function registerCheckoutTypeScript() {
+  registerTypeScript({ project: path.join(root, 'tsconfig.json'), cacheDirectory: path.join(root, 'node_modules', '.cache', 'svc-launch') });
 }
 
 function sha256(...parts) {
@@ -92,7 +98,11 @@ function transpiler(project) {
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(project), undefined, project);
   const configErrors = parsed.errors.filter(relevant);
   if (configErrors.length > 0) throw new Error(ts.formatDiagnostics(configErrors, formatHost()));
-  const compilerOptions = { ...parsed.options, sourceMap: false, inlineSourceMap: true, inlineSources: true, declaration: false, declarationMap: false, noEmit: false };
+  // No outDir or rootDir: with them the source map would name the file relative to where tsc
+  // writes it (build/scripts/x.js: '../../scripts/x.ts'), and Node, resolving that from the .ts
+  // file itself, would print a path two folders off in every stack trace.
+  const { outDir, rootDir, ...options } = parsed.options;
+  const compilerOptions = { ...options, sourceMap: false, inlineSourceMap: true, inlineSources: true, declaration: false, declarationMap: false, noEmit: false };
   return (code, fileName) => {
     const result = ts.transpileModule(code, { fileName, compilerOptions, reportDiagnostics: true });
     const errors = (result.diagnostics ?? []).filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && relevant(diagnostic));
@@ -113,3 +123,4 @@ function transpiler(project) {
 
 module.exports = launch;
 module.exports.registerTypeScript = registerTypeScript;
+module.exports.registerCheckoutTypeScript = registerCheckoutTypeScript;
