@@ -5,8 +5,9 @@
 // bin/run-ts.js runs any .ts file of the checkout the same way: the npm scripts, cdktf.json's app.
 //
 // In a checkout each .ts file's JavaScript is kept in node_modules/.cache/svc-launch, named by
-// the hash of the file's path, its content and the compiler (TypeScript's version, tsconfig.json,
-// this file): an edited file misses the cache and is transpiled again, an unchanged one is not.
+// the hash of the file's path (relative to the checkout), its content and the compiler
+// (TypeScript's version, tsconfig.json, this file): an edited file misses the cache and is
+// transpiled again, an unchanged one is not.
 // Transpiling (TypeScript itself takes 0.2 s of CPU to load) was most of a start: about 1 s of
 // CPU for `svc-emulator --help`, against 0.1 s from the cache (help/testing.md).
 'use strict';
@@ -59,8 +60,9 @@ function registerTypeScript({ project, cacheDirectory }) {
   };
 
   function cached(code, filename) {
-    const file = sha256(filename).slice(0, 32);
-    const entry = path.join(cacheDirectory, `${file}-${sha256(compiler, filename, code).slice(0, 32)}.js`);
+    const name = cacheName(filename);
+    const file = sha256(name).slice(0, 32);
+    const entry = path.join(cacheDirectory, `${file}-${sha256(compiler, name, code).slice(0, 32)}.js`);
     try {
       return fs.readFileSync(entry, 'utf8');
     } catch (error) {
@@ -70,6 +72,17 @@ function registerTypeScript({ project, cacheDirectory }) {
     const output = transpile(code, filename);
     store(entry, `${file}-`, output);
     return output;
+  }
+
+  /**
+   * A file of the project by its path relative to the project (the output does not depend on
+   * where the checkout is): a copy of the checkout that links this node_modules (the tests of
+   * help/getting-started and of the packed library make one per run) finds the checkout's
+   * entries instead of adding a set of its own each time. Other files by their absolute path.
+   */
+  function cacheName(filename) {
+    const relative = path.relative(path.dirname(project), filename);
+    return relative.startsWith('..') || path.isAbsolute(relative) ? filename : relative;
   }
 
   /** Writes the entry (atomically: other commands may read it) and removes the file's older ones. */

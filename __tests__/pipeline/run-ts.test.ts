@@ -79,6 +79,38 @@ test(
 );
 
 test(
+  'a copy of the checkout that links its node_modules loads the checkout\'s entries, adds none, and its stack traces name the copy\'s files',
+  async () => {
+    writeScript('fail.ts', `import { greeting } from './greeting';\nexport function fail(): never {\n  throw new Error(greeting());\n}\n`);
+    writeScript(
+      'probe.ts',
+      `import { fail } from './fail';\ntry {\n  fail();\n} catch (error) {\n  const typescriptLoaded = Object.keys(require.cache).some((file) => file.endsWith('/node_modules/typescript/lib/typescript.js'));\n  process.stdout.write(JSON.stringify({ stack: String((error as Error).stack).split('\\n')[1], typescriptLoaded }));\n}\n`,
+    );
+    const probe = (root: string) => runCommand(process.execPath, [path.join(root, 'bin', 'run-ts.js'), 'scripts/probe.ts'], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' }, timeoutMs: STEP_BUDGET_MS.binCommand });
+    const cache = path.join(checkout, 'node_modules', '.cache', 'svc-launch');
+    const first = await probe(checkout);
+    expect([first.status, first.stderr]).toEqual([0, '']);
+    expect(JSON.parse(first.stdout)).toEqual({ stack: `    at fail (${path.join(checkout, 'scripts', 'fail.ts')}:3:9)`, typescriptLoaded: true });
+    const entries = fs.readdirSync(cache).sort();
+    expect(entries).toHaveLength(3);
+
+    // As __tests__/support/repository-copy.ts copies the repository for help/getting-started.
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-run-ts-copy-'));
+    try {
+      fs.cpSync(checkout, copy, { recursive: true, filter: (source) => source !== path.join(checkout, 'node_modules') });
+      fs.symlinkSync(path.join(checkout, 'node_modules'), path.join(copy, 'node_modules'));
+      const copied = await probe(copy);
+      expect([copied.status, copied.stderr]).toEqual([0, '']);
+      expect(JSON.parse(copied.stdout)).toEqual({ stack: `    at fail (${path.join(copy, 'scripts', 'fail.ts')}:3:9)`, typescriptLoaded: false });
+      expect(fs.readdirSync(cache).sort()).toEqual(entries);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  },
+  testTimeoutFor(STEP_BUDGET_MS.binCommand, STEP_BUDGET_MS.binCommand),
+);
+
+test(
   'an error thrown by the file names its .ts line and exits 1',
   async () => {
     writeScript('fail.ts', `interface Options {\n  readonly name: string;\n}\nfunction fail(options: Options): never {\n  throw new Error(\`no \${options.name}\`);\n}\nfail({ name: 'stack' });\n`);
