@@ -273,7 +273,8 @@ beforeAll(async () => {
     boots.set(label, boot);
   };
   for (const service of SERVICES) start(service.name, userDataOf(json, service.name));
-  for (const [label, { service, props }] of Object.entries(IMAGE_SOURCE_CASES) as Array<[keyof typeof IMAGE_SOURCE_CASES, (typeof IMAGE_SOURCE_CASES)[keyof typeof IMAGE_SOURCE_CASES]]>) {
+  for (const label of Object.keys(IMAGE_SOURCE_CASES) as Array<keyof typeof IMAGE_SOURCE_CASES>) {
+    const { service, props } = IMAGE_SOURCE_CASES[label];
     start(label, userDataOf(synthControlPlane(props).json, service));
   }
 }, 120_000);
