@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { parseSums, publicKeyName, signatureName, sumsName } from '../../scripts/release/layout';
 import { runCommand, type CommandRun } from '../support/run-command';
 import { makeTestKeyring, type TestKeyring } from './support/gpg';
-import { sharedRelease, type SharedRelease } from './support/shared-release';
+import { headCommit, sharedRelease, type SharedRelease } from './support/shared-release';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 const VERSION = '0.1.0';
@@ -26,6 +26,8 @@ let keyring: TestKeyring;
 let fingerprint: string;
 let freshDir: string;
 let fresh: CommandRun;
+/** HEAD before and after the fresh build. */
+let commits: { before: string; after: string };
 let shared: SharedRelease;
 
 beforeAll(async () => {
@@ -37,7 +39,9 @@ beforeAll(async () => {
   // SOURCE_DATE_EPOCH left out: both builds date the zips by the HEAD commit.
   const env: NodeJS.ProcessEnv = { ...process.env, GNUPGHOME: keyring.home, SVC_RELEASE_GPG_KEY: fingerprint, SVC_RELEASE_GPG_PASSPHRASE: '' };
   delete env.SOURCE_DATE_EPOCH;
+  const before = headCommit();
   fresh = await runCommand('npm', ['run', '--silent', 'release', '--', '--sign', '--out-dir', freshDir], { cwd: REPOSITORY, env, timeoutMs: BUILD_TIMEOUT_MS });
+  commits = { before, after: headCommit() };
   shared = await sharedRelease();
 }, 2 * BUILD_TIMEOUT_MS);
 
@@ -63,6 +67,8 @@ test('npm run release -- --sign builds and signs, and says so', () => {
 });
 
 test('it gives the same SHA256SUMS, zips, SBOMs, module archives and manifest byte for byte as the run\'s other build of this commit', () => {
+  // A commit made while the suite runs moves HEAD: the builds would be of two commits, dated differently.
+  expect({ freshBuildStarted: commits.before, freshBuildEnded: commits.after }).toEqual({ freshBuildStarted: shared.commit, freshBuildEnded: shared.commit });
   const sums = fs.readFileSync(shared.release.sums, 'utf8');
   // The provider's two zips and their SBOMs, the npm package's SBOM, the manifest, svc's two zips and
   // their SBOMs, and one archive per HCL module.

@@ -15,6 +15,7 @@
  * result. A failed build is recorded, so every file reports that failure instead of building
  * again; a lock whose owner died is taken over.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -23,10 +24,21 @@ import { makeTestKeyring } from './gpg';
 
 export interface SharedRelease {
   readonly release: ReleaseResult;
+  /** The HEAD commit it was built at (its zips carry that commit's time). */
+  readonly commit: string;
   /** The fingerprint of the throwaway key that signed it (terraform reports its last 16 digits). */
   readonly fingerprint: string;
   /** The build's progress lines (its `log`). */
   readonly progress: readonly string[];
+}
+
+const REPOSITORY = path.resolve(__dirname, '..', '..', '..');
+
+/** The repository's HEAD commit: a release is of one commit, and dated by it. */
+export function headCommit(): string {
+  const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPOSITORY, encoding: 'utf8' });
+  if (git.status !== 0) throw new Error(`git rev-parse HEAD failed in ${REPOSITORY}: ${git.stderr}`);
+  return git.stdout.trim();
 }
 
 /** How often a file waiting for another's build looks for its result. */
@@ -58,6 +70,7 @@ async function build(directory: string): Promise<SharedRelease> {
   const keyring = makeTestKeyring();
   try {
     const fingerprint = keyring.generateKey('svc shared release');
+    const commit = headCommit();
     const progress: string[] = [];
     const started = Date.now();
     const release = await buildRelease({
@@ -67,7 +80,7 @@ async function build(directory: string): Promise<SharedRelease> {
       log: (line) => progress.push(line),
     });
     progress.push(`build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return { release, fingerprint, progress };
+    return { release, commit, fingerprint, progress };
   } finally {
     keyring.dispose();
   }
