@@ -99,7 +99,10 @@ readonly KEY_FINGERPRINT_LABEL="svc.sensor.key-fingerprint"
 readonly ANALYZER_PORT=50051
 readonly MAX_STACK_NAME_LENGTH=14
 readonly SENSOR_NAME_PREFIX="svc-sensor-"
-readonly STOP_GRACE_SECONDS=30
+# The grace period of the graceful stop (--stop-timeout): SIGTERM, then SIGKILL after it. The
+# limit keeps a typo from holding a fleet run (and a unit's stop) for hours.
+readonly DEFAULT_STOP_GRACE_SECONDS=30
+readonly MAX_STOP_GRACE_SECONDS=600
 readonly RUNTIME_ANSWER_TIMEOUT_SECONDS=20
 # Every other runtime call: a hung daemon must not hang a fleet run. A pull may take long; a stop
 # gets its grace period on top.
@@ -166,6 +169,7 @@ memory_limit="$DEFAULT_MEMORY_LIMIT"
 cpu_limit="$DEFAULT_CPU_LIMIT"
 log_max_size="$DEFAULT_LOG_MAX_SIZE"
 health_wait_seconds="${SVC_SENSOR_HEALTH_WAIT:-$DEFAULT_HEALTH_WAIT_SECONDS}"
+stop_grace_seconds=$DEFAULT_STOP_GRACE_SECONDS
 allow_small_host=false
 
 # Decided by main.
@@ -226,7 +230,7 @@ Starts the svc runtime sensor (launcher version $SCRIPT_VERSION).
     container APP_NAME and is named ${SENSOR_NAME_PREFIX}APP_NAME.
   Host mode (-H): the sensor listens on the host network, is named ${SENSOR_NAME_PREFIX}APP_NAME
     (APP_NAME identifies the instance) and uses the default-route interface.
-A sensor of that name that is running is stopped first (grace period ${STOP_GRACE_SECONDS} s), kept until the new
+A sensor of that name that is running is stopped first (grace period --stop-timeout, default ${DEFAULT_STOP_GRACE_SECONDS} s), kept until the new
 one has stayed up for --health-wait seconds, then removed; if the new one fails, the old one is
 started again.
 The sensor reports to analyzer.<stack name in lower case>.<domain>:$ANALYZER_PORT over TLS.
@@ -276,6 +280,9 @@ Launcher options (not in the spec):
                                 touched; a rejected image is exit $EXIT_IMAGE_UNAVAILABLE
   --health-wait SECONDS         Seconds the new sensor must stay up (default: $DEFAULT_HEALTH_WAIT_SECONDS), without a
                                 restart, before the previous one is removed
+  --stop-timeout SECONDS        Grace period of the running sensor's stop, 1 to $MAX_STOP_GRACE_SECONDS (default: $DEFAULT_STOP_GRACE_SECONDS):
+                                SIGTERM, then SIGKILL when it has not exited; also the stop
+                                timeout of a --systemd-unit's container
   --key-file FILE               Read the sensor API key from FILE (default: none, the environment
                                 or the terminal)
   --management-key-file FILE    Refuse a sensor key equal to the key in FILE (default: none;
@@ -417,7 +424,7 @@ parse_arguments() {
         ;;
       -n | --tenant-id | -d | --domain | -a | --app-name | -s | --stack-name | -i | --image-repo | \
         -t | --image-tag | -N | --network-interface | -l | --sensor-log-level | -p | --trace-path | \
-        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --systemd-unit | --app-unit | --signature-policy | --key-delivery | --health-wait | --pull | --output)
+        --memory-limit | --cpu-limit | --log-max-size | --key-file | --management-key-file | --systemd-unit | --app-unit | --signature-policy | --key-delivery | --health-wait | --stop-timeout | --pull | --output)
         if ! $has_inline_value; then
           # A following option is not taken as a value: "-n -d x" means -n lacks its value.
           if (($# == 0)) || [[ $1 == -* ]]; then
@@ -449,6 +456,7 @@ parse_arguments() {
           --app-unit) app_unit=$value ;;
           --key-delivery) key_delivery=$value ;;
           --health-wait) health_wait_seconds=$value ;;
+          --stop-timeout) stop_grace_seconds=$value ;;
           --pull) pull_policy=$value ;;
           --signature-policy) signature_policy=$value ;;
           --output)
@@ -590,6 +598,11 @@ validate_options() {
     usage_error "invalid value '$health_wait_seconds' for --health-wait (or SVC_SENSOR_HEALTH_WAIT): give the seconds the new sensor must stay up, 0 to $MAX_HEALTH_WAIT_SECONDS, e.g. $DEFAULT_HEALTH_WAIT_SECONDS"
   fi
   health_wait_seconds=$((10#$health_wait_seconds))
+  # 0 would be a kill, not the graceful stop the spec asks for.
+  if ! [[ $stop_grace_seconds =~ ^[0-9]{1,3}$ ]] || ((10#$stop_grace_seconds < 1 || 10#$stop_grace_seconds > MAX_STOP_GRACE_SECONDS)); then
+    usage_error "invalid value '$stop_grace_seconds' for --stop-timeout: give the seconds the running sensor has to stop on SIGTERM before it is killed, 1 to $MAX_STOP_GRACE_SECONDS, e.g. $DEFAULT_STOP_GRACE_SECONDS"
+  fi
+  stop_grace_seconds=$((10#$stop_grace_seconds))
 
   if [[ $key_delivery != file && $key_delivery != env ]]; then
     usage_error "invalid value '$key_delivery' for --key-delivery: use file (the default: a read-only file on a tmpfs) or env (only for images that read the key from the environment)"
@@ -708,7 +721,7 @@ runtime_call() {
   local limit=$RUNTIME_CALL_TIMEOUT_SECONDS
   case $1 in
     pull) limit=$PULL_TIMEOUT_SECONDS ;;
-    stop) limit=$((RUNTIME_CALL_TIMEOUT_SECONDS + STOP_GRACE_SECONDS)) ;;
+    stop) limit=$((RUNTIME_CALL_TIMEOUT_SECONDS + stop_grace_seconds)) ;;
     *) ;;
   esac
   # The lock's descriptor stays with this process: a runtime (conmon) that inherited it
@@ -1326,7 +1339,7 @@ build_unit_words() {
   key_file=$UNIT_KEY_FILE_PLACEHOLDER
   key_volume="$key_file:$KEY_FILE_IN_CONTAINER:ro"
   build_sensor_arguments
-  unit_words="\"--stop-timeout\" \"$STOP_GRACE_SECONDS\""
+  unit_words="\"--stop-timeout\" \"$stop_grace_seconds\""
   for argument in "${sensor_arguments[@]:0:${#sensor_arguments[@]}-1}"; do
     if [[ $argument == "$key_volume" ]]; then
       systemd_word="\"%d/$UNIT_CREDENTIAL_NAME:$KEY_FILE_IN_CONTAINER:ro\""
@@ -1385,7 +1398,7 @@ PodmanArgs=$unit_words
 LoadCredential=$UNIT_CREDENTIAL_NAME:$key_file_option
 Restart=on-failure
 RestartSec=$UNIT_RESTART_SECONDS
-TimeoutStopSec=$((STOP_GRACE_SECONDS + RUNTIME_CALL_TIMEOUT_SECONDS))
+TimeoutStopSec=$((stop_grace_seconds + RUNTIME_CALL_TIMEOUT_SECONDS))
 "
   if [[ $unit_format == service ]]; then
     to_systemd_word "$image"
@@ -1394,7 +1407,7 @@ Type=notify
 NotifyAccess=all
 ExecStartPre=/bin/rm -f %t/%n.ctr-id
 ExecStart=$podman_path run --cidfile=%t/%n.ctr-id --cgroups=no-conmon --rm --sdnotify=conmon --replace --detach --name $sensor_name $unit_words $systemd_word
-ExecStop=$podman_path stop --ignore -t $STOP_GRACE_SECONDS --cidfile=%t/%n.ctr-id
+ExecStop=$podman_path stop --ignore -t $stop_grace_seconds --cidfile=%t/%n.ctr-id
 ExecStopPost=$podman_path rm -f --ignore -t 10 --cidfile=%t/%n.ctr-id
 "
   fi
@@ -1589,13 +1602,13 @@ set_previous_sensor_aside() {
     created | exited | dead | stopped | configured) ;;
     *)
       previous_was_running=true
-      note "Stopping the running sensor $sensor_name (grace period $STOP_GRACE_SECONDS s; kept as $previous_name until the new one is healthy) ..."
+      note "Stopping the running sensor $sensor_name (grace period $stop_grace_seconds s; kept as $previous_name until the new one is healthy) ..."
       local stop_started=$SECONDS
-      if ! runtime_call stop -t "$STOP_GRACE_SECONDS" "$previous_name" >/dev/null; then
+      if ! runtime_call stop -t "$stop_grace_seconds" "$previous_name" >/dev/null; then
         die "$EXIT_REPLACE_FAILED" "could not stop the running sensor (now '$previous_name'); it is left running under its old name; stop it by hand ($runtime stop $sensor_name) and run again"
       fi
       # A stop that used the whole grace period ended in SIGKILL: say so, it may have lost data.
-      if ((SECONDS - stop_started >= STOP_GRACE_SECONDS)); then
+      if ((SECONDS - stop_started >= stop_grace_seconds)); then
         warn_if_killed_after_grace_period
       fi
       ;;
@@ -1607,9 +1620,9 @@ warn_if_killed_after_grace_period() {
   exit_code=$(runtime_call container inspect --format '{{.State.ExitCode}}' "$previous_name" 2>/dev/null) || exit_code="unknown"
   if [[ $exit_code == 137 ]]; then
     printf '%s: warning: the previous sensor %s did not stop on SIGTERM within the %s s grace period and was killed (SIGKILL, exit code 137); check its log (%s logs %s) and its SIGTERM handling\n' \
-      "$SCRIPT_NAME" "$sensor_name" "$STOP_GRACE_SECONDS" "$runtime" "$previous_name" >&2
+      "$SCRIPT_NAME" "$sensor_name" "$stop_grace_seconds" "$runtime" "$previous_name" >&2
   elif [[ $exit_code == unknown ]]; then
-    printf '%s: warning: stopping the previous sensor %s took the whole %s s grace period, so it was probably killed (SIGKILL) without a graceful stop\n' "$SCRIPT_NAME" "$sensor_name" "$STOP_GRACE_SECONDS" >&2
+    printf '%s: warning: stopping the previous sensor %s took the whole %s s grace period, so it was probably killed (SIGKILL) without a graceful stop\n' "$SCRIPT_NAME" "$sensor_name" "$stop_grace_seconds" >&2
   fi
 }
 
@@ -1665,7 +1678,7 @@ print_dry_run() {
     line+=" $(printf '%q' "$argument")"
   done
   note "Dry run: nothing was pulled, stopped, removed or started. Image: $image (pull policy $pull_policy)."
-  note "An existing $sensor_name would be stopped (grace period $STOP_GRACE_SECONDS s) and kept until the new one is healthy; then:"
+  note "An existing $sensor_name would be stopped (grace period $stop_grace_seconds s) and kept until the new one is healthy; then:"
   note "  $runtime$line"
 }
 

@@ -81,8 +81,27 @@ function formatIpv6(address: ipaddr.IPv6): string {
   return address.toRFC5952String();
 }
 
+/**
+ * Parsed forms by spelling. A plan checks and canonicalises each entry of a whole list several
+ * times (validate, the guardrails, the diff by canonical address), in validate and again in the
+ * plan's process: it is parsed once instead (help/performance.md, whole lists).
+ * Only valid spellings are kept (an error is made afresh, with its own stack); the map is
+ * emptied when full, so a long-lived process (the emulator, a synth) keeps a bounded amount.
+ */
+const PARSED_BY_SPELLING = new Map<string, ParsedAddress>();
+const PARSED_KEPT = 50_000;
+
 /** Parses an address or CIDR range; throws InvalidAddressError naming the value and why. */
 export function parseAddress(value: string): ParsedAddress {
+  const known = typeof value === 'string' ? PARSED_BY_SPELLING.get(value) : undefined;
+  if (known !== undefined) return known;
+  const parsed = parseUncached(value);
+  if (PARSED_BY_SPELLING.size >= PARSED_KEPT) PARSED_BY_SPELLING.clear();
+  PARSED_BY_SPELLING.set(value, parsed);
+  return parsed;
+}
+
+function parseUncached(value: string): ParsedAddress {
   if (typeof value !== 'string') {
     throw new InvalidAddressError(String(value), `expected a string, got ${typeof value}`);
   }
@@ -127,13 +146,14 @@ export function parseAddress(value: string): ParsedAddress {
   // A strict dotted quad is already canonical.
   const address = family === 'ipv4' ? addressText : formatIpv6(ipv6 as ipaddr.IPv6);
   const isRange = prefixLength !== maxPrefix;
-  return {
+  // Frozen: callers share one object per spelling.
+  return Object.freeze({
     family,
     address,
     prefixLength,
     canonical: isRange ? `${address}/${prefixLength}` : address,
     isRange,
-  };
+  });
 }
 
 /** The bits of byte `index` that a prefix of `prefixLength` keeps. */

@@ -1,5 +1,5 @@
 import { parseAddress } from '../../src/address';
-import { RangeIndex, contains, overlaps } from '../../src/address-ranges';
+import { RangeIndex, contains, ipv4Number, overlaps } from '../../src/address-ranges';
 
 const p = parseAddress;
 
@@ -25,8 +25,27 @@ describe('contains(outer, inner)', () => {
     ['an IPv6 /32 holds a /48 of it, spelled in capitals', '2001:DB8:0:0::/32', '2001:db8:ffff::/48', true],
     ['an IPv6 /32 never holds IPv4', '2001:db8::/32', '10.0.0.1', false],
     ['an IPv4 /8 never holds the IPv4-mapped IPv6 address', '10.0.0.0/8', '::ffff:10.0.0.1', false],
+    ['the upper IPv4 /1 holds the broadcast address', '128.0.0.0/1', '255.255.255.255', true],
+    ['the lower IPv4 /1 does not hold the upper half', '0.0.0.0/1', '128.0.0.0', false],
+    ['the broadcast address holds itself', '255.255.255.255', '255.255.255.255', true],
+    ['an IPv4 /31 holds its odd address', '192.0.2.254/31', '192.0.2.255', true],
+    ['an IPv4 /31 does not hold the next address', '192.0.2.254/31', '192.0.3.0', false],
+    ['224.0.0.0/4 holds 239.255.255.255', '224.0.0.0/4', '239.255.255.255', true],
+    ['224.0.0.0/4 does not hold 240.0.0.0', '224.0.0.0/4', '240.0.0.0', false],
   ])('%s', (_name, outer, inner, expected) => {
     expect(contains(p(outer), p(inner))).toBe(expected);
+  });
+});
+
+describe('ipv4Number', () => {
+  test.each([
+    ['0.0.0.0', 0],
+    ['0.0.0.1', 1],
+    ['1.0.0.0', 16_777_216],
+    ['10.1.2.3', 167_838_211],
+    ['255.255.255.255', 4_294_967_295],
+  ])('%s is %d', (address, number) => {
+    expect(ipv4Number(address)).toBe(number);
   });
 });
 

@@ -93,6 +93,19 @@ describe('canonicalAddress: invalid input', () => {
   });
 });
 
+describe('parseAddress: one parsed form per spelling', () => {
+  test('a spelling parsed again gives the same object, frozen', () => {
+    const first = parseAddress('2001:DB8::1/128');
+    expect(parseAddress('2001:DB8::1/128')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(first.canonical).toBe('2001:db8::1');
+  });
+
+  test('an invalid spelling throws every time, each with the value and why', () => {
+    for (let attempt = 0; attempt < 2; attempt += 1) expect(() => parseAddress('10.0.0.1/33')).toThrow('prefix length 33 is above 32');
+  });
+});
+
 describe('parseAddress and helpers', () => {
   test('reports family, prefix and range', () => {
     expect(parseAddress('192.168.0.0/16')).toEqual({

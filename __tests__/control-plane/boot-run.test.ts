@@ -21,8 +21,10 @@ import { PodmanSandbox } from '../sensor/podman-sandbox';
 import { BOOT_FAILURE_MARKER, IMAGE_PULL_ATTEMPTS } from '../../modules/control-plane/user-data';
 import { SERVICES } from '../../modules/control-plane/services';
 
-// Five instances, each pulling a 100 MB image into its own storage, on a loaded 2-core machine.
+// Seven instances, each pulling a 100 MB image into its own storage, on a loaded 2-core machine.
 jest.setTimeout(300_000);
+/** How long an instance's boot script may take; the set-up that waits for one gets a minute more. */
+const BOOT_TIMEOUT_MS = 240_000;
 
 const STAND_INS = path.join(__dirname, 'instance-stand-ins');
 const REGISTRY_HOST = 'registry.svc.test:5000';
@@ -37,11 +39,26 @@ const ECR_PASSWORD = `ecr-token-${crypto.randomBytes(24).toString('base64')}`;
 const ANALYZER_TAGS = 'env=prod team="a b"';
 /** A control plane service's name: analyzer, sts, otel. */
 type ServiceName = (typeof SERVICES)[number]['name'];
+/** The tag the registry does not have: every pull of it fails. */
+const MISSING_TAG = '9.9.9-missing';
+
+/** The cases of where the image comes from, beyond the three services' own boots (from the
+ *  registry with a login): each boots one service's script from a control plane synthesized with
+ *  these props. */
+const IMAGE_SOURCE_CASES = {
+  'no-login': { service: 'sts', props: { imageRepository: `${REGISTRY_HOST}/public` } },
+  'pull-fails': { service: 'analyzer', props: { imageRepository: `${REGISTRY_HOST}/svc`, registryLoginSecretArn: REGISTRY_LOGIN_ARN, analyzerImageTag: MISSING_TAG } },
+  ecr: { service: 'sts', props: { imageRepository: `${ECR_HOST}/svc` } },
+  'ecr-refused': { service: 'analyzer', props: { imageRepository: `${ECR_HOST_REFUSED}/svc` } },
+} as const satisfies Record<string, { service: ServiceName; props: Parameters<typeof synthControlPlane>[0] }>;
+type InstanceLabel = ServiceName | keyof typeof IMAGE_SOURCE_CASES;
 
 let sandbox: PodmanSandbox;
 let json: TerraformJson;
 let workDir: string;
 const instanceNames: string[] = [];
+/** Every instance's boot, started together by the file's set-up; each describe awaits its own. */
+const boots = new Map<InstanceLabel, Promise<Instance>>();
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
@@ -193,8 +210,38 @@ async function bootInstance(label: string, userData: string): Promise<Instance> 
     exec: (args) => sandbox.podman(['exec', name, ...args]),
     record: (file) => (fs.existsSync(path.join(records, file)) ? fs.readFileSync(path.join(records, file), 'utf8') : ''),
   };
-  await sandbox.waitFor(`the boot script of ${label} to end`, async () => fs.existsSync(path.join(records, 'boot-status')), 240_000);
+  await sandbox.waitFor(`the boot script of ${label} to end`, async () => fs.existsSync(path.join(records, 'boot-status')), BOOT_TIMEOUT_MS);
   return instance;
+}
+
+/** The instance of a label once its boot script has ended. */
+function booted(label: InstanceLabel): Promise<Instance> {
+  const boot = boots.get(label);
+  if (boot === undefined) throw new Error(`no instance ${label} was booted`);
+  return boot;
+}
+
+/** What the instance's docker (the stand-in) was asked to do with registries: login, pull, logout. */
+function registryCalls(instance: Instance): string[] {
+  return instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line));
+}
+
+/** The CloudWatch Logs calls the AWS CLI stand-in recorded, as [call, its arguments]. */
+function cloudwatchCalls(instance: Instance): Array<[string, { group: string; stream: string; events?: Array<{ message: string }> }]> {
+  return instance
+    .record('cloudwatch')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => Object.entries(JSON.parse(line) as Record<string, { group: string; stream: string; events?: Array<{ message: string }> }>)[0]);
+}
+
+/** Polls the stand-in target group's check of the instance's svc-sts until one passes. */
+async function expectStsAnswersHealthCheck(instance: Instance): Promise<void> {
+  await sandbox.waitFor('svc-sts to pass a health check', async () => (await instance.exec(['node', '/opt/stand-ins/target-health-check.js', 'HTTP1', '443', '/health', '200'])).status === 0, 120_000);
+}
+
+async function containerNames(instance: Instance): Promise<string> {
+  return (await instance.exec(['podman', 'ps', '--all', '--format', '{{.Names}}'])).stdout.trim();
 }
 
 /** The stand-in service's report lines, `name: value`. */
@@ -218,22 +265,36 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(workDir, 'registry'), { recursive: true });
   writeRegistry(path.join(workDir, 'registry'), path.join(workDir, 'service-rootfs'));
   writeAwsData(path.join(workDir, 'aws'));
+  // All at once: a boot spends most of its time waiting on its own podman (starts, the pull into
+  // its storage), so the instances overlap; a failed boot fails its describe's tests.
+  const start = (label: InstanceLabel, userData: string): void => {
+    const boot = bootInstance(label, userData);
+    boot.catch(() => undefined);
+    boots.set(label, boot);
+  };
+  for (const service of SERVICES) start(service.name, userDataOf(json, service.name));
+  for (const label of Object.keys(IMAGE_SOURCE_CASES) as Array<keyof typeof IMAGE_SOURCE_CASES>) {
+    const { service, props } = IMAGE_SOURCE_CASES[label];
+    start(label, userDataOf(synthControlPlane(props).json, service));
+  }
 }, 120_000);
 
 afterAll(async () => {
   if (sandbox === undefined) return;
+  // Boots still going (a test failed early) end first: their instances are then all created.
+  await Promise.allSettled(boots.values());
   // The instances and their roots first: a killed instance's processes may still be going away
   // while their files are removed (one cleanup in four met ENOTEMPTY), so that removal retries.
   if (instanceNames.length > 0) await sandbox.podman(['rm', '--force', '--time', '0', ...instanceNames]);
   if (workDir !== undefined) fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   await sandbox.cleanup();
-}, 120_000);
+}, BOOT_TIMEOUT_MS + 120_000);
 
 describe.each(SERVICES.map((service) => [service.name, service] as const))('the %s boot script, really run', (name: ServiceName, service) => {
   let instance: Instance;
   beforeAll(async () => {
-    instance = await bootInstance(name, userDataOf(json, name));
-  }, 300_000);
+    instance = await booted(name);
+  }, BOOT_TIMEOUT_MS + 60_000);
 
   test('ends with status 0 and a container of the image that becomes healthy as its target group checks it', async () => {
     expect({ status: instance.record('boot-status').trim(), console: instance.record('console') }).toEqual({ status: '0', console: expect.any(String) });
@@ -300,13 +361,12 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('the 
       ...(name === 'otel' ? { '/etc/svc/otel-config.yaml': '400 10001:10001' } : {}),
     });
     const secretFiles = ['/etc/svc/tls/tls.key', ...(name === 'sts' ? [] : ['/etc/svc/secrets/api-key']), ...(name === 'otel' ? ['/etc/svc/otel-config.yaml'] : [])];
-    for (const file of secretFiles) {
-      const asContainerUid = await instance.exec(['setpriv', '--reuid', '10001', '--regid', '10001', '--clear-groups', 'cat', file]);
-      expect({ file, status: asContainerUid.status }).toEqual({ file, status: 0 });
-      for (const uid of ['1000', '65534']) {
-        const asOther = await instance.exec(['setpriv', '--reuid', uid, '--regid', uid, '--clear-groups', 'cat', file]);
-        expect({ file, uid, status: asOther.status, stderr: asOther.stderr }).toEqual({ file, uid, status: 1, stderr: expect.stringContaining('Permission denied') });
-      }
+    // Each read is a podman exec of its own, which mostly waits on runc: all at once.
+    const readAs = (uid: string, file: string) => instance.exec(['setpriv', '--reuid', uid, '--regid', uid, '--clear-groups', 'cat', file]).then(({ status, stderr }) => ({ file, uid, status, stderr }));
+    const reads = await Promise.all(secretFiles.flatMap((file) => ['10001', '1000', '65534'].map((uid) => readAs(uid, file))));
+    for (const read of reads) {
+      if (read.uid === '10001') expect({ file: read.file, status: read.status }).toEqual({ file: read.file, status: 0 });
+      else expect(read).toEqual({ file: read.file, uid: read.uid, status: 1, stderr: expect.stringContaining('Permission denied') });
     }
     if (name !== 'sts') expect((await instance.exec(['cat', '/etc/svc/secrets/api-key'])).stdout).toBe(API_KEY);
   });
@@ -323,7 +383,7 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('the 
     }
     // It logged in with the secret's login (the registry refuses a pull without), and out after the pull.
     expect(instance.record('aws-calls')).toContain(`secretsmanager get-secret-value --secret-id ${REGISTRY_LOGIN_ARN} --query SecretString --output text`);
-    expect(instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line))).toEqual([
+    expect(registryCalls(instance)).toEqual([
       `login --username ${REGISTRY_LOGIN.username} --password-stdin ${REGISTRY_HOST}`,
       `pull ${REGISTRY_HOST}/svc/${service.imageName}:${imageTag(name)}`,
       `logout ${REGISTRY_HOST}`,
@@ -338,30 +398,27 @@ describe.each(SERVICES.map((service) => [service.name, service] as const))('the 
 describe('an image from a registry without a login', () => {
   let instance: Instance;
   beforeAll(async () => {
-    const publicImages = synthControlPlane({ imageRepository: `${REGISTRY_HOST}/public` }).json;
-    instance = await bootInstance('no-login', userDataOf(publicImages, 'sts'));
-  }, 300_000);
+    instance = await booted('no-login');
+  }, BOOT_TIMEOUT_MS + 60_000);
 
   test('boots without a login or a logout, and the container answers its health check', async () => {
     expect({ status: instance.record('boot-status').trim(), console: instance.record('console') }).toEqual({ status: '0', console: expect.any(String) });
-    expect(instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line))).toEqual([`pull ${REGISTRY_HOST}/public/scan-template-service:${imageTag('sts')}`]);
+    expect(registryCalls(instance)).toEqual([`pull ${REGISTRY_HOST}/public/scan-template-service:${imageTag('sts')}`]);
     expect(instance.record('aws-calls')).not.toContain('secretsmanager');
-    await sandbox.waitFor('svc-sts to pass a health check', async () => (await instance.exec(['node', '/opt/stand-ins/target-health-check.js', 'HTTP1', '443', '/health', '200'])).status === 0, 120_000);
+    await expectStsAnswersHealthCheck(instance);
   });
 });
 
 describe('an image pull that keeps failing', () => {
   let instance: Instance;
-  const missingTag = '9.9.9-missing';
   beforeAll(async () => {
-    const failing = synthControlPlane({ imageRepository: `${REGISTRY_HOST}/svc`, registryLoginSecretArn: REGISTRY_LOGIN_ARN, analyzerImageTag: missingTag }).json;
-    instance = await bootInstance('pull-fails', userDataOf(failing, 'analyzer'));
-  }, 300_000);
+    instance = await booted('pull-fails');
+  }, BOOT_TIMEOUT_MS + 60_000);
 
   test(`ends after ${IMAGE_PULL_ATTEMPTS} attempts with the ${BOOT_FAILURE_MARKER} line, in the console and the log group, and starts nothing`, async () => {
-    const image = `${REGISTRY_HOST}/svc/runtime-analyzer:${missingTag}`;
+    const image = `${REGISTRY_HOST}/svc/runtime-analyzer:${MISSING_TAG}`;
     expect(instance.record('boot-status').trim()).toBe('1');
-    const pulls = instance.record('docker-calls').split('\n').filter((line) => line.startsWith('pull '));
+    const pulls = registryCalls(instance).filter((line) => line.startsWith('pull '));
     expect(pulls).toEqual(Array(IMAGE_PULL_ATTEMPTS).fill(`pull ${image}`));
     // The back-off between attempts: 10, 20, 30, 40 s.
     expect(instance.record('sleeps').split('\n').filter(Boolean)).toEqual(['10', '20', '30', '40']);
@@ -370,16 +427,12 @@ describe('an image pull that keeps failing', () => {
     expect(failure).toEqual([expect.stringContaining(`${BOOT_FAILURE_MARKER} analyzer image pull of ${image} failed ${IMAGE_PULL_ATTEMPTS} times: `)]);
     // The reason names what the registry said.
     expect(failure[0]).toMatch(/manifest unknown|not found|MANIFEST_UNKNOWN/i);
-    const events = instance
-      .record('cloudwatch')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, { group: string; stream: string; events?: Array<{ message: string }> }>);
-    expect(events.map((event) => Object.keys(event)[0])).toEqual(['create-log-stream', 'put-log-events']);
-    const put = events[1]['put-log-events'];
+    const calls = cloudwatchCalls(instance);
+    expect(calls.map(([call]) => call)).toEqual(['create-log-stream', 'put-log-events']);
+    const put = calls[1][1];
     expect({ group: put.group, stream: put.stream }).toEqual({ group: '/SvcPrevent/analyzer', stream: `${IDENTITY.instanceId}/boot` });
     expect(put.events?.map((event) => event.message)).toEqual([failure[0]]);
-    expect((await instance.exec(['podman', 'ps', '--all', '--format', '{{.Names}}'])).stdout.trim()).toBe('');
+    expect(await containerNames(instance)).toBe('');
     expect(instance.record('docker-calls')).toContain(`logout ${REGISTRY_HOST}`);
     expect(console).not.toContain(REGISTRY_LOGIN.password);
   });
@@ -388,23 +441,18 @@ describe('an image pull that keeps failing', () => {
 describe('an image from Amazon ECR, logged in to with the instance role', () => {
   let instance: Instance;
   beforeAll(async () => {
-    const ecrImages = synthControlPlane({ imageRepository: `${ECR_HOST}/svc` }).json;
-    instance = await bootInstance('ecr', userDataOf(ecrImages, 'sts'));
-  }, 300_000);
+    instance = await booted('ecr');
+  }, BOOT_TIMEOUT_MS + 60_000);
 
   test('logs in with the token of aws ecr get-login-password, pulls, logs out, and the container answers its health check', async () => {
     expect({ status: instance.record('boot-status').trim(), console: instance.record('console') }).toEqual({ status: '0', console: expect.any(String) });
     expect(instance.record('aws-calls').split('\n').filter((line) => line.startsWith('ecr '))).toEqual([`ecr get-login-password --region ${ECR_HOST.split('.')[3]}`]);
     expect(instance.record('aws-calls')).not.toContain('secretsmanager get-secret-value --secret-id arn:');
     const image = `${ECR_HOST}/svc/scan-template-service:${imageTag('sts')}`;
-    expect(instance.record('docker-calls').split('\n').filter((line) => /^(login|pull|logout)\b/.test(line))).toEqual([
-      `login --username AWS --password-stdin ${ECR_HOST}`,
-      `pull ${image}`,
-      `logout ${ECR_HOST}`,
-    ]);
+    expect(registryCalls(instance)).toEqual([`login --username AWS --password-stdin ${ECR_HOST}`, `pull ${image}`, `logout ${ECR_HOST}`]);
     // The stand-in ECR refuses a pull without the token: the manifest came with it.
     expect(instance.record('endpoints')).toContain(`ecr GET /v2/svc/scan-template-service/manifests/${imageTag('sts')} 200`);
-    await sandbox.waitFor('svc-sts to pass a health check', async () => (await instance.exec(['node', '/opt/stand-ins/target-health-check.js', 'HTTP1', '443', '/health', '200'])).status === 0, 120_000);
+    await expectStsAnswersHealthCheck(instance);
     const inspect = (await instance.exec(['podman', 'container', 'inspect', 'svc-sts'])).stdout;
     expect(JSON.parse(inspect)[0].ImageName).toBe(image);
     const places = {
@@ -424,27 +472,22 @@ describe('an image from Amazon ECR, logged in to with the instance role', () => 
 describe('an Amazon ECR login the instance role is refused', () => {
   let instance: Instance;
   beforeAll(async () => {
-    const refused = synthControlPlane({ imageRepository: `${ECR_HOST_REFUSED}/svc` }).json;
-    instance = await bootInstance('ecr-refused', userDataOf(refused, 'analyzer'));
-  }, 300_000);
+    instance = await booted('ecr-refused');
+  }, BOOT_TIMEOUT_MS + 60_000);
 
   test(`ends at once with one ${BOOT_FAILURE_MARKER} line giving ECR's reason, in the console and the log group, and pulls nothing`, async () => {
     expect(instance.record('boot-status').trim()).toBe('1');
     // Asked once, no retry loop, no pull attempted without a login.
     expect(instance.record('aws-calls').split('\n').filter((line) => line.startsWith('ecr '))).toEqual([`ecr get-login-password --region ${ECR_HOST_REFUSED.split('.')[3]}`]);
-    expect(instance.record('docker-calls').split('\n').filter((line) => /^(pull|logout)\b/.test(line))).toEqual([]);
+    expect(registryCalls(instance).filter((line) => /^(pull|logout)\b/.test(line))).toEqual([]);
     expect(instance.record('sleeps')).toBe('');
     const console = instance.record('console');
     const failure = console.split('\n').filter((line) => line.startsWith(`${BOOT_FAILURE_MARKER} `));
     expect(failure).toEqual([expect.stringContaining(`${BOOT_FAILURE_MARKER} analyzer registry login to Amazon ECR ${ECR_HOST_REFUSED} failed: `)]);
     expect(failure[0]).toMatch(/AccessDeniedException.*GetAuthorizationToken.*not authorized to perform: ecr:GetAuthorizationToken/);
-    const events = instance
-      .record('cloudwatch')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, { group: string; stream: string; events?: Array<{ message: string }> }>);
-    expect(events.map((event) => Object.keys(event)[0])).toEqual(['create-log-stream', 'put-log-events']);
-    expect(events[1]['put-log-events'].events?.map((event) => event.message)).toEqual([failure[0]]);
-    expect((await instance.exec(['podman', 'ps', '--all', '--format', '{{.Names}}'])).stdout.trim()).toBe('');
+    const calls = cloudwatchCalls(instance);
+    expect(calls.map(([call]) => call)).toEqual(['create-log-stream', 'put-log-events']);
+    expect(calls[1][1].events?.map((event) => event.message)).toEqual([failure[0]]);
+    expect(await containerNames(instance)).toBe('');
   });
 });

@@ -5,7 +5,7 @@
  * GITHUB_STEP_SUMMARY, the working directory; the `uses:` steps by what they do (checkout copies
  * the repository, cache save/restore keep files by key, github-script posts the report file as
  * the comment). Against the emulator, with the released provider and the released `svc`
- * executable (a release built here for linux_amd64) served over real HTTPS: the template's own
+ * executable (the run's release, release/support/shared-release.ts) served over real HTTPS: the template's own
  * install step downloads svc and checks it against the SHA256SUMS. PATH holds terraform and
  * the shell tools the steps use (curl, unzip, sha256sum, coreutils): no node.
  *
@@ -22,11 +22,12 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { buildRelease, type ReleaseResult } from '../../scripts/release/build';
+import type { ReleaseResult } from '../../scripts/release/build';
 import { writeNetworkMirror, readRelease } from '../../scripts/release/static-sites';
 import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from '../release/support/https-site';
+import { sharedRelease } from '../release/support/shared-release';
 import { track } from '../support/child-processes';
 
 const BUILD_TIMEOUT_MS = 10 * 60_000;
@@ -75,7 +76,8 @@ const workflow = parseYaml(fs.readFileSync(WORKFLOW, 'utf8')) as Workflow;
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-run-'));
-  release = await buildRelease({ outDir: path.join(scratch, 'release'), platforms: ['linux_amd64'], codeCache: false });
+  // The run's release (every platform; built once per run and shared read-only): the site below takes copies.
+  release = (await sharedRelease()).release;
   authority = makeTestCertificateAuthority(path.join(scratch, 'ca'));
   const siteRoot = path.join(scratch, 'site');
   fs.mkdirSync(path.join(siteRoot, 'releases'), { recursive: true });

@@ -1,7 +1,7 @@
 import type { ValueType } from '../../src/provider/core/types';
 import { types } from '../../src/provider/core/types';
 import { UNKNOWN, type Value } from '../../src/provider/core/values';
-import { decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from '../../src/provider/protocol/msgpack';
+import { compareBytewise, decodeJsonValue, decodeValue, encodeValue, ValueCodecError } from '../../src/provider/protocol/msgpack';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 const toHex = (bytes: Buffer): string => bytes.toString('hex');
@@ -219,6 +219,45 @@ describe('msgpack: decoding errors name the attribute path', () => {
     const error = codecError(() => decodeValue(type, hex(bytes)));
     expect(error.code).toBe('value_codec');
     expect(error.message).toContain(message);
+  });
+});
+
+describe('msgpack: an error keeps its own path (the codec walks values with one path it shortens again)', () => {
+  test('decoding: the path of the failing element, unchanged by the steps after it', () => {
+    const type = types.object({ entries: types.map(types.list(types.bool)) });
+    // {"entries": {"a": [true], "b": [false, "x"]}}
+    const error = codecError(() => decodeValue(type, hex('81 a7 656e7472696573 82 a1 61 91 c3 a1 62 92 c2 a1 78')));
+    expect(error.path).toEqual(['entries', { key: 'b' }, 1]);
+    expect(error.message).toBe('entries["b"][1]: expected bool, got string');
+  });
+
+  test('decoding: a map key given twice names that key', () => {
+    const error = codecError(() => decodeValue(types.map(types.string), hex('82 a1 6b a1 61 a1 6b a1 62')));
+    expect(error.path).toEqual([{ key: 'k' }]);
+  });
+
+  test('encoding: the path of the failing value after good siblings', () => {
+    const type = types.object({ entries: types.map(types.list(types.bool)) });
+    const error = codecError(() => encodeValue(type, { entries: { a: [true], b: [false, 'x'] } }));
+    expect(error.path).toEqual(['entries', { key: 'b' }, 1]);
+    expect(error.message).toBe('entries["b"][1]: expected bool, got string');
+  });
+});
+
+describe('msgpack: map keys in the order of their UTF-8 bytes (go-cty sorts them so)', () => {
+  // ASCII, Latin-1, the BMP above the surrogates (U+E000, U+FFFD), astral (surrogate pairs), prefixes.
+  const keys = ['b', 'a', 'ab', '', '10.0.0.2', '10.0.0.10', '\u00e9', '\ue000', '\ufffd', '\u{1f600}', '\u{10000}', 'a\u{1f600}', 'a\ue000', 'Z'];
+  const byBytes = (left: string, right: string) => Buffer.compare(Buffer.from(left, 'utf8'), Buffer.from(right, 'utf8'));
+
+  test('compareBytewise agrees with comparing the UTF-8 bytes for every pair', () => {
+    for (const left of keys) for (const right of keys) expect(Math.sign(compareBytewise(left, right))).toBe(byBytes(left, right));
+  });
+
+  test('an encoded map holds its keys in that order', () => {
+    const map = Object.fromEntries(keys.map((key) => [key, key]));
+    const decoded = decodeValue(types.map(types.string), encodeValue(types.map(types.string), map)) as Record<string, string>;
+    // Object keys keep insertion order for non-integer strings: the decoder inserts in wire order.
+    expect(Object.keys(decoded)).toEqual([...keys].sort(byBytes));
   });
 });
 

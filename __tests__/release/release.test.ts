@@ -1,6 +1,7 @@
 /**
- * The release (issue 13): `buildRelease` builds once for this file (signed with a throwaway
- * key); then real terraform, with PATH holding terraform only (no node for terraform nor the
+ * The release (issue 13): the run's shared release (support/shared-release.ts: `buildRelease`
+ * once per jest run, signed with a throwaway key, read-only here; what a test damages is a copy);
+ * then real terraform, with PATH holding terraform only (no node for terraform nor the
  * provider), installs the provider over real HTTPS from the generated network mirror and,
  * separately, from the generated registry, applies an entry against the emulator, and refuses
  * a tampered zip and a wrong signature.
@@ -20,8 +21,9 @@ import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/
 import { hclString } from '../../scripts/terraform-harness/hcl';
 import { readZipEntries } from '../provider-acceptance/support/zip';
 import { track } from '../support/child-processes';
-import { makeTestKeyring, type TestKeyring } from './support/gpg';
+import { makeTestKeyring } from './support/gpg';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from './support/https-site';
+import { sharedRelease } from './support/shared-release';
 import { cleanEnvironment, lockFileHashes, terraform, terraformOnlyPath, type CleanMachine } from './support/terraform';
 
 const VERSION = '0.1.0';
@@ -32,15 +34,14 @@ const SVC_SBOMS = [svcSbomName('0.1.0', 'linux', 'amd64'), svcSbomName('0.1.0', 
 const MODULE_ARCHIVES = [`terraform-aws-control-plane_${'0.1.0'}.tar.gz`, `terraform-svc-security-policy_${'0.1.0'}.tar.gz`];
 const REGISTRY_HOST = 'registry.svc-prevent.test';
 const TENANT = 'release';
-/** Building both executables (postject rewrites ~120 MB twice) takes a minute or two on a busy machine. */
+/** Building both executables (postject rewrites ~120 MB per executable) takes a minute or two on a busy machine (here or in the file that builds the run's release). */
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 const TERRAFORM_TIMEOUT_MS = 3 * 60_000;
 
 let scratch: string;
-let keyring: TestKeyring;
 let fingerprint: string;
 let release: ReleaseResult;
-let progress: string[];
+let progress: readonly string[];
 let authority: TestCertificateAuthority;
 let machine: CleanMachine;
 let emulator: AcceptanceEmulator;
@@ -48,13 +49,8 @@ const sites: StaticSite[] = [];
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'release-'));
-  keyring = makeTestKeyring();
-  fingerprint = keyring.generateKey('svc release test');
-  progress = [];
-  const started = Date.now();
-  release = await buildRelease({ outDir: path.join(scratch, 'release'), signing: { key: fingerprint }, env: keyring.env, log: (line) => progress.push(line) });
-  progress.push(`build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  process.stderr.write(`release test build:\n${progress.join('\n')}\n`);
+  ({ release, fingerprint, progress } = await sharedRelease());
+  process.stderr.write(`the run's release build (${release.outDir}):\n${progress.join('\n')}\n`);
   authority = makeTestCertificateAuthority(path.join(scratch, 'ca'));
   fs.mkdirSync(path.join(scratch, 'home'));
   machine = { binDirectory: terraformOnlyPath(path.join(scratch, 'terraform-only')), caFile: authority.caFile, home: path.join(scratch, 'home') };
@@ -64,7 +60,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(sites.map((site) => site.close()));
   await emulator?.stop();
-  keyring?.dispose();
   if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -327,10 +322,16 @@ describe('the release directory', () => {
 
 describe('clear errors', () => {
   test('a signing key gpg does not have stops the build before anything is built', async () => {
-    const attempt = () => buildRelease({ outDir: path.join(scratch, 'never'), signing: { key: 'nobody@nowhere.example' }, env: keyring.env });
-    await expect(attempt()).rejects.toThrow(ReleaseError);
-    await expect(attempt()).rejects.toThrow(/SVC_RELEASE_GPG_KEY="nobody@nowhere\.example" names no secret key in gpg's keyring/);
-    expect(fs.existsSync(path.join(scratch, 'never'))).toBe(false);
+    const keyring = makeTestKeyring();
+    try {
+      keyring.generateKey('another release key');
+      const attempt = () => buildRelease({ outDir: path.join(scratch, 'never'), signing: { key: 'nobody@nowhere.example' }, env: keyring.env });
+      await expect(attempt()).rejects.toThrow(ReleaseError);
+      await expect(attempt()).rejects.toThrow(/SVC_RELEASE_GPG_KEY="nobody@nowhere\.example" names no secret key in gpg's keyring/);
+      expect(fs.existsSync(path.join(scratch, 'never'))).toBe(false);
+    } finally {
+      keyring.dispose();
+    }
   });
 
   test('the registry generator refuses an unsigned release, and both refuse a damaged zip', () => {

@@ -105,6 +105,7 @@ describe('options beyond the spec: the same in both help texts, with the default
     ['--pull', '`missing`', '(default: missing;'],
     ['--signature-policy', 'none (the runtime\'s own policy)', '(default: none, the runtime\'s own policy)'],
     ['--health-wait', '`10`', '(default: 10)'],
+    ['--stop-timeout', '`30`', '(default: 30)'],
     ['--key-file', 'none', '(default: none, the environment'],
     ['--management-key-file', 'none', '(default: none;'],
     ['--systemd-unit', 'none', '(default: none);'],

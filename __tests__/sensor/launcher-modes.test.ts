@@ -254,7 +254,9 @@ describe('replacing an existing sensor: stopped gracefully, kept until the new o
     // The .previous label check, the state, then rename, stop, run, the health check, rm, the image ID.
     expect(replacementCalls(run)).toEqual(['container inspect', 'container inspect', 'rename', 'stop', 'run', 'container inspect', 'rm', 'container inspect']);
     expect(run.calls.find((call) => call[0] === 'rename')).toEqual(['rename', 'svc-sensor-shop-web', PREVIOUS]);
+    // The default grace period, and the stop call's own limit: 60 s on top of it.
     expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '30', PREVIOUS]);
+    expect(run.toolCalls.find((call) => call[0] === 'timeout' && call[4] === 'stop')).toEqual(['timeout', '--foreground', '90', 'docker', 'stop', '-t', '30', PREVIOUS]);
     expect(run.calls.find((call) => call[0] === 'rm')).toEqual(['rm', '--force', PREVIOUS]);
     expect(run.stdout).toMatch(/Stopping the running sensor svc-sensor-shop-web \(grace period 30 s; kept as svc-sensor-shop-web\.previous until the new one is healthy\)/);
     expect(run.stdout).toMatch(/Removing the previous sensor container \(as svc-sensor-shop-web\.previous\)/);
@@ -381,6 +383,22 @@ describe('healthy or failed: the new sensor must stay up', () => {
     const run = runLauncher([...REQUIRED, `--health-wait=${value}`]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(new RegExp(`invalid value '${value.replace('.', '\\.')}' for --health-wait \\(or SVC_SENSOR_HEALTH_WAIT\\)`));
+  });
+
+  test('--stop-timeout 5: the running sensor gets 5 s to stop on SIGTERM, the stop call 60 s more', () => {
+    const run = runLauncher([...REQUIRED, '--stop-timeout', '5'], { stub: { sensorState: 'running' } });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.calls.find((call) => call[0] === 'stop')).toEqual(['stop', '-t', '5', PREVIOUS]);
+    expect(run.toolCalls.find((call) => call[0] === 'timeout' && call[4] === 'stop')).toEqual(['timeout', '--foreground', '65', 'docker', 'stop', '-t', '5', PREVIOUS]);
+    expect(run.stdout).toMatch(/Stopping the running sensor svc-sensor-shop-web \(grace period 5 s; kept as/);
+  });
+
+  test.each(['0', '601', '1.5', 'ten', ''])('--stop-timeout=%s: exit 2 before the runtime is asked anything', (value) => {
+    const run = runLauncher([...REQUIRED, `--stop-timeout=${value}`], { stub: { sensorState: 'running' } });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`invalid value '${value}' for --stop-timeout: give the seconds the running sensor has to stop on SIGTERM before it is killed, 1 to 600, e.g. 30`);
+    expect(run.calls).toEqual([]);
   });
 
   test('a capability asked for but not granted (e.g. a non-root image user): exit 22, rolled back', () => {

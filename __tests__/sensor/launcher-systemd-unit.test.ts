@@ -108,6 +108,19 @@ describe('podman before 4.4 (no quadlet): a plain .service', () => {
     expect(splitSystemdCommandLine(unit.Service.ExecStop[0])).toEqual([podman, 'stop', '--ignore', '-t', '30', '--cidfile=%t/%n.ctr-id']);
   });
 
+  test('--stop-timeout: the container\'s stop timeout, ExecStop= and the unit\'s own stop limit follow the grace period', () => {
+    const stopSettings = (args: readonly string[]) => {
+      const place = workspace();
+      const run = writeUnit(place, [...REQUIRED, '--app-unit', 'shop-web', ...args]);
+      expect(run.status).toBe(0);
+      const unit = unitSections(fs.readFileSync(path.join(place.unitDirectory, 'svc-sensor-shop-web.service'), 'utf8'));
+      const execStart = splitSystemdCommandLine(unit.Service.ExecStart[0]);
+      return { stopTimeout: execStart.slice(10, 12), execStop: splitSystemdCommandLine(unit.Service.ExecStop[0]).slice(1, 5), timeoutStopSec: unit.Service.TimeoutStopSec };
+    };
+    expect(stopSettings([])).toEqual({ stopTimeout: ['--stop-timeout', '30'], execStop: ['stop', '--ignore', '-t', '30'], timeoutStopSec: ['90'] });
+    expect(stopSettings(['--stop-timeout', '120'])).toEqual({ stopTimeout: ['--stop-timeout', '120'], execStop: ['stop', '--ignore', '-t', '120'], timeoutStopSec: ['180'] });
+  });
+
   test('host mode without --app-unit: after the network, wanted by multi-user.target', () => {
     const place = workspace();
     const run = writeUnit(place, [...REQUIRED, '-H']);

@@ -13,7 +13,12 @@ import { LoopbackRegistry } from './loopback-registry';
 import { splitSystemdCommandLine, unitSections } from './systemd-unit';
 
 const LAUNCHER_VERSION = '1.0.0';
-const STOP_GRACE_SECONDS = 30;
+/** The launcher's default grace period (--stop-timeout), which the replacement test sees used. */
+const DEFAULT_STOP_GRACE_SECONDS = 30;
+/** The grace period given to a sensor that ignores SIGTERM: waiting out the default proves nothing more. */
+const SHORT_STOP_GRACE_SECONDS = 2;
+/** --health-wait of the run that must catch the stand-in exiting on a bad key (it exits within a second). */
+const BAD_KEY_HEALTH_WAIT_SECONDS = 3;
 /** Capability bits (linux/capability.h) the launcher grants on kernels >= 5.8 (all others dropped). */
 const GRANTED_CAPABILITIES = { NET_ADMIN: 12, NET_RAW: 13, PERFMON: 38, BPF: 39 };
 /** The filesystems the launcher may mount, read-only, when they exist under the trace path. */
@@ -36,16 +41,18 @@ afterAll(async () => {
   await sandbox?.cleanup();
 }, 60_000);
 
-/** Runs the real launcher with podman as the runtime and the stand-in image. The new sensor
- *  must stay up for 3 s (the stand-in exits within a second on a bad key). */
-function launch(args: readonly string[], options: { key?: string; tag?: string; image?: readonly string[] } = {}): Promise<CommandResult> {
+/** Runs the real launcher with podman as the runtime and the stand-in image. The launcher's
+ *  health wait is 0 (one look at the new sensor) unless a test needs it: each test reads the
+ *  sensor's own report, which it writes only once it runs with its key, and the test of a sensor
+ *  that fails on its key gives BAD_KEY_HEALTH_WAIT_SECONDS. */
+function launch(args: readonly string[], options: { key?: string; tag?: string; image?: readonly string[]; healthWaitSeconds?: number } = {}): Promise<CommandResult> {
   const env = {
     ...sandbox.environment(),
     TMPDIR: sandbox.launcherTmpDir,
     SVC_SENSOR_SECRET_DIR: sandbox.secretDir,
     SVC_CONTAINER_RUNTIME: 'podman',
     SVC_SENSOR_API_KEY: options.key ?? TEST_KEY,
-    SVC_SENSOR_HEALTH_WAIT: '3',
+    SVC_SENSOR_HEALTH_WAIT: String(options.healthWaitSeconds ?? 0),
   };
   const image = options.image ?? ['-i', SENSOR_IMAGE_REPOSITORY, '-t', options.tag ?? SENSOR_IMAGE_TAG];
   return runCommand(realBash(), [LAUNCHER, ...args, ...image], env);
@@ -218,7 +225,8 @@ describe('run-svc-sensor.sh with podman and runc', () => {
 
     const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'warn']);
     expectStatus(replacing, 0);
-    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${STOP_GRACE_SECONDS} s; kept as ${sensor}.previous`);
+    // Without --stop-timeout: the default grace period (the stub-runtime tests see it given as `stop -t 30`).
+    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${DEFAULT_STOP_GRACE_SECONDS} s; kept as ${sensor}.previous`);
     expect(await sandbox.containerExists(first.Id)).toBe(false);
     // Without its handler the stand-in (PID 1) would ignore SIGTERM and die of SIGKILL (137)
     // after the grace period; exit 0 is the graceful stop.
@@ -240,15 +248,16 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expect((await runningSensor(sensor)).inspection.Id).not.toBe(second.Id);
   });
 
-  test('a previous sensor that ignores SIGTERM is killed after the grace period, and the launcher warns', async () => {
+  test('a previous sensor that ignores SIGTERM is killed after the grace period (--stop-timeout), and the launcher warns', async () => {
     const instance = `deaf-${sandbox.suffix}`;
     const sensor = `svc-sensor-${instance}`;
     expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H'], { tag: TERM_IGNORING_SENSOR_IMAGE_TAG }), 0);
     const { inspection: deaf } = await runningSensor(sensor);
 
-    const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H']);
+    const replacing = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', instance, '-H', '--stop-timeout', String(SHORT_STOP_GRACE_SECONDS)]);
     expectStatus(replacing, 0);
-    expect(replacing.stderr).toContain(`warning: the previous sensor ${sensor} did not stop on SIGTERM within the ${STOP_GRACE_SECONDS} s grace period and was killed (SIGKILL, exit code 137)`);
+    expect(replacing.stdout).toContain(`Stopping the running sensor ${sensor} (grace period ${SHORT_STOP_GRACE_SECONDS} s;`);
+    expect(replacing.stderr).toContain(`warning: the previous sensor ${sensor} did not stop on SIGTERM within the ${SHORT_STOP_GRACE_SECONDS} s grace period and was killed (SIGKILL, exit code 137)`);
     // podman's own record: the old container died of SIGKILL.
     const events = (await sandbox.podmanOk(['events', '--stream=false', '--filter', `container=${deaf.Id}`, '--format', '{{.Status}} {{.ContainerExitCode}}'])).split('\n');
     expect(events.filter((event) => event.startsWith('died'))).toEqual(['died 137']);
@@ -329,7 +338,7 @@ describe('run-svc-sensor.sh with podman and runc', () => {
     expectStatus(await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app]), 0);
     const { inspection: good } = await runningSensor(sensor);
 
-    const failed = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug'], { key: BAD_KEY });
+    const failed = await launch(['-n', 'acme', '-d', 'corp.example.com', '-a', app, '-l', 'debug'], { key: BAD_KEY, healthWaitSeconds: BAD_KEY_HEALTH_WAIT_SECONDS });
     expect(failed.stdout + failed.stderr).not.toContain(BAD_KEY);
     expect(failed.stderr).toMatch(new RegExp(`the new sensor '${sensor}' did not stay up: after \\d+ s it is '\\w+' with \\d+ restart`));
     expect(failed.stderr).toContain('  | stand-in sensor: authentication failed: invalid sensor key');

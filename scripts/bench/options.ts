@@ -28,6 +28,10 @@ export interface BenchOptions {
   /** Elements of the terraform_data set measured beside it (sets are quadratic in terraform 1.11). */
   readonly setEntries: number;
   readonly startupRuns: number;
+  /** Plan hashicorp/aws (the Go peer) where it is installed; false skips its rows (--no-go-peer). */
+  readonly goPeer: boolean;
+  /** An existing `npm run release` output directory to take the released executable from, instead of building it. */
+  readonly releaseDir: string | undefined;
 }
 
 export type BenchCommand =
@@ -71,9 +75,14 @@ the table to stdout.
 
 Options:
   --runs <n>     timed runs per figure, at least 1 (default ${DEFAULT_RUNS}; start-up uses at least ${MIN_STARTUP_RUNS})
-  --quick        smoke run: small sizes (N = 1, 30; lists of 200 and 100) and 1 run; not figures to quote
+  --quick        smoke run: every row once at small sizes (N = 1, 3; lists of 200 and 100; the Go
+                 peer at N = 1), 1 run, no warm-up; checks the suite works, not figures to quote
   --large        also refresh N = 5,000 and the peer list at 10,000 addresses (adds an hour or more)
   --out <file>   write the JSON there instead of bench/results/latest.json (the chart beside it, .svg)
+  --no-go-peer   skip the hashicorp/aws rows (each plan of it starts a 675 MB plugin: about 10 s
+                 of CPU even at N = 1)
+  --release-dir <dir>  take the released executable for this machine from <dir>, the output of
+                 npm run release (its zip, whose version must be package.json's), instead of building it
   --chart-from <file>  measure nothing: draw the chart of that results file beside it (.svg)
   --help, -h     show this help`;
 
@@ -89,11 +98,14 @@ export function parseBenchArguments(argv: readonly string[]): BenchCommand {
   let large = false;
   let outFile = DEFAULT_OUT_FILE;
   let chartFrom: string | undefined;
+  let goPeer = true;
+  let releaseDir: string | undefined;
   for (let index = 0; index < argv.length; index += 1) {
     const argument = argv[index];
     if (argument === '--help' || argument === '-h') return { kind: 'help' };
     if (argument === '--quick') quick = true;
     else if (argument === '--large') large = true;
+    else if (argument === '--no-go-peer') goPeer = false;
     else if (argument === '--runs' || argument.startsWith('--runs=')) {
       const value = argument === '--runs' ? argv[++index] : argument.slice('--runs='.length);
       runs = parseRuns(value);
@@ -105,14 +117,19 @@ export function parseBenchArguments(argv: readonly string[]): BenchCommand {
       const value = argument === '--chart-from' ? argv[++index] : argument.slice('--chart-from='.length);
       if (value === undefined || value === '' || value.startsWith('--')) throw new BenchUsageError('--chart-from needs a results file, e.g. --chart-from bench/results/latest.json');
       chartFrom = path.resolve(value);
+    } else if (argument === '--release-dir' || argument.startsWith('--release-dir=')) {
+      const value = argument === '--release-dir' ? argv[++index] : argument.slice('--release-dir='.length);
+      if (value === undefined || value === '' || value.startsWith('--')) throw new BenchUsageError('--release-dir needs the directory npm run release wrote, e.g. --release-dir release');
+      releaseDir = path.resolve(value);
     } else {
       throw new BenchUsageError(`unknown argument "${argument}"; run with --help for the options`);
     }
   }
   if (chartFrom !== undefined) return { kind: 'chart', resultsFile: chartFrom, chartFile: chartFileFor(chartFrom) };
   const timedRuns = runs ?? (quick ? 1 : DEFAULT_RUNS);
-  // N = 1: the plan of one entry, where the fixed cost of a plan is all of it.
-  const planSizes = quick ? [1, 30] : [1, 100, 1000];
+  // N = 1: the plan of one entry, where the fixed cost of a plan is all of it. Quick: N = 3 is
+  // the smallest N with an entry on every list (the API-call rows compare it with N = 1).
+  const planSizes = quick ? [1, 3] : [1, 100, 1000];
   return {
     kind: 'run',
     options: {
@@ -121,12 +138,14 @@ export function parseBenchArguments(argv: readonly string[]): BenchCommand {
       large,
       outFile,
       planSizes: large ? [...planSizes, quick ? 100 : 5000] : planSizes,
-      createSizes: quick ? [1, 30] : [1, 100, 1000],
+      createSizes: quick ? [1, 3] : [1, 100, 1000],
       wholeListPlanEntries: quick ? 200 : 10_000,
       peerListEntries: quick ? 100 : large ? 10_000 : 2000,
       applyEntries: quick ? 200 : 10_000,
       setEntries: quick ? 50 : 1000,
-      startupRuns: quick ? Math.max(timedRuns, 3) : Math.max(timedRuns, MIN_STARTUP_RUNS),
+      startupRuns: quick ? timedRuns : Math.max(timedRuns, MIN_STARTUP_RUNS),
+      goPeer,
+      releaseDir,
     },
   };
 }

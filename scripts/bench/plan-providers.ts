@@ -22,6 +22,8 @@ import type { BenchSession } from './session';
 export const GO_PEER_SOURCE = 'registry.terraform.io/hashicorp/aws';
 /** Why the Go peer's rows are skipped where it is missing. */
 export const GO_PEER_NOT_INSTALLED = 'hashicorp/aws is not in the plugin mirror (/opt/tf-plugins or SVC_TF_PLUGIN_MIRROR); nothing is downloaded';
+/** Why the Go peer's rows are skipped with --no-go-peer. */
+export const NO_GO_PEER = '--no-go-peer: the Go peer was not planned';
 
 export interface GoPeer {
   readonly mirrorDir: string;

@@ -12,7 +12,7 @@
 import type { Workspace } from '../terraform-harness/workspace';
 import { benchEntries, dataMapResource, goPeerIpSetResource, goPeerProviderBlock, wholeListResource } from './configurations';
 import { makeFigure, measurement, median, type FigureOutcome } from './figures';
-import { GO_PEER_NOT_INSTALLED, type PlanProviders } from './plan-providers';
+import { GO_PEER_NOT_INSTALLED, NO_GO_PEER, type PlanProviders } from './plan-providers';
 import type { BenchSession } from './session';
 import { INIT, PLAN, PLAN_CHANGES_EXIT, timeTerraform } from './timing';
 
@@ -63,10 +63,11 @@ export async function measureWholeListPlan(session: BenchSession, providers: Pla
   });
 }
 
-export async function measureWholeListPeer(session: BenchSession, providers: PlanProviders, count: number, runs: number): Promise<FigureOutcome> {
+export async function measureWholeListPeer(session: BenchSession, providers: PlanProviders, count: number, runs: number, withGoPeer: boolean): Promise<FigureOutcome> {
   const n = formatCount(count);
   const id = `plan-whole-list-peer-${count}`;
   const title = `plan (create), one list of ${n} addresses: svc vs hashicorp/aws (Go)`;
+  if (!withGoPeer) return { id, title, skipped: NO_GO_PEER };
   if (providers.goPeer === undefined) return { id, title, skipped: GO_PEER_NOT_INSTALLED };
   const entries = benchEntries(count);
   const svc = session.workspace(`plan-peer-svc-${count}`, providers.releasedCliConfig);

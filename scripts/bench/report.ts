@@ -26,6 +26,10 @@ export interface BenchResults {
     readonly peerListEntries: number;
     readonly applyEntries: number;
     readonly setEntries: number;
+    /** false with --no-go-peer (absent in files of older runs: planned where installed). */
+    readonly goPeer?: boolean;
+    /** The `npm run release` directory the executable came from (--release-dir), null when the bench built it. */
+    readonly releaseDir?: string | null;
   };
   readonly figures: readonly FigureOutcome[];
   readonly summary: { readonly passed: number; readonly failed: number; readonly informational: number; readonly notMeasured: number; readonly skipped: number };

@@ -11,7 +11,7 @@ import { isFailed, type FigureOutcome } from './figures';
 import { gitInfo, machineInfo } from './machine';
 import { BenchUsageError, USAGE, chartFileFor, parseBenchArguments, type BenchOptions } from './options';
 import { createTenant, measurePerEntryPlan, perEntryPlanFigures, planTenant, type PerEntryPlanMeasurement, type PlanMode } from './plan-per-entry';
-import { GO_PEER_NOT_INSTALLED, preparePlanProviders, type PlanProviders } from './plan-providers';
+import { GO_PEER_NOT_INSTALLED, NO_GO_PEER, preparePlanProviders, type PlanProviders } from './plan-providers';
 import { measureWholeListPeer, measureWholeListPlan, wholeListPlanTenant } from './plan-whole-list';
 import { RESULTS_FORMAT_VERSION, formatLegend, formatTable, summarize, writeResults, type BenchResults } from './report';
 import { BenchSession, type Progress } from './session';
@@ -47,7 +47,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     ...new Set([options.wholeListPlanEntries, options.peerListEntries].map(wholeListPlanTenant)),
     ...applyTenants,
   ];
-  const session = await BenchSession.start({ tenants, progress });
+  const session = await BenchSession.start({ tenants, progress, ...(options.releaseDir === undefined ? {} : { releaseDir: options.releaseDir }) });
   const stopOnSignal = () => {
     progress('interrupted: stopping the emulator and removing temporary files');
     void session.close().finally(() => process.exit(130));
@@ -70,10 +70,11 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
 
     let providers: PlanProviders | undefined;
     const needProviders = async (): Promise<PlanProviders> => (providers ??= await preparePlanProviders(session));
-    // Each plan of the Go peer starts a 700 MB provider (seconds on a quiet machine, half a minute
-    // under load): a quick run plans it at its largest N only.
-    const largestCreate = Math.max(...options.createSizes);
-    const goPeerAt = (count: number) => !options.quick || count === largestCreate;
+    // Each plan of the Go peer starts a 675 MB provider three times (about 10 s of CPU whatever
+    // N, half a minute of wall time under load): a quick run plans it at its smallest N only.
+    const smallestCreate = Math.min(...options.createSizes);
+    const goPeerAt = (count: number) => options.goPeer && (!options.quick || count === smallestCreate);
+    const goPeerSkipped = options.goPeer ? `quick run: the Go peer plans at N = ${smallestCreate} only` : NO_GO_PEER;
     // The API-call rows compare each N with the smallest N that has an entry on every list.
     let referenceRefresh: PerEntryPlanMeasurement | undefined;
     const plans: Array<[PlanMode, number]> = [...options.planSizes.map((count): [PlanMode, number] => ['refresh', count]), ...options.createSizes.map((count): [PlanMode, number] => ['create', count])];
@@ -95,7 +96,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
           const onEveryList = mode === 'refresh' && count >= LISTS.length;
           if (onEveryList && referenceRefresh === undefined) referenceRefresh = measured;
           const reference = onEveryList ? referenceRefresh : undefined;
-          return perEntryPlanFigures(measured, reference, goPeerAt(count) ? GO_PEER_NOT_INSTALLED : `quick run: the Go peer plans at N = ${largestCreate} only`);
+          return perEntryPlanFigures(measured, reference, goPeerAt(count) ? GO_PEER_NOT_INSTALLED : goPeerSkipped);
         },
         progress,
       );
@@ -110,7 +111,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     await part(
       outcomes,
       [{ id: `plan-whole-list-peer-${options.peerListEntries}`, title: `plan (create), one list of ${options.peerListEntries} addresses: svc vs hashicorp/aws (Go)` }],
-      async () => [await measureWholeListPeer(session, await needProviders(), options.peerListEntries, options.runs)],
+      async () => [await measureWholeListPeer(session, await needProviders(), options.peerListEntries, options.runs, options.goPeer)],
       progress,
     );
 
@@ -163,6 +164,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       peerListEntries: options.peerListEntries,
       applyEntries: options.applyEntries,
       setEntries: options.setEntries,
+      goPeer: options.goPeer,
+      releaseDir: options.releaseDir ?? null,
     },
     figures: outcomes,
     summary: summarize(outcomes),

@@ -10,13 +10,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { currentPlatform } from '../../src/provider-identity';
-import { buildRelease, type ReleasedPlatform } from '../release/build';
+import { currentPlatform, packageVersion } from '../../src/provider-identity';
+import { DEFAULT_CACHE_DIR, buildProviderExecutables, fetchNode, type ReleasedPlatform } from '../release/build';
+import { RELEASE_PLATFORMS, executableName, executableSbomName, zipName } from '../release/layout';
+import { readZipEntry } from '../release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../terraform-harness/emulator';
 import { providerBlock } from '../terraform-harness/hcl';
 import { buildTestProvider, type TestProviderBuild } from '../terraform-harness/provider-build';
 import { Workspace } from '../terraform-harness/workspace';
 import type { EmulatorStats } from '../../src/emulator/server';
+import { REPOSITORY } from './options';
+import { BenchCommandError } from './timing';
 
 export type Progress = (line: string) => void;
 
@@ -27,6 +31,8 @@ export interface BenchSessionOptions {
   /** Tenants to seed (each measurement uses its own, so lists start empty). */
   readonly tenants: readonly string[];
   readonly progress: Progress;
+  /** Take the released executable from this `npm run release` output instead of building it (--release-dir). */
+  readonly releaseDir?: string;
 }
 
 /** The released executable for this machine, as `npm run release` makes it (this platform only). */
@@ -48,6 +54,7 @@ export class BenchSession {
     readonly build: TestProviderBuild,
     private readonly emulator: AcceptanceEmulator,
     readonly progress: Progress,
+    private readonly releaseDir: string | undefined,
   ) {}
 
   static async start(options: BenchSessionOptions): Promise<BenchSession> {
@@ -58,7 +65,7 @@ export class BenchSession {
       build = buildTestProvider();
       const emulator = await startAcceptanceEmulator({ tenants: options.tenants });
       options.progress(`emulator on ${emulator.url} (tenants: ${options.tenants.join(', ')})`);
-      return new BenchSession(root, build, emulator, options.progress);
+      return new BenchSession(root, build, emulator, options.progress, options.releaseDir);
     } catch (error) {
       build?.remove();
       fs.rmSync(root, { recursive: true, force: true });
@@ -68,13 +75,16 @@ export class BenchSession {
 
   /**
    * The released executable for this machine, built once per session (the start-up and plan
-   * rows share it): buildRelease of scripts/release for this platform only, into the session root.
+   * rows share it): the provider's part of scripts/release (buildProviderExecutables: the same
+   * executable, without the svc command, module archives and sums it does not measure) for this
+   * platform only, into the session root; or taken from an existing release (--release-dir).
    */
   release(): Promise<BenchRelease> {
     this.releasing ??= (async () => {
       const platform = currentPlatform();
-      this.progress(`building the released executable for ${platform} (npm run release, this platform only)`);
-      const released = await buildRelease({
+      if (this.releaseDir !== undefined) return this.existingRelease(this.releaseDir, platform);
+      this.progress(`building the released executable for ${platform} (npm run release's provider part, this platform only)`);
+      const released = await buildProviderExecutables({
         outDir: this.scratchDirectory('release'),
         executablesDir: this.scratchDirectory('executables'),
         platforms: [platform],
@@ -83,6 +93,38 @@ export class BenchSession {
       return { platform, version: released.version, executable: released.executables[platform], built: released.platforms[0] };
     })();
     return this.releasing;
+  }
+
+  /**
+   * The executable from the zip `npm run release` wrote into `directory` for this machine (the
+   * same bytes terraform would install from it), and the pinned Node it is made of from
+   * build/release-cache (fetched as the release fetches it where missing). npm run release
+   * builds this machine's executable with its code caches.
+   */
+  private existingRelease(directory: string, platform: string): BenchRelease {
+    const target = RELEASE_PLATFORMS.find((candidate) => `${candidate.os}_${candidate.arch}` === platform);
+    if (target === undefined) throw new BenchCommandError(`--release-dir: no release is made for this machine (${platform})`);
+    const version = packageVersion(REPOSITORY);
+    const zip = path.join(directory, zipName(version, target.os, target.arch));
+    if (!fs.existsSync(zip)) throw new BenchCommandError(`--release-dir ${directory} has no ${path.basename(zip)} (package.json's version ${version}): run npm run release, or leave out --release-dir to build it`);
+    this.progress(`taking the released executable for ${platform} from ${zip} (--release-dir)`);
+    const archive = fs.readFileSync(zip);
+    let data: Buffer;
+    try {
+      data = readZipEntry(archive, executableName(version));
+    } catch (error) {
+      throw new BenchCommandError(`--release-dir: ${zip}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const executable = path.join(this.scratchDirectory('executables'), platform, executableName(version));
+    fs.mkdirSync(path.dirname(executable));
+    fs.writeFileSync(executable, data, { mode: 0o755 });
+    const node = fetchNode(target.nodeArch, DEFAULT_CACHE_DIR);
+    return {
+      platform,
+      version,
+      executable,
+      built: { os: target.os, arch: target.arch, zip, zipBytes: archive.length, sbom: path.join(directory, executableSbomName(version, target.os, target.arch)), executableBytes: data.length, codeCache: true, node },
+    };
   }
 
   /**

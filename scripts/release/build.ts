@@ -434,65 +434,127 @@ function sign(sums: string, signing: SigningKey, env: NodeJS.ProcessEnv): string
   return signature;
 }
 
-export async function buildRelease(options: ReleaseOptions = {}): Promise<ReleaseResult> {
+/** What buildRelease and buildProviderExecutables settle from their options before building anything. */
+interface ReleaseSettings {
+  readonly version: string;
+  readonly outDir: string;
+  readonly cacheDir: string;
+  readonly codeCache: boolean;
+  readonly modified: number;
+  readonly targets: readonly ReleasePlatform[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: (line: string) => void;
+}
+
+function releaseSettings(options: ReleaseOptions): ReleaseSettings {
   const started = Date.now();
   const log = (line: string) => (options.log ?? (() => undefined))(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}`);
   const env = options.env ?? process.env;
   const version = options.version ?? packageVersion(REPOSITORY);
   if (!isSemanticVersion(version)) throw new ReleaseError('invalid_version', `version must be a semantic version such as 0.1.0 (no leading "v"), got "${version}".`);
-  const outDir = path.resolve(options.outDir ?? DEFAULT_RELEASE_DIR);
-  const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
-  const codeCache = options.codeCache ?? true;
-  const modified = options.sourceDateEpoch ?? sourceDateEpoch(env);
   const known = RELEASE_PLATFORMS.map((platform) => `${platform.os}_${platform.arch}`);
   for (const asked of options.platforms ?? []) {
     if (!known.includes(asked)) throw new ReleaseError('cli_usage', `platform must be one of ${known.join(', ')}, got "${asked}".`);
   }
-  const targets = RELEASE_PLATFORMS.filter((platform) => options.platforms === undefined || options.platforms.includes(`${platform.os}_${platform.arch}`));
-  if (options.signing !== undefined) checkSigningKey(options.signing, env);
+  return {
+    version,
+    outDir: path.resolve(options.outDir ?? DEFAULT_RELEASE_DIR),
+    cacheDir: path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR),
+    codeCache: options.codeCache ?? true,
+    modified: options.sourceDateEpoch ?? sourceDateEpoch(env),
+    targets: RELEASE_PLATFORMS.filter((platform) => options.platforms === undefined || options.platforms.includes(`${platform.os}_${platform.arch}`)),
+    env,
+    log,
+  };
+}
 
+/** The provider's executables, zips and SBOMs, built in `work`; what the rest of a release needs from that. */
+interface ProviderPlatforms {
+  readonly nodes: ReadonlyMap<string, string>;
+  readonly hostArch: 'x64' | 'arm64' | undefined;
+  readonly blobMaker: string;
+  readonly platforms: readonly ReleasedPlatform[];
+  readonly executables: Readonly<Record<string, string>>;
+}
+
+async function buildProviderPlatforms(settings: ReleaseSettings, work: string, executablesDir: string | undefined): Promise<ProviderPlatforms> {
+  const { version, outDir, cacheDir, codeCache, modified, targets, log } = settings;
   fs.mkdirSync(cacheDir, { recursive: true });
+  log(`bundling ${version}: the loader (scripts/release/executable-loader.ts), the main script (scripts/release/executable-entry.ts) and the service (src/provider/service.ts), CommonJS, every dependency inside`);
+  const bundles = await bundleProvider(version).catch((error: unknown) => {
+    throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
+  });
+  const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET) };
+  fs.writeFileSync(bundle.loader, bundles.loader);
+  fs.writeFileSync(bundle.main, bundles.main);
+  fs.writeFileSync(bundle.service, bundles.service);
+  log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'})`);
+
+  const nodes = new Map<string, string>();
+  for (const platform of targets) {
+    log(`Node LTS for linux ${platform.nodeArch}: scripts/fetch-node.js --arch ${platform.nodeArch} (npm registry, pinned integrity; cached in ${path.relative(REPOSITORY, cacheDir) || cacheDir})`);
+    nodes.set(platform.nodeArch, fetchNode(platform.nodeArch, cacheDir));
+  }
+  // The binary that can run here makes every blob; only its own platform's blob gets the code cache.
+  const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
+  if (hostArch !== undefined && !nodes.has(hostArch)) nodes.set(hostArch, fetchNode(hostArch, cacheDir));
+  const blobMaker = hostArch === undefined || process.platform !== 'linux' ? undefined : nodes.get(hostArch);
+  if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
+
+  fs.mkdirSync(outDir, { recursive: true });
+  const ours = (name: string) => name.startsWith(`${PROJECT_NAME}_`) || (name.startsWith(`${LIBRARY_PACKAGE_NAME}-`) && name.endsWith('.sbom.cdx.json'));
+  for (const stale of fs.readdirSync(outDir).filter(ours)) fs.rmSync(path.join(outDir, stale), { force: true });
+
+  const platforms: ReleasedPlatform[] = [];
+  const executables: Record<string, string> = {};
+  for (const platform of targets) {
+    const withCache = codeCache && platform.nodeArch === hostArch;
+    const released = buildPlatform({ platform, version, work, bundle, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+    platforms.push(released.platform);
+    if (executablesDir !== undefined) {
+      const kept = path.join(path.resolve(executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
+      fs.mkdirSync(path.dirname(kept), { recursive: true });
+      fs.copyFileSync(released.executable, kept);
+      fs.chmodSync(kept, 0o755);
+      executables[`${platform.os}_${platform.arch}`] = kept;
+    }
+  }
+  return { nodes, hostArch, blobMaker, platforms, executables };
+}
+
+export interface ProviderExecutables {
+  readonly version: string;
+  readonly outDir: string;
+  readonly platforms: readonly ReleasedPlatform[];
+  /** `<os>_<arch>` -> the unzipped executable, when executablesDir was given. */
+  readonly executables: Readonly<Record<string, string>>;
+}
+
+/**
+ * Only the provider's part of a release: its executables, zips and SBOMs, byte for byte as
+ * buildRelease makes them (the same steps), without the svc command, the module archives, the
+ * package SBOM, the manifest, the SHA256SUMS or a signature. The bench measures the executable
+ * and needs nothing else.
+ */
+export async function buildProviderExecutables(options: Omit<ReleaseOptions, 'signing'> = {}): Promise<ProviderExecutables> {
+  const settings = releaseSettings(options);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-release-'));
   try {
-    log(`bundling ${version}: the loader (scripts/release/executable-loader.ts), the main script (scripts/release/executable-entry.ts) and the service (src/provider/service.ts), CommonJS, every dependency inside`);
-    const bundles = await bundleProvider(version).catch((error: unknown) => {
-      throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
-    });
-    const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET) };
-    fs.writeFileSync(bundle.loader, bundles.loader);
-    fs.writeFileSync(bundle.main, bundles.main);
-    fs.writeFileSync(bundle.service, bundles.service);
-    log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'})`);
+    const built = await buildProviderPlatforms(settings, work, options.executablesDir);
+    return { version: settings.version, outDir: settings.outDir, platforms: built.platforms, executables: built.executables };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
 
-    const nodes = new Map<string, string>();
-    for (const platform of targets) {
-      log(`Node LTS for linux ${platform.nodeArch}: scripts/fetch-node.js --arch ${platform.nodeArch} (npm registry, pinned integrity; cached in ${path.relative(REPOSITORY, cacheDir) || cacheDir})`);
-      nodes.set(platform.nodeArch, fetchNode(platform.nodeArch, cacheDir));
-    }
-    // The binary that can run here makes every blob; only its own platform's blob gets the code cache.
-    const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
-    if (hostArch !== undefined && !nodes.has(hostArch)) nodes.set(hostArch, fetchNode(hostArch, cacheDir));
-    const blobMaker = hostArch === undefined || process.platform !== 'linux' ? undefined : nodes.get(hostArch);
-    if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
+export async function buildRelease(options: ReleaseOptions = {}): Promise<ReleaseResult> {
+  const settings = releaseSettings(options);
+  const { version, outDir, codeCache, modified, targets, env, log } = settings;
+  if (options.signing !== undefined) checkSigningKey(options.signing, env);
 
-    fs.mkdirSync(outDir, { recursive: true });
-    const ours = (name: string) => name.startsWith(`${PROJECT_NAME}_`) || (name.startsWith(`${LIBRARY_PACKAGE_NAME}-`) && name.endsWith('.sbom.cdx.json'));
-    for (const stale of fs.readdirSync(outDir).filter(ours)) fs.rmSync(path.join(outDir, stale), { force: true });
-
-    const platforms: ReleasedPlatform[] = [];
-    const executables: Record<string, string> = {};
-    for (const platform of targets) {
-      const withCache = codeCache && platform.nodeArch === hostArch;
-      const released = buildPlatform({ platform, version, work, bundle, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
-      platforms.push(released.platform);
-      if (options.executablesDir !== undefined) {
-        const kept = path.join(path.resolve(options.executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
-        fs.mkdirSync(path.dirname(kept), { recursive: true });
-        fs.copyFileSync(released.executable, kept);
-        fs.chmodSync(kept, 0o755);
-        executables[`${platform.os}_${platform.arch}`] = kept;
-      }
-    }
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-release-'));
+  try {
+    const { nodes, hostArch, blobMaker, platforms, executables } = await buildProviderPlatforms(settings, work, options.executablesDir);
 
     const commands = await buildSvcCommand({ version, targets, nodes, hostArch, blobMaker, codeCache, work, outDir, modified, log });
     const modules = writeModuleArchives({ version, outDir, modifiedSeconds: modified });

@@ -4,7 +4,7 @@
  * add the build machine's clock, uid/gid and time zone. Deflate level 6: level 9 takes four
  * times as long for 0.3% less.
  */
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 const LOCAL_FILE_HEADER = 0x04034b50;
 const CENTRAL_DIRECTORY_HEADER = 0x02014b50;
@@ -89,3 +89,34 @@ export function zipArchive(entries: readonly ZipEntryInput[], modifiedSeconds: n
   return Buffer.concat([...locals, ...centrals, end]);
 }
 
+
+/**
+ * One entry of a zip as zipArchive writes them (deflated, no zip64, no comment): the bench takes
+ * the released executable from an existing release this way. Throws when the archive is not of
+ * that form, has no such entry, or the entry's CRC-32 does not match.
+ */
+export function readZipEntry(archive: Buffer, name: string): Buffer {
+  const endOffset = archive.length - 22;
+  if (endOffset < 0 || archive.readUInt32LE(endOffset) !== END_OF_CENTRAL_DIRECTORY) throw new Error('not a zip written by this project (no end of central directory record at its end)');
+  const entries = archive.readUInt16LE(endOffset + 10);
+  let at = archive.readUInt32LE(endOffset + 16);
+  for (let index = 0; index < entries; index += 1) {
+    if (archive.readUInt32LE(at) !== CENTRAL_DIRECTORY_HEADER) throw new Error(`central directory entry ${index} is damaged`);
+    const method = archive.readUInt16LE(at + 10);
+    const checksum = archive.readUInt32LE(at + 16);
+    const compressedSize = archive.readUInt32LE(at + 20);
+    const nameLength = archive.readUInt16LE(at + 28);
+    const extraLength = archive.readUInt16LE(at + 30);
+    const commentLength = archive.readUInt16LE(at + 32);
+    const localOffset = archive.readUInt32LE(at + 42);
+    const entryName = archive.toString('utf8', at + 46, at + 46 + nameLength);
+    at += 46 + nameLength + extraLength + commentLength;
+    if (entryName !== name) continue;
+    if (method !== DEFLATE) throw new Error(`${name} is not deflated (method ${method})`);
+    const dataStart = localOffset + 30 + archive.readUInt16LE(localOffset + 26) + archive.readUInt16LE(localOffset + 28);
+    const data = inflateRawSync(archive.subarray(dataStart, dataStart + compressedSize));
+    if (crc32(data) !== checksum) throw new Error(`${name}: CRC-32 mismatch`);
+    return data;
+  }
+  throw new Error(`no entry ${name}`);
+}

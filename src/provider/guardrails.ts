@@ -8,7 +8,7 @@
  */
 import * as ipaddr from 'ipaddr.js';
 import { parseAddress, type AddressFamily, type ParsedAddress } from '../address';
-import { contains, networkNumber } from '../address-ranges';
+import { contains, ipv4Number, networkNumber } from '../address-ranges';
 import type { ListName } from '../api/types';
 import { errorDiagnostic, warningDiagnostic, type AttributePath, type Diagnostic } from './core';
 
@@ -194,7 +194,9 @@ function addressKey(ip: string): AddressKey | undefined {
     const address = parsed(ip);
     if (address === undefined) known = null;
     else {
-      const bits = networkNumber(address)
+      // IPv4 as a plain number: a whole list of 10,000 entries keys each one.
+      const number = address.family === 'ipv4' ? ipv4Number(address.address) : networkNumber(address);
+      const bits = number
         .toString(2)
         .padStart(address.family === 'ipv4' ? 32 : 128, '0')
         .slice(0, address.prefixLength);
@@ -252,7 +254,9 @@ export class SeenEntries {
     const bits = entry.key.slice(entry.family.length + 1);
     for (const length of this.prefixLengths.get(entry.family) ?? []) {
       if (length > entry.bits) continue;
-      for (const other of this.byKey.get(`${entry.family}:${bits.slice(0, length)}`) ?? []) if (other.position < limit) found.push(other);
+      // The entry's own length (the usual case: single addresses) is its own key, not rebuilt.
+      const key = length === entry.bits ? entry.key : `${entry.family}:${bits.slice(0, length)}`;
+      for (const other of this.byKey.get(key) ?? []) if (other.position < limit) found.push(other);
     }
     // Strictly inside: only a range has anything inside it.
     if (this.prefixLengths.get(entry.family)?.some((length) => length > entry.bits)) {
@@ -263,7 +267,7 @@ export class SeenEntries {
         if (other.key !== entry.key && other.position < limit) found.push(other);
       }
     }
-    return found.sort((a, b) => a.position - b.position);
+    return found.length > 1 ? found.sort((a, b) => a.position - b.position) : found;
   }
 }
 

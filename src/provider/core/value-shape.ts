@@ -67,7 +67,7 @@ export function isPlainObject(value: unknown): value is ObjectValue {
 /**
  * The first place where `value` does not have the type's shape (wrong kind, an object
  * attribute missing or not in the type), or undefined when it conforms. Null and UNKNOWN
- * conform to every type.
+ * conform to every type. `path` is extended and shortened in place (a problem holds a copy).
  */
 export function findShapeProblem(type: ValueType, value: unknown, path: PathStep[] = []): ShapeProblem | undefined {
   if (value === null || value === UNKNOWN) return undefined;
@@ -87,7 +87,9 @@ export function findShapeProblem(type: ValueType, value: unknown, path: PathStep
     case 'set': {
       if (!Array.isArray(value)) return mismatch(type.kind);
       for (let index = 0; index < value.length; index++) {
-        const problem = findShapeProblem(type.element, value[index], [...path, index]);
+        path.push(index);
+        const problem = findShapeProblem(type.element, value[index], path);
+        path.pop();
         if (problem !== undefined) return problem;
       }
       return undefined;
@@ -95,7 +97,9 @@ export function findShapeProblem(type: ValueType, value: unknown, path: PathStep
     case 'map': {
       if (!isPlainObject(value)) return mismatch('map');
       for (const [key, element] of Object.entries(value)) {
-        const problem = findShapeProblem(type.element, element, [...path, { key }]);
+        path.push({ key });
+        const problem = findShapeProblem(type.element, element, path);
+        path.pop();
         if (problem !== undefined) return problem;
       }
       return undefined;
@@ -112,7 +116,9 @@ export function findShapeProblem(type: ValueType, value: unknown, path: PathStep
         if (attributeValue === undefined) {
           return { path: [...path, name], reason: 'attribute is missing (every schema attribute must be present; use null when unset)' };
         }
-        const problem = findShapeProblem(attributeValueType, attributeValue, [...path, name]);
+        path.push(name);
+        const problem = findShapeProblem(attributeValueType, attributeValue, path);
+        path.pop();
         if (problem !== undefined) return problem;
       }
       return undefined;

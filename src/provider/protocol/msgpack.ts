@@ -18,12 +18,15 @@ import { UNKNOWN, type ObjectValue, type Value } from '../core/values';
 /** A value that does not fit its type, or bytes that are not the msgpack/JSON of one. */
 export class ValueCodecError extends Error {
   readonly code = 'value_codec';
+  readonly path: AttributePath;
   constructor(
-    readonly path: AttributePath,
+    path: AttributePath,
     readonly reason: string,
   ) {
     super(`${formatAttributePath(path)}: ${reason}`);
     this.name = 'ValueCodecError';
+    // A copy: the codec walks values with one path it extends and shortens in place.
+    this.path = [...path];
   }
 }
 
@@ -39,12 +42,19 @@ export function decodeValue(type: ValueType, bytes: Uint8Array): Value {
   return value;
 }
 
+/**
+ * Reads values with one `path` that each step extends and shortens in place (an error copies
+ * it): a map of 10,000 entries no longer allocates a path per entry.
+ */
 class MsgpackReader {
   offset = 0;
   private readonly view: DataView;
+  /** The same bytes as a Buffer, so strings decode without a Buffer made for each. */
+  private readonly buffer: Buffer;
 
   constructor(private readonly bytes: Uint8Array) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   readValue(type: ValueType, path: PathStep[]): Value {
@@ -72,7 +82,11 @@ class MsgpackReader {
       case 'set': {
         const length = this.readArrayLength(path, type.kind);
         const elements: Value[] = [];
-        for (let index = 0; index < length; index++) elements.push(this.readValue(type.element, [...path, index]));
+        for (let index = 0; index < length; index++) {
+          path.push(index);
+          elements.push(this.readValue(type.element, path));
+          path.pop();
+        }
         return elements;
       }
       case 'map': {
@@ -80,10 +94,10 @@ class MsgpackReader {
         const map: Record<string, Value> = {};
         for (let entry = 0; entry < length; entry++) {
           const key = this.readString(path, 'string map key');
-          if (Object.prototype.hasOwnProperty.call(map, key)) {
-            throw new ValueCodecError([...path, { key }], 'map key appears twice');
-          }
-          setOwn(map, key, this.readValue(type.element, [...path, { key }]));
+          path.push({ key });
+          if (Object.prototype.hasOwnProperty.call(map, key)) throw new ValueCodecError(path, 'map key appears twice');
+          setOwn(map, key, this.readValue(type.element, path));
+          path.pop();
         }
         return map;
       }
@@ -99,7 +113,9 @@ class MsgpackReader {
           if (Object.prototype.hasOwnProperty.call(object, name)) {
             throw new ValueCodecError([...path, name], 'attribute appears twice');
           }
-          setOwn(object, name, this.readValue(attributeType, [...path, name]));
+          path.push(name);
+          setOwn(object, name, this.readValue(attributeType, path));
+          path.pop();
         }
         const missing = Object.keys(type.attributes).filter((name) => !Object.prototype.hasOwnProperty.call(object, name));
         if (missing.length > 0) {
@@ -126,7 +142,7 @@ class MsgpackReader {
       throw this.mismatch(expected, code, path);
     }
     const start = this.take(length, path);
-    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + start, length).toString('utf8');
+    return this.buffer.toString('utf8', start, start + length);
   }
 
   private readNumber(path: PathStep[]): number {
@@ -292,40 +308,44 @@ function writeValue(writer: MsgpackWriter, type: ValueType, value: Value, path: 
     writer.byte(0xc0);
     return;
   }
-  const mismatch = (expected: string) =>
-    new ValueCodecError(path, `expected ${expected}, got ${Array.isArray(value) ? 'array' : typeof value}`);
   switch (type.kind) {
     case 'string':
-      if (typeof value !== 'string') throw mismatch('string');
+      if (typeof value !== 'string') throw mismatch('string', value, path);
       writer.string(value);
       return;
     case 'number':
-      if (typeof value !== 'number') throw mismatch('number');
+      if (typeof value !== 'number') throw mismatch('number', value, path);
       if (Number.isNaN(value)) throw new ValueCodecError(path, 'NaN cannot be stored as a terraform number');
       writer.number(value);
       return;
     case 'bool':
-      if (typeof value !== 'boolean') throw mismatch('bool');
+      if (typeof value !== 'boolean') throw mismatch('bool', value, path);
       writer.byte(value ? 0xc3 : 0xc2);
       return;
     case 'list':
     case 'set':
-      if (!Array.isArray(value)) throw mismatch(type.kind);
+      if (!Array.isArray(value)) throw mismatch(type.kind, value, path);
       writer.arrayHeader(value.length);
-      (value as readonly Value[]).forEach((element, index) => writeValue(writer, type.element, element, [...path, index]));
+      (value as readonly Value[]).forEach((element, index) => {
+        path.push(index);
+        writeValue(writer, type.element, element, path);
+        path.pop();
+      });
       return;
     case 'map': {
-      if (!isPlainObject(value)) throw mismatch('map');
+      if (!isPlainObject(value)) throw mismatch('map', value, path);
       const keys = Object.keys(value).sort(compareBytewise);
       writer.mapHeader(keys.length);
       for (const key of keys) {
         writer.string(key);
-        writeValue(writer, type.element, value[key], [...path, { key }]);
+        path.push({ key });
+        writeValue(writer, type.element, value[key], path);
+        path.pop();
       }
       return;
     }
     case 'object': {
-      if (!isPlainObject(value)) throw mismatch('object');
+      if (!isPlainObject(value)) throw mismatch('object', value, path);
       for (const name of Object.keys(value)) {
         if (!Object.prototype.hasOwnProperty.call(type.attributes, name)) {
           throw new ValueCodecError([...path, name], `attribute is not in the schema (expected one of: ${listNames(type)})`);
@@ -339,16 +359,38 @@ function writeValue(writer: MsgpackWriter, type: ValueType, value: Value, path: 
           throw new ValueCodecError([...path, name], 'attribute is missing (every schema attribute must be present; use null when unset)');
         }
         writer.string(name);
-        writeValue(writer, type.attributes[name], attributeValue, [...path, name]);
+        path.push(name);
+        writeValue(writer, type.attributes[name], attributeValue, path);
+        path.pop();
       }
       return;
     }
   }
 }
 
-/** Go's sort.Strings order (bytes of UTF-8), which for attribute names is plain code order. */
-function compareBytewise(left: string, right: string): number {
-  return Buffer.compare(Buffer.from(left, 'utf8'), Buffer.from(right, 'utf8'));
+function mismatch(expected: string, value: Value, path: PathStep[]): ValueCodecError {
+  return new ValueCodecError(path, `expected ${expected}, got ${Array.isArray(value) ? 'array' : typeof value}`);
+}
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff;
+}
+
+/**
+ * Go's sort.Strings order (bytes of UTF-8). UTF-16 code units compare in the same order as
+ * UTF-8 bytes except around surrogates, so only a difference at a surrogate is compared as
+ * bytes: sorting a map of 10,000 keys no longer makes two Buffers per comparison.
+ */
+export function compareBytewise(left: string, right: string): number {
+  const shorter = Math.min(left.length, right.length);
+  for (let index = 0; index < shorter; index += 1) {
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a === b) continue;
+    if (isSurrogate(a) || isSurrogate(b)) return Buffer.compare(Buffer.from(left, 'utf8'), Buffer.from(right, 'utf8'));
+    return a - b;
+  }
+  return left.length - right.length;
 }
 
 class MsgpackWriter {

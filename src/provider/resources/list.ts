@@ -7,6 +7,7 @@
  * through bulk_new_/bulk_delete_ in chunks of at most 1000, with progress on stderr.
  */
 import { checkAddress } from '../../address';
+import { descriptionProblem } from '../../description';
 import { LIST_NAMES, type BulkProgress, type ListName } from '../../api/types';
 import {
   DiagnosticsError,
@@ -83,7 +84,8 @@ function validateEntries(list: ListName, entries: EntryMap): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, string>();
   for (const [key, description] of Object.entries(entries)) {
-    if (typeof description === 'string') {
+    // The place is spelled out only for a bad description: a list holds thousands of good ones.
+    if (typeof description === 'string' && descriptionProblem(description) !== undefined) {
       const invalid = descriptionDiagnostic(description, ['entries', { key }], `entries[${JSON.stringify(key)}]`);
       if (invalid !== undefined) diagnostics.push(invalid);
     }
@@ -111,7 +113,8 @@ function validateEntries(list: ListName, entries: EntryMap): Diagnostic[] {
       continue;
     }
     seen.set(checked.canonical, key);
-    diagnostics.push(...validateGuardrails(list, key, entryPlace(key)));
+    const guardrails = validateGuardrails(list, key, entryPlace(key));
+    if (guardrails.length > 0) diagnostics.push(...guardrails);
   }
   return diagnostics;
 }
@@ -152,10 +155,16 @@ function effectiveDescription(value: Value | undefined): string | typeof UNKNOWN
   return typeof value === 'string' ? value : '';
 }
 
+/** The canonical spelling of an entries key validate accepted (the path of the error is made only for a bad one). */
+function canonicalKey(key: string): string {
+  const checked = checkAddress(key);
+  return checked.ok ? checked.canonical : canonicalIpOf(key, ['entries', { key }]);
+}
+
 /** The entries by canonical address, each with its key as written and its description. */
 function byCanonicalIp(entries: EntryMap | null): Map<string, { key: string; description: Value }> {
   const indexed = new Map<string, { key: string; description: Value }>();
-  for (const [key, description] of Object.entries(entries ?? {})) indexed.set(canonicalIpOf(key, ['entries', { key }]), { key, description });
+  for (const [key, description] of Object.entries(entries ?? {})) indexed.set(canonicalKey(key), { key, description });
   return indexed;
 }
 
@@ -170,7 +179,7 @@ export function planEntries(configured: EntryMap, prior: EntryMap | null): Entry
   if (configuredKeys.length !== Object.keys(prior).length) return configured;
   const priorByIp = byCanonicalIp(prior);
   const unchanged = configuredKeys.every((key) => {
-    const match = priorByIp.get(canonicalIpOf(key, ['entries', { key }]));
+    const match = priorByIp.get(canonicalKey(key));
     return match !== undefined && effectiveDescription(match.description) === effectiveDescription(configured[key]);
   });
   return unchanged ? prior : configured;
@@ -187,7 +196,7 @@ export function respelledKeysAwaitingValues(configured: EntryMap, prior: EntryMa
   const priorByIp = byCanonicalIp(prior);
   const respelled: Array<[string, string]> = [];
   for (const [key, value] of Object.entries(configured)) {
-    const match = priorByIp.get(canonicalIpOf(key, ['entries', { key }]));
+    const match = priorByIp.get(canonicalKey(key));
     if (match === undefined) return [];
     if (!isUnknown(value) && effectiveDescription(value) !== effectiveDescription(match.description)) return [];
     if (match.key !== key) respelled.push([key, match.key]);
@@ -370,7 +379,7 @@ function nameSome(ips: readonly string[]): string {
 /** The planned entries, plus the prior ones (by canonical address) whose removal may not have happened. */
 function mayExistAfterFailure(planned: EntryMap, prior: EntryMap | null): EntryMap {
   const plannedIps = byCanonicalIp(planned);
-  const kept = Object.entries(prior ?? {}).filter(([key]) => !plannedIps.has(canonicalIpOf(key, ['entries', { key }])));
+  const kept = Object.entries(prior ?? {}).filter(([key]) => !plannedIps.has(canonicalKey(key)));
   return { ...Object.fromEntries(kept), ...planned };
 }
 
