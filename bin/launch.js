@@ -2,10 +2,12 @@
 // run the sources transpiled without type checking, so a change needs no build and starts fast
 // (`npm run typecheck` is the type gate); in an installed package, which ships no .ts sources,
 // they run the compiled library in lib/ (scripts/build-library.ts, run by `npm pack`).
+// bin/run-ts.js runs any .ts file of the checkout the same way: the npm scripts, cdktf.json's app.
 //
 // In a checkout each .ts file's JavaScript is kept in node_modules/.cache/svc-launch, named by
-// the hash of the file's path, its content and the compiler (TypeScript's version, tsconfig.json,
-// this file): an edited file misses the cache and is transpiled again, an unchanged one is not.
+// the hash of the file's path (relative to the checkout), its content and the compiler
+// (TypeScript's version, tsconfig.json, this file): an edited file misses the cache and is
+// transpiled again, an unchanged one is not.
 // Transpiling (TypeScript itself takes 0.2 s of CPU to load) was most of a start: about 1 s of
 // CPU for `svc-emulator --help`, against 0.1 s from the cache (help/testing.md).
 'use strict';
@@ -19,10 +21,15 @@ const root = path.resolve(__dirname, '..');
 function launch(module) {
   const source = path.join(root, `${module}.ts`);
   if (fs.existsSync(source)) {
-    registerTypeScript({ project: path.join(root, 'tsconfig.json'), cacheDirectory: path.join(root, 'node_modules', '.cache', 'svc-launch') });
+    registerCheckoutTypeScript();
     return require(source);
   }
   return require(path.join(root, 'lib', `${module}.js`));
+}
+
+/** registerTypeScript with this checkout's tsconfig.json and cache: for the bin/ commands and bin/run-ts.js. */
+function registerCheckoutTypeScript() {
+  registerTypeScript({ project: path.join(root, 'tsconfig.json'), cacheDirectory: path.join(root, 'node_modules', '.cache', 'svc-launch') });
 }
 
 function sha256(...parts) {
@@ -53,8 +60,9 @@ function registerTypeScript({ project, cacheDirectory }) {
   };
 
   function cached(code, filename) {
-    const file = sha256(filename).slice(0, 32);
-    const entry = path.join(cacheDirectory, `${file}-${sha256(compiler, filename, code).slice(0, 32)}.js`);
+    const name = cacheName(filename);
+    const file = sha256(name).slice(0, 32);
+    const entry = path.join(cacheDirectory, `${file}-${sha256(compiler, name, code).slice(0, 32)}.js`);
     try {
       return fs.readFileSync(entry, 'utf8');
     } catch (error) {
@@ -64,6 +72,17 @@ function registerTypeScript({ project, cacheDirectory }) {
     const output = transpile(code, filename);
     store(entry, `${file}-`, output);
     return output;
+  }
+
+  /**
+   * A file of the project by its path relative to the project (the output does not depend on
+   * where the checkout is): a copy of the checkout that links this node_modules (the tests of
+   * help/getting-started and of the packed library make one per run) finds the checkout's
+   * entries instead of adding a set of its own each time. Other files by their absolute path.
+   */
+  function cacheName(filename) {
+    const relative = path.relative(path.dirname(project), filename);
+    return relative.startsWith('..') || path.isAbsolute(relative) ? filename : relative;
   }
 
   /** Writes the entry (atomically: other commands may read it) and removes the file's older ones. */
@@ -92,7 +111,11 @@ function transpiler(project) {
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(project), undefined, project);
   const configErrors = parsed.errors.filter(relevant);
   if (configErrors.length > 0) throw new Error(ts.formatDiagnostics(configErrors, formatHost()));
-  const compilerOptions = { ...parsed.options, sourceMap: false, inlineSourceMap: true, inlineSources: true, declaration: false, declarationMap: false, noEmit: false };
+  // No outDir or rootDir: with them the source map would name the file relative to where tsc
+  // writes it (build/scripts/x.js: '../../scripts/x.ts'), and Node, resolving that from the .ts
+  // file itself, would print a path two folders off in every stack trace.
+  const { outDir, rootDir, ...options } = parsed.options;
+  const compilerOptions = { ...options, sourceMap: false, inlineSourceMap: true, inlineSources: true, declaration: false, declarationMap: false, noEmit: false };
   return (code, fileName) => {
     const result = ts.transpileModule(code, { fileName, compilerOptions, reportDiagnostics: true });
     const errors = (result.diagnostics ?? []).filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error && relevant(diagnostic));
@@ -113,3 +136,4 @@ function transpiler(project) {
 
 module.exports = launch;
 module.exports.registerTypeScript = registerTypeScript;
+module.exports.registerCheckoutTypeScript = registerCheckoutTypeScript;

@@ -3,7 +3,7 @@
  * The README's two commands (`npm run demo`, `npm test`) start here, so a fresh clone needs no
  * other step: when node_modules is missing, or older than package-lock.json (a pull changed the
  * lock), this says so in one line on stderr and runs `npm ci` before the command's own work.
- * Plain JavaScript: it runs before anything of node_modules (ts-node, jest) is known to exist.
+ * Plain JavaScript: it runs before anything of node_modules (TypeScript, jest) is known to exist.
  * .ci/run keeps its explicit `npm ci`; after it this finds nothing to do.
  *
  * "Older" compares the lock npm writes into node_modules at every install

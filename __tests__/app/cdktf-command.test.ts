@@ -21,7 +21,7 @@ test('deploy --help prints the usage and cdktf\'s flags and builds nothing', () 
   const scratch = mkdtempSync(path.join(tmpdir(), 'svc-cdktf-help-'));
   try {
     const buildDir = path.join(scratch, 'build');
-    const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', path.join(root, 'scripts', 'cdktf-command.ts'), 'deploy', '--help'], {
+    const result = spawnSync(process.execPath, [path.join(root, 'bin', 'run-ts.js'), path.join(root, 'scripts', 'cdktf-command.ts'), 'deploy', '--help'], {
       cwd: scratch,
       env: { ...process.env, SVC_PROVIDER_BUILD_DIR: buildDir, CHECKPOINT_DISABLE: '1' },
       encoding: 'utf8',

@@ -5,11 +5,11 @@ import { runCommand } from '../support/run-command';
 import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const root = path.join(__dirname, '..', '..');
-const tsNode = path.join(root, 'node_modules', 'ts-node', 'dist', 'bin.js');
+const runTs = path.join(root, 'bin', 'run-ts.js');
 
 test('runs every step of the client tour against the emulator and cleans up', async () => {
   // Its own process group: on a time-out the emulator it started goes too.
-  const result = await runCommand(process.execPath, [tsNode, '--transpile-only', 'scripts/demo-client.ts'], { cwd: root, timeoutMs: STEP_BUDGET_MS.clientDemo });
+  const result = await runCommand(process.execPath, [runTs, 'scripts/demo-client.ts'], { cwd: root, timeoutMs: STEP_BUDGET_MS.clientDemo });
   expect(result.stderr).not.toMatch(/demo:client failed/);
   expect(result.status).toBe(0);
   const output = result.stdout;
@@ -24,7 +24,7 @@ test('runs every step of the client tour against the emulator and cleans up', as
 }, testTimeoutFor(STEP_BUDGET_MS.clientDemo));
 
 test('--help describes it without starting anything', () => {
-  const result = spawnSync(process.execPath, [tsNode, '--transpile-only', 'scripts/demo-client.ts', '--help'], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [runTs, 'scripts/demo-client.ts', '--help'], { cwd: root, encoding: 'utf8' });
   expect(result.status).toBe(0);
   expect(result.stdout).toMatch(/^Usage: npm run demo:client/);
   expect(result.stdout).not.toContain('listening');

@@ -68,7 +68,7 @@ describe('every kind of mistake in the configuration is a user error', () => {
 
 test('main.ts prints a user error as its message alone and exits 1', () => {
   const file = configFile('region-number', (config) => (config.aws.region = 5));
-  const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', path.join(root, 'main.ts')], {
+  const result = spawnSync(process.execPath, [path.join(root, 'bin', 'run-ts.js'), path.join(root, 'main.ts')], {
     cwd: scratch,
     env: { ...process.env, SVC_CONFIG: file, CDKTF_OUTDIR: path.join(scratch, 'cdktf.out') },
     encoding: 'utf8',

@@ -19,7 +19,7 @@ import type { BenchResults } from '../../scripts/bench/report';
 import { track } from '../support/child-processes';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
-const TS_NODE = path.join(REPOSITORY, 'node_modules', 'ts-node', 'dist', 'bin.js');
+const RUN_TS = path.join(REPOSITORY, 'bin', 'run-ts.js');
 const RUN = path.join(REPOSITORY, 'scripts', 'bench', 'run.ts');
 
 interface RunOutcome {
@@ -31,7 +31,7 @@ interface RunOutcome {
 function runBench(args: readonly string[], cwd: string): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TF_|SVC_)/.test(name)));
-    const child = track(spawn(process.execPath, [TS_NODE, '--transpile-only', RUN, ...args], {
+    const child = track(spawn(process.execPath, [RUN_TS, RUN, ...args], {
       cwd,
       env: { ...env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: path.join(cwd, 'no-such-terraform.rc') },
       stdio: ['ignore', 'pipe', 'pipe'],

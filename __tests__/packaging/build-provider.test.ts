@@ -208,8 +208,11 @@ describe('the build-provider command line', () => {
 describe('concurrent builds into one directory (the demo and a synth finding the build stale at once)', () => {
   /** Runs buildProvider in its own node process (the build is synchronous: one process cannot overlap two). */
   function buildInChild(outDir: string): Promise<void> {
-    const code = `require(${JSON.stringify(path.join(REPOSITORY, 'scripts', 'build-provider.ts'))}).buildProvider({ outDir: process.argv[1] })`;
-    return run(process.execPath, ['-r', 'ts-node/register/transpile-only', '-e', code, outDir], { cwd: REPOSITORY }).then(() => undefined);
+    const code = [
+      `require(${JSON.stringify(path.join(REPOSITORY, 'bin', 'launch.js'))}).registerCheckoutTypeScript();`,
+      `require(${JSON.stringify(path.join(REPOSITORY, 'scripts', 'build-provider.ts'))}).buildProvider({ outDir: process.argv[1] });`,
+    ].join('\n');
+    return run(process.execPath, ['-e', code, outDir], { cwd: REPOSITORY }).then(() => undefined);
   }
 
   it('a reader sees the old or the new build, complete, never a half-written file, a missing one or a wrong hash', async () => {

@@ -36,7 +36,7 @@ describe('requireTerraform', () => {
   test('npm run demo stops before starting anything', () => {
     const scratch = mkdtempSync(path.join(tmpdir(), 'svc-demo-tmp-'));
     try {
-      const result = spawnSync(process.execPath, [path.join(root, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', path.join(root, 'scripts', 'demo.ts')], {
+      const result = spawnSync(process.execPath, [path.join(root, 'bin', 'run-ts.js'), path.join(root, 'scripts', 'demo.ts')], {
         cwd: root,
         env: { ...process.env, PATH: path.join(bin, 'empty'), TMPDIR: scratch },
         encoding: 'utf8',

@@ -76,9 +76,8 @@ describe('npm run demo', () => {
 
   test('Ctrl-C mid-demo stops the emulator, removes the scratch project and exits 130', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-interrupt-'));
-    const tsNode = require.resolve('ts-node/dist/bin.js');
     // A process group of its own, so a time-out kills the emulator and terraform it started too.
-    const demo = track(spawn(process.execPath, [tsNode, '--transpile-only', 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), { group: true });
+    const demo = track(spawn(process.execPath, [path.join(root, 'bin', 'run-ts.js'), 'scripts/demo.ts'], { cwd: root, env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), { group: true });
     let stdout = '';
     let stderr = '';
     demo.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -5,10 +5,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const root = path.resolve(__dirname, '..', '..');
-const tsNode = require.resolve('ts-node/dist/bin.js');
+const runTs = path.join(root, 'bin', 'run-ts.js');
 
 function run(script: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
-  return spawnSync(process.execPath, [tsNode, '--transpile-only', path.join(root, 'scripts', 'release', script), ...args], { cwd: root, env, encoding: 'utf8' });
+  return spawnSync(process.execPath, [runTs, path.join(root, 'scripts', 'release', script), ...args], { cwd: root, env, encoding: 'utf8' });
 }
 
 test('npm run release -- --help names the layout and the signing variables', () => {

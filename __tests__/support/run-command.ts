@@ -2,7 +2,7 @@
  * Runs a command to completion the way spawnSync does (status, signal, stdout, stderr), but in
  * a process group of its own that is killed whole: when its own time limit passes, and when the
  * test that started it times out (it is tracked, see child-processes.ts). spawnSync's timeout
- * kills only its direct child: `npm run demo` timing out left ts-node and the emulator running.
+ * kills only its direct child: `npm run demo` timing out left the demo script and the emulator running.
  * And it is asynchronous, so jest's test timeout can fire while it runs.
  */
 import { spawn } from 'node:child_process';

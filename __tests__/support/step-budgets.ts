@@ -18,7 +18,7 @@ export const STEP_BUDGET_MS = {
   curlRequest: 10_000,
   /**
    * `npm run synth|diff|deploy|destroy` or `npx cdktf synth`: the cdktf CLI starting, the app
-   * synthesized through ts-node, then terraform init and plan or apply (the first one of a
+   * synthesized through bin/run-ts.js, then terraform init and plan or apply (the first one of a
    * checkout also builds the provider into dist/). Twice the slowest under load: 80 s for the
    * first `npm run diff` of help/getting-started.md, load average 24.
    */

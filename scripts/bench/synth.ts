@@ -1,6 +1,6 @@
 /**
  * Figure 5: synth of the full cdktf app against an empty one, both run as `cdktf synth` runs
- * them: cdktf.json's app command (e.g. `npx ts-node --transpile-only main.ts`) from the
+ * them: cdktf.json's app command (`node bin/run-ts.js main.ts`) from the
  * repository root, with CDKTF_OUTDIR pointing into a temporary directory (never cdktf.out).
  * The empty app is the same command with main.ts replaced by scripts/bench/empty-app.ts.
  * Whatever stacks main.ts builds at run time are what is measured; they are recorded.
@@ -95,7 +95,7 @@ export function synthFigure(measured: SynthMeasurement): Figure {
     value: measurement(`${measured.commands.full} (stacks: ${measured.stacks.join(', ') || 'none'}), into a temporary outdir`, measured.fullSeconds),
     baseline: measurement(`${measured.commands.empty} (an App with no stacks), into a temporary outdir`, measured.emptySeconds),
     target: null,
-    notes: ['Both include starting node, ts-node and loading cdktf; the difference is what main.ts builds.'],
+    notes: ['Both include starting node, loading the transpiled TypeScript (bin/run-ts.js) and loading cdktf; the difference is what main.ts builds.'],
     details: { stacks: measured.stacks },
   });
 }

@@ -10,7 +10,8 @@ import * as path from 'node:path';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const CDKTF_CLI = path.join(REPOSITORY, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf.js');
-const TS_NODE = path.join(REPOSITORY, 'node_modules', 'ts-node', 'dist', 'bin.js');
+/** Runs a .ts file of the checkout through bin/launch.js's transpile cache, as cdktf.json's app does. */
+const RUN_TS = path.join(REPOSITORY, 'bin', 'run-ts.js');
 const APP = path.join(REPOSITORY, 'main.ts');
 
 function quoted(file: string): string {
@@ -22,7 +23,7 @@ export function createCdktfProject(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
   const config = {
     language: 'typescript',
-    app: [process.execPath, TS_NODE].map(quoted).join(' ') + ` --transpile-only ${quoted(APP)}`,
+    app: [process.execPath, RUN_TS, APP].map(quoted).join(' '),
     projectId: 'svc-prevent-scratch',
     sendCrashReports: 'false',
     terraformProviders: [],

@@ -19,7 +19,7 @@ export interface SourceStrings {
 function typeScriptFiles(relative: string): string[] {
   const absolute = path.join(repositoryRoot, relative);
   if (!fs.existsSync(absolute)) return [];
-  // Plain JavaScript too (scripts that run before ts-node exists): the parser reads both.
+  // Plain JavaScript too (scripts that run before node_modules exists): the parser reads both.
   if (fs.statSync(absolute).isFile()) return /\.(ts|js)$/.test(absolute) ? [absolute] : [];
   return fs
     .readdirSync(absolute, { withFileTypes: true })
