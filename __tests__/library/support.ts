@@ -171,6 +171,27 @@ export interface ConsumerOptions {
  * by `npm ci --offline`, like a team's project after `npm install ./svc-prevent-<version>.tgz`.
  */
 export async function createConsumerProject(dir: string, library: PackedLibrary, options: ConsumerOptions = {}): Promise<CommandResult> {
+  writeConsumerManifests(dir, library, options);
+  // --legacy-peer-deps when peers are linked: npm leaves them to us instead of wanting them in the lock.
+  const install = await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', ...(options.linkedPeers?.length ? ['--legacy-peer-deps'] : [])], {
+    cwd: dir,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  if (install.code !== 0) throw new Error(described(install));
+  for (const name of options.linkedPeers ?? []) {
+    const link = path.join(dir, 'node_modules', name);
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(fs.realpathSync(path.join(REPOSITORY, 'node_modules', name)), link, 'dir');
+  }
+  return install;
+}
+
+/**
+ * The package.json and package-lock.json of createConsumerProject's project, written in `dir`
+ * without installing them (for tests whose own steps run `npm ci`). The tarball's `file:` path is
+ * relative to `dir`.
+ */
+export function writeConsumerManifests(dir: string, library: PackedLibrary, options: ConsumerOptions = {}): void {
   fs.mkdirSync(dir, { recursive: true });
   const npmPeers = options.npmPeers ?? [];
   const ourVersions = library.manifest.devDependencies as Record<string, string>;
@@ -201,16 +222,4 @@ export async function createConsumerProject(dir: string, library: PackedLibrary,
     },
   };
   fs.writeFileSync(path.join(dir, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
-  // --legacy-peer-deps when peers are linked: npm leaves them to us instead of wanting them in the lock.
-  const install = await run('npm', ['ci', '--offline', '--no-audit', '--no-fund', ...(options.linkedPeers?.length ? ['--legacy-peer-deps'] : [])], {
-    cwd: dir,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-  if (install.code !== 0) throw new Error(described(install));
-  for (const name of options.linkedPeers ?? []) {
-    const link = path.join(dir, 'node_modules', name);
-    fs.mkdirSync(path.dirname(link), { recursive: true });
-    fs.symlinkSync(fs.realpathSync(path.join(REPOSITORY, 'node_modules', name)), link, 'dir');
-  }
-  return install;
 }

@@ -17,8 +17,17 @@
  * What stands in for the runner's machine, and why:
  * - `npm ci` runs with `npm_config_offline=true`: the jobs have no network, so npm installs the
  *   lock from the npm cache this machine's `npm ci` filled. The templates' cache of it (GitHub's
- *   setup-node `cache: npm`, GitLab's `cache: paths: [.npm/]`) is restored as a link to that
- *   cache.
+ *   setup-node `cache: npm`, GitLab's `cache: paths: [.npm/]`) is restored as a link to an npm
+ *   cache of this run whose packages (`_cacache`) are that cache's.
+ * - cdktf-cli's terminal addon is compiled once per run, not once per job
+ *   (support/terminal-addon.ts): the first job whose `npm ci` compiles it (below: no prebuilt
+ *   binary for this Node) leaves its build in the run's npm cache as prebuild-install's cache
+ *   entry (`_prebuilds/`), and the package's install script (`check-prebuild.js ||
+ *   prebuild-install || install.js`) takes it there in every later job, as it would from a
+ *   runner's restored npm cache holding that entry. That is the test's shortcut, not what a
+ *   runner does: prebuild-install writes the entry only for a download, and there is none for
+ *   this Node, so on a runner every job compiles. The first job compiles as a runner's does, and
+ *   the first test checks which way each job's `npm ci` went.
  * - the GitLab image's lines (`apt-get install unzip`, the terraform download from
  *   releases.hashicorp.com) are the image's: unzip and terraform are on PATH. Nothing else is
  *   skipped, and the test checks that these are the only two lines left out.
@@ -43,8 +52,9 @@ import { spawnSync } from 'node:child_process';
 import { parse as parseYaml } from 'yaml';
 import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
-import { createConsumerProject, packedLibrary } from '../library/support';
+import { packedLibrary, writeConsumerManifests } from '../library/support';
 import { git, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory, type GitlabApiStandIn } from './support/ci-runner';
+import { addonSource, keepCompiledAddon, runnerNpmCache, type AddonSource } from './support/terminal-addon';
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const JOB_TIMEOUT_MS = 4 * 60_000;
@@ -80,11 +90,16 @@ interface JobRun {
   readonly summary: string;
   /** GitHub: the comment github-script would have posted. */
   readonly comment?: string;
+  /** How the job's `npm ci` got cdktf-cli's terminal addon (support/terminal-addon.ts). */
+  readonly addon?: AddonSource;
 }
 
 let scratch: string;
 let tools: string;
+/** The npm cache the jobs' cache steps restore (see the header). */
 let npmCache: string;
+/** The run's one compiled addon, as prebuild-install's cache entry in npmCache; undefined until a job compiles it. */
+let keptAddon: string | undefined;
 let emptyCliConfig: string;
 /** package.json and package-lock.json of the team's project (svc-prevent from the tarball, cdktf, constructs, cdktf-cli). */
 let manifests: Record<string, string>;
@@ -93,13 +108,13 @@ beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-run-cdktf-'));
   const library = await packedLibrary();
   // Every checkout is a direct child of `scratch`, like this project, so the lock's relative
-  // `file:` path to the tarball holds in each of them.
+  // `file:` path to the tarball holds in each of them. Written, not installed: the jobs install.
   const project = path.join(scratch, 'team-project');
-  await createConsumerProject(project, library, { npmPeers: ['cdktf', 'constructs', 'cdktf-cli'] });
+  writeConsumerManifests(project, library, { npmPeers: ['cdktf', 'constructs', 'cdktf-cli'] });
   manifests = Object.fromEntries(['package.json', 'package-lock.json'].map((file) => [file, fs.readFileSync(path.join(project, file), 'utf8')]));
   fs.rmSync(project, { recursive: true, force: true });
   tools = toolsDirectory(path.join(scratch, 'tools'), TOOLS);
-  npmCache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
+  npmCache = runnerNpmCache(path.join(scratch, 'npm-cache'), spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim());
   emptyCliConfig = path.join(scratch, 'empty.terraform.rc');
   fs.writeFileSync(emptyCliConfig, '');
 }, SETUP_TIMEOUT_MS);
@@ -126,6 +141,21 @@ const machineEnvironment = (home: string) => ({
   ...(fs.existsSync(path.join(NODE_PREFIX, 'include', 'node', 'node.h')) ? { npm_config_nodedir: NODE_PREFIX } : {}),
   npm_config_update_notifier: 'false',
 });
+
+/** After a job: which way its `npm ci` got the addon; the first one compiled is kept for the later jobs. */
+function noteAddon(checkout: string): AddonSource | undefined {
+  const addon = addonSource(checkout);
+  if (addon === 'compiled' && keptAddon === undefined) keptAddon = keepCompiledAddon(checkout, npmCache);
+  return addon;
+}
+
+/**
+ * A job's directories, removed when it ends: a checkout's node_modules is 440 MB in 18,000 files,
+ * and the twelve jobs' left to the file's afterAll made that its slowest step under load.
+ */
+async function removeJobDirectories(...directories: readonly string[]): Promise<void> {
+  for (const directory of directories) await fs.promises.rm(directory, { recursive: true, force: true });
+}
 
 const expectSuccess = (run: JobRun) => expect({ code: run.code, log: run.code === 0 ? '' : run.log }).toEqual({ code: 0, log: '' });
 const listed = async (emulator: AcceptanceEmulator, tenant: string) =>
@@ -181,9 +211,19 @@ describe('the GitHub workflow, cdktf project', () => {
 
   /** Runs one job of the workflow on a commit whose program describes the office as `officeDescription`. */
   async function runJob(id: string, options: { headSha: string; officeDescription?: string }): Promise<JobRun> {
-    const job = workflow.jobs[id];
     const workspace = fs.mkdtempSync(path.join(scratch, `github-${id}-`));
     const runnerTemp = fs.mkdtempSync(path.join(scratch, `github-${id}-temp-`));
+    try {
+      const run = await runSteps(id, options, workspace, runnerTemp);
+      return { ...run, addon: noteAddon(workspace) };
+    } finally {
+      await removeJobDirectories(workspace, runnerTemp);
+    }
+  }
+
+  /** The job's steps in `workspace`, with `runnerTemp` as RUNNER_TEMP and HOME. */
+  async function runSteps(id: string, options: { headSha: string; officeDescription?: string }, workspace: string, runnerTemp: string): Promise<JobRun> {
+    const job = workflow.jobs[id];
     const files = { env: path.join(runnerTemp, 'github_env'), summary: path.join(runnerTemp, 'summary.md') };
     for (const file of Object.values(files)) fs.writeFileSync(file, '');
     const env: Record<string, string> = {};
@@ -246,7 +286,7 @@ describe('the GitHub workflow, cdktf project', () => {
   }
 
   test(
-    'plan on two pull requests: npm ci and cdktf synth, the saved plan kept, svc plan-report as the comment; nothing changes on the service',
+    'plan on two pull requests: npm ci (the first compiles cdktf-cli\'s terminal addon, the second takes that build from the npm cache) and cdktf synth, the saved plan kept, svc plan-report as the comment; nothing changes on the service',
     async () => {
       const first = await runJob('plan', { headSha: 'a1'.repeat(20) });
       expectSuccess(first);
@@ -259,6 +299,11 @@ describe('the GitHub workflow, cdktf project', () => {
       const second = await runJob('plan', { headSha: 'b2'.repeat(20), officeDescription: 'head office, 2nd floor' });
       expectSuccess(second);
       expect(second.comment).toContain('head office, 2nd floor');
+      // The file's first jobs: node-gyp builds the addon in the first (the path every runner
+      // takes), prebuild-install finds that build in the second; a Node the package ships a
+      // prebuild for needs neither.
+      const shipped = first.addon === 'shipped prebuild';
+      expect([first.addon, second.addon]).toEqual(shipped ? ['shipped prebuild', 'shipped prebuild'] : ['compiled', 'npm cache']);
       expect(await listed(emulator, TENANT)).toEqual([]);
     },
     2 * JOB_TIMEOUT_MS,
@@ -335,14 +380,25 @@ describe('the GitLab CI file, cdktf project', () => {
     return { repository, ...commits };
   }
 
+  /** Runs one job of the CI file in a fresh clone; the clone is removed after it. */
   async function runGitlabJob(name: string, options: { repository: string; sha: string; source: string; iid?: number }): Promise<JobRun> {
-    const job = resolved(name);
     const projectDir = fs.mkdtempSync(path.join(scratch, `gitlab-${name.replace(':', '-')}-`));
+    const home = fs.mkdtempSync(path.join(scratch, 'gitlab-home-'));
+    try {
+      const run = await runGitlabScript(name, options, projectDir, home);
+      return { ...run, addon: noteAddon(projectDir) };
+    } finally {
+      await removeJobDirectories(projectDir, home);
+    }
+  }
+
+  /** The job's lines in one bash session in `projectDir`, a clone of the repository at `options.sha`, with `home` as HOME. */
+  async function runGitlabScript(name: string, options: { repository: string; sha: string; source: string; iid?: number }, projectDir: string, home: string): Promise<JobRun> {
+    const job = resolved(name);
     git(['clone', '-q', options.repository, projectDir], scratch, scratch);
     git(['checkout', '-q', options.sha], projectDir, scratch);
     // The job's `cache: paths: [.npm/]`, restored.
     fs.symlinkSync(npmCache, path.join(projectDir, '.npm'), 'dir');
-    const home = fs.mkdtempSync(path.join(scratch, 'gitlab-home-'));
     const lines = [...(job.before_script ?? []), ...job.script].map((line) => (imageLine(line) ? `# the image's: ${line}` : line));
     const scriptFile = path.join(home, 'job.sh');
     fs.writeFileSync(scriptFile, `${lines.join('\n')}\n`);
@@ -396,7 +452,8 @@ describe('the GitLab CI file, cdktf project', () => {
       expect(api.notes.get(1)).toContain('203.0.113.9');
       expect(api.notes.get(1)).toContain('198.51.100.0/24');
       expect(plan.log).not.toContain(emulator.apiKey);
-      expectSuccess(await runGitlabJob('svc:plan', { repository: second.repository, sha: second.head, source: 'merge_request_event', iid: 2 }));
+      const secondPlan = await runGitlabJob('svc:plan', { repository: second.repository, sha: second.head, source: 'merge_request_event', iid: 2 });
+      expectSuccess(secondPlan);
       expect(api.notes.get(2)).toContain('head office, 2nd floor');
       expect(await listed(emulator, TENANT)).toEqual([]);
 
@@ -409,6 +466,9 @@ describe('the GitLab CI file, cdktf project', () => {
       expect(stale.code).toBe(1);
       expect(stale.log).toMatch(/Saved plan is stale/);
       expect((await emulator.client(TENANT).listEntries('whitelist')).map((entry) => entry.description)).toEqual(['head office']);
+      // After a job that compiled the addon (this file's first, or this test's first alone), the build in the npm cache.
+      const later = plan.addon === 'shipped prebuild' ? 'shipped prebuild' : 'npm cache';
+      expect([secondPlan.addon, apply.addon, stale.addon]).toEqual([later, later, later]);
     },
     4 * JOB_TIMEOUT_MS,
   );

@@ -15,10 +15,7 @@
  * examples/pipelines/gitlab/svc-hcl.gitlab-ci.yml runs the same way below, against the same
  * release site (see the comment above its describe).
  */
-import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -28,15 +25,15 @@ import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from '../release/support/https-site';
 import { sharedRelease } from '../release/support/shared-release';
-import { track } from '../support/child-processes';
+import { git, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory as linkTools, type GitlabApiStandIn } from './support/ci-runner';
 
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 const JOB_TIMEOUT_MS = 4 * 60_000;
 const TENANT = 'pipeline-run';
 const WORKFLOW = path.join(__dirname, '..', '..', 'examples', 'pipelines', 'github', 'svc-hcl.yml');
 const HCL_ROOT = path.join(__dirname, '..', '..', 'examples', 'pipelines', 'hcl');
-/** The tools the run steps call besides terraform and svc (the install step downloads svc itself). */
-const SHELL_TOOLS = ['bash', 'sh', 'cat', 'mkdir', 'rm', 'cp', 'echo', 'printf', 'curl', 'unzip', 'sha256sum', 'test', '['];
+/** The executables the run steps call besides terraform and svc (the install step downloads svc itself); echo, printf, test and [ are bash's builtins. */
+const SHELL_TOOLS = ['bash', 'sh', 'cat', 'mkdir', 'rm', 'cp', 'curl', 'unzip', 'sha256sum'];
 
 interface Step {
   readonly name?: string;
@@ -85,12 +82,7 @@ beforeAll(async () => {
   writeNetworkMirror({ release: readRelease(release.outDir), outDir: path.join(siteRoot, 'mirror') });
   site = await serveStaticSite(siteRoot, authority);
   emulator = await startAcceptanceEmulator({ tenants: [TENANT] });
-  toolsDirectory = path.join(scratch, 'tools');
-  fs.mkdirSync(toolsDirectory);
-  for (const tool of ['terraform', ...SHELL_TOOLS]) {
-    const found = spawnSync('sh', ['-c', `command -v ${tool === '[' ? '"["' : tool}`], { encoding: 'utf8' }).stdout.trim();
-    if (found.startsWith('/')) fs.symlinkSync(found, path.join(toolsDirectory, tool));
-  }
+  toolsDirectory = linkTools(path.join(scratch, 'tools'), ['terraform', ...SHELL_TOOLS]);
   stateFile = path.join(scratch, 'state', 'security-policy.tfstate');
   fs.mkdirSync(path.dirname(stateFile));
 }, BUILD_TIMEOUT_MS);
@@ -126,8 +118,6 @@ function expressions(context: { headSha: string; env: Record<string, string>; wo
   };
 }
 
-const substitute = (text: string, evaluate: (expression: string) => string) => text.replace(/\$\{\{(.*?)\}\}/g, (_match, expression: string) => evaluate(expression));
-
 /** The checkout: the HCL root at the path the workflow names, its S3 backend replaced by the shared local state. */
 function checkout(workspace: string, root: string, sources: Readonly<Record<string, string>>): void {
   const target = path.join(workspace, root);
@@ -135,22 +125,6 @@ function checkout(workspace: string, root: string, sources: Readonly<Record<stri
   for (const file of fs.readdirSync(HCL_ROOT)) fs.copyFileSync(path.join(HCL_ROOT, file), path.join(target, file));
   for (const [file, text] of Object.entries(sources)) fs.writeFileSync(path.join(target, file), text);
   fs.writeFileSync(path.join(target, 'backend.tf'), `terraform {\n  backend "local" {\n    path = ${JSON.stringify(stateFile)}\n  }\n}\n`);
-}
-
-/** A step's script under bash as the runner starts it, without blocking this process (the emulator and the site answer from it). */
-function runScript(scriptFile: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = track(spawn('/bin/bash', ['--noprofile', '--norc', '-eo', 'pipefail', scriptFile], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), JOB_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status: status ?? 1, output });
-    });
-  });
 }
 
 /** Runs one job of the workflow on the given commit (its HCL files: the example's, with `sources` laid over). */
@@ -200,17 +174,22 @@ async function runJob(id: string, options: { headSha: string; sources?: Readonly
     const scriptFile = path.join(runnerTemp, 'step.sh');
     fs.writeFileSync(scriptFile, script);
     const cwd = step['working-directory'] === undefined ? workspace : path.join(workspace, substitute(step['working-directory'], evaluate));
-    const result = await runScript(scriptFile, cwd, {
-      ...stepEnv,
-      PATH: [...extraPath, toolsDirectory].join(':'),
-      HOME: runnerTemp,
-      RUNNER_TEMP: runnerTemp,
-      GITHUB_WORKSPACE: workspace,
-      GITHUB_PATH: files.path,
-      GITHUB_ENV: files.env,
-      GITHUB_STEP_SUMMARY: files.summary,
-      SSL_CERT_FILE: authority.caFile,
-    });
+    const result = await runScript(
+      scriptFile,
+      cwd,
+      {
+        ...stepEnv,
+        PATH: [...extraPath, toolsDirectory].join(':'),
+        HOME: runnerTemp,
+        RUNNER_TEMP: runnerTemp,
+        GITHUB_WORKSPACE: workspace,
+        GITHUB_PATH: files.path,
+        GITHUB_ENV: files.env,
+        GITHUB_STEP_SUMMARY: files.summary,
+        SSL_CERT_FILE: authority.caFile,
+      },
+      JOB_TIMEOUT_MS,
+    );
     log.push(`${label}: exit ${result.status}\n${result.output}`);
     if (result.status !== 0) return { code: result.status, log: log.join('\n'), summary: fs.readFileSync(files.summary, 'utf8'), ...(comment === undefined ? {} : { comment }) };
     extraPath = fs.readFileSync(files.path, 'utf8').split('\n').filter(Boolean).reverse();
@@ -315,42 +294,21 @@ describe('the GitLab CI file, plain HCL', () => {
   }
   const gitlab = parseYaml(fs.readFileSync(GITLAB_FILE, 'utf8')) as { variables: Record<string, string> } & Record<string, GitlabJob>;
 
+  const TOKENS = { noteToken: 'note-token', jobToken: 'job-token' };
   let gitlabEmulator: AcceptanceEmulator;
-  let api: { url: string; close: () => Promise<void> };
+  let api: GitlabApiStandIn;
   let gitlabState: string;
-  const notes = new Map<string, string>();
-  /** Merge commit -> the merge request it merged. */
-  const mergedBy = new Map<string, number>();
-  /** Merge request -> the zip of its latest svc:plan job's artifacts. */
-  const artifacts = new Map<number, Buffer>();
-
-  function git(args: readonly string[], cwd: string): string {
-    const run = spawnSync('git', [...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: scratch, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
-    if (run.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${run.stderr}`);
-    return run.stdout.trim();
-  }
 
   /** A repository whose default branch merged merge request `iid` (the example's HCL with `sources` laid over) by a merge commit. */
   function mergeRequest(iid: number, sources: Readonly<Record<string, string>> = {}): { repository: string; head: string; merge: string } {
     const repository = path.join(scratch, `gitlab-repository-${iid}`);
-    const root = path.join(repository, gitlab.variables.TF_ROOT);
-    fs.mkdirSync(root, { recursive: true });
-    git(['init', '-q', '-b', 'main'], repository);
-    fs.writeFileSync(path.join(repository, 'README'), 'base\n');
-    git(['add', '-A'], repository);
-    git(['commit', '-q', '-m', 'base'], repository);
-    git(['checkout', '-q', '-b', `mr-${iid}`], repository);
-    for (const file of fs.readdirSync(HCL_ROOT)) fs.copyFileSync(path.join(HCL_ROOT, file), path.join(root, file));
-    for (const [file, text] of Object.entries(sources)) fs.writeFileSync(path.join(root, file), text);
-    fs.writeFileSync(path.join(root, 'backend.tf'), `terraform {\n  backend "local" {\n    path = ${JSON.stringify(gitlabState)}\n  }\n}\n`);
-    git(['add', '-A'], repository);
-    git(['commit', '-q', '-m', `merge request ${iid}`], repository);
-    const head = git(['rev-parse', 'HEAD'], repository);
-    git(['checkout', '-q', 'main'], repository);
-    git(['merge', '-q', '--no-ff', '-m', `Merge branch mr-${iid}`, `mr-${iid}`], repository);
-    const merge = git(['rev-parse', 'HEAD'], repository);
-    mergedBy.set(merge, iid);
-    return { repository, head, merge };
+    const files: Record<string, string> = {};
+    for (const file of fs.readdirSync(HCL_ROOT)) files[file] = fs.readFileSync(path.join(HCL_ROOT, file), 'utf8');
+    Object.assign(files, sources, { 'backend.tf': `terraform {\n  backend "local" {\n    path = ${JSON.stringify(gitlabState)}\n  }\n}\n` });
+    const inRoot = Object.fromEntries(Object.entries(files).map(([file, text]) => [path.posix.join(gitlab.variables.TF_ROOT, file), text]));
+    const commits = mergedRepository(repository, iid, inRoot, scratch);
+    api.mergedBy.set(commits.merge, iid);
+    return { repository, ...commits };
   }
 
   /** The job after `extends`: the template's keys, the job's own over them. */
@@ -362,93 +320,54 @@ describe('the GitLab CI file, plain HCL', () => {
   async function runGitlabJob(name: string, options: { repository: string; sha: string; source: string; iid?: number }): Promise<JobRun> {
     const job = resolved(name);
     const projectDir = fs.mkdtempSync(path.join(scratch, `gitlab-${name.replace(':', '-')}-`));
-    git(['clone', '-q', options.repository, projectDir], scratch);
-    git(['checkout', '-q', options.sha], projectDir);
+    git(['clone', '-q', options.repository, projectDir], scratch, scratch);
+    git(['checkout', '-q', options.sha], projectDir, scratch);
     const home = fs.mkdtempSync(path.join(scratch, 'gitlab-home-'));
     const lines = [...(job.before_script ?? []), ...job.script].map((line) => (/^apk add /.test(line) ? `# the image's: ${line}` : line));
     const scriptFile = path.join(home, 'job.sh');
     fs.writeFileSync(scriptFile, `${lines.join('\n')}\n`);
-    const result = await runScript(scriptFile, projectDir, {
-      ...gitlab.variables,
-      SVC_BASE_URL: gitlabEmulator.url,
-      SVC_TENANT: GITLAB_TENANT,
-      SVC_PROVIDER_MIRROR: `${site.url}/mirror/`,
-      SVC_RELEASES: `${site.url}/releases/`,
-      SVC_API_KEY: gitlabEmulator.apiKey,
-      SVC_NOTE_TOKEN: 'note-token',
-      CI_PROJECT_DIR: projectDir,
-      CI_PROJECT_ID: '42',
-      CI_API_V4_URL: `${api.url}/api/v4`,
-      CI_JOB_TOKEN: 'job-token',
-      CI_COMMIT_SHA: options.sha,
-      CI_COMMIT_BRANCH: options.source === 'push' ? 'main' : '',
-      CI_DEFAULT_BRANCH: 'main',
-      CI_PIPELINE_SOURCE: options.source,
-      ...(options.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(options.iid) }),
-      PATH: toolsDirectory,
-      HOME: home,
-      SSL_CERT_FILE: authority.caFile,
-    });
+    const result = await runScript(
+      scriptFile,
+      projectDir,
+      {
+        ...gitlab.variables,
+        SVC_BASE_URL: gitlabEmulator.url,
+        SVC_TENANT: GITLAB_TENANT,
+        SVC_PROVIDER_MIRROR: `${site.url}/mirror/`,
+        SVC_RELEASES: `${site.url}/releases/`,
+        SVC_API_KEY: gitlabEmulator.apiKey,
+        SVC_NOTE_TOKEN: TOKENS.noteToken,
+        CI_PROJECT_DIR: projectDir,
+        CI_PROJECT_ID: '42',
+        CI_API_V4_URL: `${api.url}/api/v4`,
+        CI_JOB_TOKEN: TOKENS.jobToken,
+        CI_COMMIT_SHA: options.sha,
+        CI_COMMIT_BRANCH: options.source === 'push' ? 'main' : '',
+        CI_DEFAULT_BRANCH: 'main',
+        CI_PIPELINE_SOURCE: options.source,
+        ...(options.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(options.iid) }),
+        PATH: toolsDirectory,
+        HOME: home,
+        SSL_CERT_FILE: authority.caFile,
+      },
+      JOB_TIMEOUT_MS,
+    );
     // GitLab keeps the job's artifacts.paths (also of a failed job, with `when: always`).
     if (options.iid !== undefined && job.artifacts !== undefined && result.status === 0) {
       const entries = job.artifacts.paths
         .map((entry) => entry.replace('$TF_ROOT', gitlab.variables.TF_ROOT))
         .filter((entry) => fs.existsSync(path.join(projectDir, entry)))
         .map((entry) => ({ name: entry, data: fs.readFileSync(path.join(projectDir, entry)) }));
-      artifacts.set(options.iid, zipArchive(entries, 1_700_000_000));
+      api.artifacts.set(options.iid, zipArchive(entries, 1_700_000_000));
     }
     const reportFile = path.join(projectDir, gitlab.variables.TF_ROOT, 'drift.md');
     return { code: result.status, log: result.output, summary: fs.existsSync(reportFile) ? fs.readFileSync(reportFile, 'utf8') : '' };
   }
 
-  /** The three GitLab API routes the jobs call; each refuses a request without its token. */
-  async function startGitlabApi(): Promise<{ url: string; close: () => Promise<void> }> {
-    const commitsRoute = /^\/api\/v4\/projects\/42\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/;
-    const notesRoute = /^\/api\/v4\/projects\/42\/merge_requests\/(\d+)\/notes$/;
-    const artifactsRoute = /^\/api\/v4\/projects\/42\/jobs\/artifacts\/refs%2Fmerge-requests%2F(\d+)%2Fhead\/download\?job=svc:plan$/;
-    const server = http.createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const url = request.url ?? '';
-        const reply = (status: number, body: string | Buffer, type = 'application/json') => response.writeHead(status, { 'content-type': type }).end(body);
-        if (request.method === 'POST' && notesRoute.test(url)) {
-          if (request.headers['private-token'] !== 'note-token') return reply(401, '{"message":"401 Unauthorized"}');
-          const iid = Number(notesRoute.exec(url)![1]);
-          notes.set(`mr-${iid}`, new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('body') ?? '');
-          return reply(201, '{"id":1}');
-        }
-        if (request.headers['job-token'] !== 'job-token') return reply(401, '{"message":"401 Unauthorized"}');
-        const commit = commitsRoute.exec(url);
-        if (request.method === 'GET' && commit !== null) {
-          const iid = mergedBy.get(commit[1]);
-          return reply(200, JSON.stringify(iid === undefined ? [] : [{ id: 1000 + iid, iid, state: 'merged' }]));
-        }
-        const artifact = artifactsRoute.exec(url);
-        if (request.method === 'GET' && artifact !== null) {
-          const zip = artifacts.get(Number(artifact[1]));
-          return zip === undefined ? reply(404, '{"message":"404 Not found"}') : reply(200, zip, 'application/zip');
-        }
-        return reply(404, `{"message":"not emulated: ${request.method} ${url}"}`);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-    };
-  }
-
   beforeAll(async () => {
-    for (const tool of GITLAB_TOOLS) {
-      const found = spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim();
-      if (found.startsWith('/') && !fs.existsSync(path.join(toolsDirectory, tool))) fs.symlinkSync(found, path.join(toolsDirectory, tool));
-    }
+    linkTools(toolsDirectory, GITLAB_TOOLS);
     gitlabEmulator = await startAcceptanceEmulator({ tenants: [GITLAB_TENANT] });
-    api = await startGitlabApi();
+    api = await startGitlabApi(TOKENS);
     gitlabState = path.join(scratch, 'gitlab-state', 'security-policy.tfstate');
     fs.mkdirSync(path.dirname(gitlabState), { recursive: true });
   });
@@ -468,8 +387,8 @@ describe('the GitLab CI file, plain HCL', () => {
       const first = mergeRequest(1);
       const plan = await runGitlabJob('svc:plan', { repository: first.repository, sha: first.head, source: 'merge_request_event', iid: 1 });
       expectSuccess(plan);
-      expect(notes.get('mr-1')).toContain('203.0.113.9');
-      expect(notes.get('mr-1')).toContain('198.51.100.0/24');
+      expect(api.notes.get(1)).toContain('203.0.113.9');
+      expect(api.notes.get(1)).toContain('198.51.100.0/24');
       expect(plan.log).not.toContain(gitlabEmulator.apiKey);
       expect(await gitlabListed()).toEqual([]);
 
@@ -486,7 +405,7 @@ describe('the GitLab CI file, plain HCL', () => {
     async () => {
       // A merge commit the API ties to no merge request (pushed straight to the default branch).
       const unreviewed = mergeRequest(2);
-      mergedBy.delete(unreviewed.merge);
+      api.mergedBy.delete(unreviewed.merge);
       const direct = await runGitlabJob('svc:apply', { repository: unreviewed.repository, sha: unreviewed.merge, source: 'push' });
       expect(direct.code).toBe(1);
       expect(direct.log).toContain(`no merge request merged in ${unreviewed.merge}, so nothing reviewed to apply`);

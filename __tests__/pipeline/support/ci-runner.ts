@@ -1,10 +1,9 @@
 /**
- * What pipeline-run-cdktf.test.ts needs to run a CI job's shell lines as a runner does: a script
- * under bash without blocking the test's process (the emulator answers from it), the `${{ }}`
- * substitution of GitHub expressions, a PATH of chosen tools only, a git repository whose default
- * branch merged a merge request by a merge commit, and a stand-in for the three GitLab API routes
- * the GitLab jobs call. pipeline-run.test.ts (the HCL flavours) has its own copies of these, made
- * before this module.
+ * What pipeline-run.test.ts (the HCL templates) and pipeline-run-cdktf.test.ts (the cdktf ones)
+ * need to run a CI job's shell lines as a runner does: a script under bash without blocking the
+ * test's process (the emulator answers from it), the `${{ }}` substitution of GitHub expressions,
+ * a PATH of chosen tools only, a git repository whose default branch merged a merge request by a
+ * merge commit, and a stand-in for the three GitLab API routes the GitLab jobs call.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
