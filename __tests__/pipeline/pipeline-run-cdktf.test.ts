@@ -54,7 +54,7 @@ import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { packedLibrary, writeConsumerManifests } from '../library/support';
 import { git, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory, type GitlabApiStandIn } from './support/ci-runner';
-import { addonSource, keepCompiledAddon, runnerNpmCache, type AddonSource } from './support/terminal-addon';
+import { addonSource, keepCompiledAddon, LOOPBACK_BINARY_HOST, runnerNpmCache, type AddonSource } from './support/terminal-addon';
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 const JOB_TIMEOUT_MS = 4 * 60_000;
@@ -140,6 +140,7 @@ const machineEnvironment = (home: string) => ({
   npm_config_offline: 'true',
   ...(fs.existsSync(path.join(NODE_PREFIX, 'include', 'node', 'node.h')) ? { npm_config_nodedir: NODE_PREFIX } : {}),
   npm_config_update_notifier: 'false',
+  ...LOOPBACK_BINARY_HOST,
 });
 
 /** After a job: which way its `npm ci` got the addon; the first one compiled is kept for the later jobs. */

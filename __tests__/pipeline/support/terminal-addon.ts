@@ -20,6 +20,14 @@ const BUILT_ADDON = path.join('build', 'Release', 'pty.node');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { prebuildFile } = require('../../../scripts/native-addons.js') as { prebuildFile(packageDir: string): string };
 
+/**
+ * Where the jobs' prebuild-install looks for a download: a closed port on loopback (9, discard),
+ * so the compiling job's attempt fails at once, here and on a machine with network, instead of
+ * asking github.com. The cache entry's name is made from this URL, so keepCompiledAddon names it
+ * with the same setting.
+ */
+export const LOOPBACK_BINARY_HOST: Readonly<Record<string, string>> = { npm_config_cdktf_node_pty_prebuilt_multiarch_binary_host: 'http://127.0.0.1:9' };
+
 /** How a checkout's `npm ci` got the addon for the running Node; undefined when it has none (npm ci failed before). */
 export type AddonSource = 'shipped prebuild' | 'compiled' | 'npm cache';
 
@@ -58,7 +66,7 @@ export function keepCompiledAddon(checkout: string, npmCache: string): string {
   const named = spawnSync(process.execPath, ['-e', nameEntry], {
     cwd: packageDir,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: npmCache, npm_config_cache: npmCache },
+    env: { PATH: process.env.PATH ?? '', HOME: npmCache, npm_config_cache: npmCache, ...LOOPBACK_BINARY_HOST },
   });
   if (named.status !== 0) throw new Error(`prebuild-install did not name its cache entry for ${packageDir}: ${named.stderr}`);
   const entry = named.stdout;
