@@ -53,7 +53,7 @@ import { parse as parseYaml } from 'yaml';
 import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { packedLibrary, writeConsumerManifests } from '../library/support';
-import { git, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory, type GitlabApiStandIn } from './support/ci-runner';
+import { git, githubExpressions, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory, type GitlabApiStandIn } from './support/ci-runner';
 import { addonSource, keepCompiledAddon, LOOPBACK_BINARY_HOST, runnerNpmCache, type AddonSource } from './support/terminal-addon';
 
 const SETUP_TIMEOUT_MS = 10 * 60_000;
@@ -197,17 +197,7 @@ describe('the GitHub workflow, cdktf project', () => {
       'secrets.SVC_API_KEY': emulator.apiKey,
       'github.event.pull_request.head.sha': context.headSha,
     };
-    return (expression) => {
-      const trimmed = expression.trim();
-      if (trimmed.startsWith('env.')) {
-        const value = context.env[trimmed.slice(4)];
-        if (value === undefined) throw new Error(`the workflow reads env.${trimmed.slice(4)}, which is not set`);
-        return value;
-      }
-      const value = known[trimmed];
-      if (value === undefined) throw new Error(`the workflow uses \${{ ${trimmed} }}, which this test does not know`);
-      return value;
-    };
+    return githubExpressions(known, context.env);
   }
 
   /** Runs one job of the workflow on a commit whose program describes the office as `officeDescription`. */
@@ -413,15 +403,7 @@ describe('the GitLab CI file, cdktf project', () => {
         SVC_TENANT: TENANT,
         SVC_API_KEY: emulator.apiKey,
         SVC_NOTE_TOKEN: TOKENS.noteToken,
-        CI_PROJECT_DIR: projectDir,
-        CI_PROJECT_ID: '42',
-        CI_API_V4_URL: `${api.url}/api/v4`,
-        CI_JOB_TOKEN: TOKENS.jobToken,
-        CI_COMMIT_SHA: options.sha,
-        CI_COMMIT_BRANCH: options.source === 'push' ? 'main' : '',
-        CI_DEFAULT_BRANCH: 'main',
-        CI_PIPELINE_SOURCE: options.source,
-        ...(options.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(options.iid) }),
+        ...api.jobVariables({ projectDir, sha: options.sha, source: options.source, iid: options.iid }),
       },
       JOB_TIMEOUT_MS,
     );

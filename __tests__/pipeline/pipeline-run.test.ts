@@ -25,7 +25,7 @@ import { zipArchive } from '../../scripts/release/zip';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
 import { makeTestCertificateAuthority, serveStaticSite, type StaticSite, type TestCertificateAuthority } from '../release/support/https-site';
 import { sharedRelease } from '../release/support/shared-release';
-import { git, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory as linkTools, type GitlabApiStandIn } from './support/ci-runner';
+import { git, githubExpressions, mergedRepository, runScript, startGitlabApi, substitute, toolsDirectory as linkTools, type GitlabApiStandIn } from './support/ci-runner';
 
 const BUILD_TIMEOUT_MS = 10 * 60_000;
 const JOB_TIMEOUT_MS = 4 * 60_000;
@@ -105,17 +105,7 @@ function expressions(context: { headSha: string; env: Record<string, string>; wo
     'github.event.pull_request.head.sha': context.headSha,
     'github.workspace': context.workspace,
   };
-  return (expression) => {
-    const trimmed = expression.trim();
-    if (trimmed.startsWith('env.')) {
-      const value = context.env[trimmed.slice(4)];
-      if (value === undefined) throw new Error(`the workflow reads env.${trimmed.slice(4)}, which is not set`);
-      return value;
-    }
-    const value = known[trimmed];
-    if (value === undefined) throw new Error(`the workflow uses \${{ ${trimmed} }}, which this test does not know`);
-    return value;
-  };
+  return githubExpressions(known, context.env);
 }
 
 /** The checkout: the HCL root at the path the workflow names, its S3 backend replaced by the shared local state. */
@@ -337,15 +327,7 @@ describe('the GitLab CI file, plain HCL', () => {
         SVC_RELEASES: `${site.url}/releases/`,
         SVC_API_KEY: gitlabEmulator.apiKey,
         SVC_NOTE_TOKEN: TOKENS.noteToken,
-        CI_PROJECT_DIR: projectDir,
-        CI_PROJECT_ID: '42',
-        CI_API_V4_URL: `${api.url}/api/v4`,
-        CI_JOB_TOKEN: TOKENS.jobToken,
-        CI_COMMIT_SHA: options.sha,
-        CI_COMMIT_BRANCH: options.source === 'push' ? 'main' : '',
-        CI_DEFAULT_BRANCH: 'main',
-        CI_PIPELINE_SOURCE: options.source,
-        ...(options.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(options.iid) }),
+        ...api.jobVariables({ projectDir, sha: options.sha, source: options.source, iid: options.iid }),
         PATH: toolsDirectory,
         HOME: home,
         SSL_CERT_FILE: authority.caFile,

@@ -32,6 +32,24 @@ export function runScript(scriptFile: string, cwd: string, env: NodeJS.ProcessEn
 export const substitute = (text: string, evaluate: (expression: string) => string): string =>
   text.replace(/\$\{\{(.*?)\}\}/g, (_match, expression: string) => evaluate(expression));
 
+/**
+ * What a workflow's `${{ }}` expressions evaluate to: `env.<NAME>` from `env` (the workflow's,
+ * job's and step's), any other from `known`; an expression in neither fails the run.
+ */
+export function githubExpressions(known: Readonly<Record<string, string>>, env: Readonly<Record<string, string>>): (expression: string) => string {
+  return (expression) => {
+    const trimmed = expression.trim();
+    if (trimmed.startsWith('env.')) {
+      const value = env[trimmed.slice(4)];
+      if (value === undefined) throw new Error(`the workflow reads env.${trimmed.slice(4)}, which is not set`);
+      return value;
+    }
+    const value = known[trimmed];
+    if (value === undefined) throw new Error(`the workflow uses \${{ ${trimmed} }}, which this test does not know`);
+    return value;
+  };
+}
+
 /** A directory of symlinks to `tools` (executables, not shell builtins) as this machine has them: the only PATH a job gets. */
 export function toolsDirectory(directory: string, tools: readonly string[]): string {
   fs.mkdirSync(directory, { recursive: true });
@@ -84,6 +102,8 @@ export interface GitlabApiStandIn {
   readonly mergedBy: Map<string, number>;
   /** Merge request iid -> the zip of its latest svc:plan job's artifacts. */
   readonly artifacts: Map<number, Buffer>;
+  /** The variables GitLab predefines for a job of project 42 (its API, job token, commit, pipeline source, merge request). */
+  jobVariables(job: { projectDir: string; sha: string; source: string; iid?: number }): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -125,11 +145,23 @@ export async function startGitlabApi(tokens: { noteToken: string; jobToken: stri
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     notes,
     mergedBy,
     artifacts,
+    jobVariables: (job) => ({
+      CI_PROJECT_DIR: job.projectDir,
+      CI_PROJECT_ID: '42',
+      CI_API_V4_URL: `${url}/api/v4`,
+      CI_JOB_TOKEN: tokens.jobToken,
+      CI_COMMIT_SHA: job.sha,
+      CI_COMMIT_BRANCH: job.source === 'push' ? 'main' : '',
+      CI_DEFAULT_BRANCH: 'main',
+      CI_PIPELINE_SOURCE: job.source,
+      ...(job.iid === undefined ? {} : { CI_MERGE_REQUEST_IID: String(job.iid) }),
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
