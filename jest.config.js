@@ -5,7 +5,8 @@
  * - `end-to-end`: everything else, run with the unit tier by `npm test` (the README's command).
  * Every test file is in exactly one of them, so `npx jest <file>` runs any file as before.
  *
- * Jest runs TypeScript through ts-jest without type checking (isolatedModules in tsconfig.json):
+ * Jest runs TypeScript through esbuild, or TypeScript's transpiler for coverage runs, without type
+ * checking (__tests__/support/typescript-transform.js, isolatedModules in tsconfig.json):
  * `npm run typecheck` is the type gate, and it keeps the suite fast on 2 cores.
  */
 const fs = require('node:fs');
@@ -74,28 +75,21 @@ function isUnit(file) {
 
 const files = testFiles(TESTS);
 
+/** `--coverage` (or `--collectCoverage`) on the command line: coverage figures need TypeScript's transpiler (typescript-transform.js). */
+function collectsCoverage(argv) {
+  return argv.some((value) => /^--(coverage|collectCoverage)(=true)?$/.test(value));
+}
+
 /** What both projects share. */
 const project = {
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    '^.+\\.ts$': ['<rootDir>/__tests__/support/typescript-transform.js', { transpiler: collectsCoverage(process.argv) ? 'typescript' : 'esbuild' }],
   },
   // Kills processes a test left running (a timed-out test is abandoned, not stopped).
   setupFilesAfterEnv: ['<rootDir>/__tests__/support/kill-children.ts'],
 };
-
-/** `--selectProjects unit` alone (`npm run test:unit`): the run holds no end-to-end file. */
-function unitTierOnly(argv) {
-  const at = argv.indexOf('--selectProjects');
-  if (at < 0) return false;
-  const selected = [];
-  for (const value of argv.slice(at + 1)) {
-    if (value.startsWith('-')) break;
-    selected.push(value);
-  }
-  return selected.length > 0 && selected.every((name) => name === 'unit');
-}
 
 const cores = os.availableParallelism();
 
@@ -103,11 +97,13 @@ module.exports = {
   testTimeout: 60000,
   // jest's default (one worker per core but one) gave a 2-core machine a single worker, running
   // every file in band: a file waiting on terraform, npm or podman left the second core idle
-  // (help/testing.md, "Where the time goes"). At least two: on 2 cores both are used. The unit
-  // tier alone runs one file more than there are cores: its slow files spend much of their time
-  // waiting on the processes they start (bash for the sensor launcher, svc-emulator), and on
-  // 2 cores a third worker took it from 66 s to 54 s (114 s and 107 s of CPU).
-  maxWorkers: unitTierOnly(process.argv) ? cores + 1 : Math.max(2, cores - 1),
+  // (help/testing.md, "Where the time goes"). One worker more than there are cores: the slow
+  // files spend part of their time waiting on the processes they start (terraform, npm, podman,
+  // the sensor launcher's bash). On 2 cores a third worker took the unit tier from 66 s to 54 s
+  // and the whole suite from 665 s to 627 s (1,203 s of CPU: both cores busy nearly throughout);
+  // the check under load (help/testing.md, "Under load") ran four at once with no test within 2x
+  // of its limit.
+  maxWorkers: cores + 1,
   projects: [
     {
       ...project,
