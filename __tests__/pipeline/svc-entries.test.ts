@@ -194,6 +194,28 @@ describe('svc entries against the emulator', () => {
     expect((await svc(['entries', 'list', 'whitelist'])).stdout).toBe('the whitelist is empty\n');
   });
 
+  test('audit in text: a table of the newest events, and a note when the limit cut it; "--" ends the options', async () => {
+    expect((await svc(['entries', 'add', 'blacklist', '--description', 'first', '--', '203.0.113.1'])).code).toBe(0);
+    expect((await svc(['entries', 'add', 'blacklist', '203.0.113.2', '--description', 'second'])).code).toBe(0);
+    const all = await svc(['audit']);
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(all.stdout.split('\n')[0]).toMatch(/^TIME +USER +EVENT +DESCRIPTION$/);
+    expect(all.stdout).toMatch(/^\d{4}-\d\d-\d\dT\S+ +ops@acme\.example +Lists\/new_entry +.*203\.0\.113\.1/m);
+    const one = await svc(['audit', '--limit', '1']);
+    expect(one.stdout.trim().split('\n')).toHaveLength(2);
+    expect(one.stdout).toContain('203.0.113.2');
+    expect(one.stderr).toBe('(1 events shown; older ones exist or may exist: --limit up to 10000)\n');
+  });
+
+  test('svc help COMMAND and svc --help print the usage on stdout and exit 0', async () => {
+    const help = await svc(['help', 'audit']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: svc audit/);
+    const general = await svc(['--help']);
+    expect(general).toMatchObject({ code: 0, stderr: '' });
+    expect(general.stdout).toMatch(/^Usage: svc <command>/);
+  });
+
   test('sso show: SSO on (required or not) says what it means; tenant and channel names that do not exist, and a service without channels, are named', async () => {
     const other = await startEmulator({
       seed: {
@@ -311,6 +333,8 @@ describe('failures: exit 1, one clear line, never the key', () => {
     ['sso without a verb', ['sso'], {}, /say what to do: svc sso show tenant\|channel/],
     ['sso show of something else', ['sso', 'show', 'user'], {}, /"user": say tenant or channel/],
     ['sso with another verb', ['sso', 'list'], {}, /unknown verb "list"; the one verb is show/],
+    ['an option given twice', ['entries', 'list', 'blacklist', '--format', 'json', '--format=text'], {}, /--format is given twice; give it once/],
+    ['a flag given a value', ['entries', 'import', 'blacklist', 'x.csv', '--dry-run=yes'], {}, /--dry-run is a flag and takes no value/],
     ['no base URL', ['entries', 'list', 'blacklist'], { SVC_BASE_URL: undefined }, /SVC_BASE_URL is not set/],
     ['a base URL that is not one', ['entries', 'list', 'blacklist'], { SVC_BASE_URL: 'svc.example.com' }, /SVC_BASE_URL is not an http\(s\) URL/],
     ['http:// to another host', ['entries', 'list', 'blacklist'], { SVC_BASE_URL: 'http://svc.example.com' }, /SVC_BASE_URL is http:\/\/ to svc\.example\.com.*SVC_ALLOW_INSECURE_HTTP=1/],
