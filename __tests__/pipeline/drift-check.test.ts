@@ -11,6 +11,7 @@ import { ManagementClient } from '../../src/api/client';
 import { startEmulator, type EmulatorSeed } from '../../src/emulator/server';
 import { auditLookupFor, driftRunExitCode, findRoots, firstErrorLine, type DriftRoot, type RootCheck } from '../../src/pipeline/drift-roots';
 import type { JsonPlanDocument } from '../../src/pipeline/plan-report';
+import { main as svcMain } from '../../src/pipeline/svc-cli';
 import { cdktfArguments, outputDirectory, synthArguments } from '../../scripts/cdktf-command';
 import { main, parseNpmDriftArguments } from '../../scripts/drift-check';
 
@@ -218,4 +219,30 @@ describe('the output directory scripts/cdktf-command.ts prepares after synth', (
     [['--output=joined', '--skip-synth'], 'joined'],
   ];
   test.each(cases)('%j -> %s', (rest, expected) => expect(outputDirectory(rest)).toBe(expected));
+});
+
+describe('svc drift refuses a mirror it cannot use before terraform starts', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-drift-mirror-refused-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('--mirror naming a directory without the provider: exit 1, the directory named, nothing linked into the root', async () => {
+    fs.writeFileSync(path.join(dir, 'main.tf'), 'terraform {\n  required_providers {\n    svc = {\n      source = "svc-prevent/svc"\n    }\n  }\n}\n');
+    fs.mkdirSync(path.join(dir, 'empty-mirror'));
+    let stdout = '';
+    let stderr = '';
+    const code = await svcMain(['drift', '--mirror', path.join(dir, 'empty-mirror'), '.'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { CHECKPOINT_DISABLE: '1', PATH: '/nonexistent' },
+      workingDirectory: dir,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.startsWith(`svc drift: ${path.join(dir, 'empty-mirror')} holds no svc provider: expected ${path.join(dir, 'empty-mirror', 'registry.terraform.io', 'svc-prevent', 'svc')}/`)).toBe(true);
+    expect(stderr).toMatch(/\/terraform-provider-svc_v<version>\n$/);
+    expect(fs.existsSync(path.join(dir, 'terraform.d'))).toBe(false);
+  });
 });
