@@ -532,3 +532,22 @@ describe('additive mode and entries already on the service (adopt_existing)', ()
     expect(diagnostics[0]!.detail).toContain('U+0007');
   });
 });
+
+describe('a tenant the service does not know, at plan', () => {
+  test.each<[string, Record<string, Value>, Record<string, Value>, string, string[] | undefined]>([
+    ['set on the resource', {}, { tenant: 'initech' }, 'Check tenant; names are case-sensitive.', ['tenant']],
+    ["the provider's", { tenant: 'initech' }, {}, "Check the provider's tenant (tenant in the provider block, or SVC_TENANT); names are case-sensitive.", undefined],
+  ])('%s: the tenants there are named, no call made past the read', async (_name, providerConfig, resourceConfig, check, path) => {
+    const context = await world.configure(providerConfig);
+    const error = await plan(resourceNamed('svc_blocklist'), context, { entries: entries(['198.51.100.1', 'bot']), ...resourceConfig }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(DiagnosticsError);
+    const [diagnostic] = (error as DiagnosticsError).diagnostics;
+    expect(diagnostic!.summary).toBe('Cannot use tenant "initech"');
+    expect(diagnostic!.detail).toBe(`The service lists no tenant named "initech" (it lists "acme", "globex"). ${check}`);
+    expect(diagnostic!.path).toEqual(path);
+    expect(await world.api.listEntries('blocklist')).toEqual([]);
+  });
+});
