@@ -33,7 +33,7 @@ describe('refusals name the field and the value', () => {
   const cases: Array<[name: string, action: () => unknown, field: string, message: string]> = [
     ['a list that is not one', () => assertListName('denylist', 'list_entries'), 'list', 'list: "denylist" is not a list of the service; use one of blacklist, blocklist, whitelist.'],
     ['an address that is not text', () => canonicalIp(42, 'entries[0].ip', 'new_blacklist'), 'entries[0].ip', 'entries[0].ip: expected an IP address or CIDR as a string, got number.'],
-    ['an address with host bits', () => canonicalIp('10.0.0.1/8', 'ip'), 'ip', 'ip: '],
+    ['an address with host bits', () => canonicalIp('10.0.0.1/8', 'ip'), 'ip', 'ip: Invalid IP address or CIDR: "10.0.0.1/8" (host bits are set; the network of this range is 10.0.0.0/8). Give an IPv4 or IPv6 address, or a CIDR range without host bits.'],
     ['an entry that is not an object', () => normaliseEntry(null as unknown as NewListEntry, 'entries[2]', 0, 'new_whitelist'), 'entries[2]', 'entries[2]: expected an object with ip, description and created.'],
     ['a description that is not text', () => normaliseEntry({ ip: '192.0.2.1', description: 7 as unknown as string }, 'entry', 0), 'entry.description', 'entry.description: expected a string.'],
     ['a description with a control character', () => normaliseEntry({ ip: '192.0.2.1', description: 'a\u001bb' }, 'entry', 0), 'entry.description', 'entry.description "a\\u001bb": holds the control character U+001B at position 2; descriptions are one line of printable text.'],
