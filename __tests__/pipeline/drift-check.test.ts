@@ -1,8 +1,10 @@
 /**
  * The drift check's rules and npm run drift's command line: exit codes (pending changes never
- * counted as drift), terraform's first error line, which arguments are npm run drift's and which
- * go to svc drift; the cdktf flags the npm scripts add. Real terraform runs in svc-drift.test.ts
- * (svc drift) and cdktf-end-to-end.test.ts (npm run drift on a synthesized app).
+ * counted as drift), terraform's first error line, which directories are roots, the audit lookup
+ * (against the emulator), a mirror refused before terraform starts, which arguments are npm run
+ * drift's and which go to svc drift; the cdktf flags the npm scripts add. Real terraform runs
+ * in svc-drift.test.ts (svc drift) and cdktf-end-to-end.test.ts (npm run drift on a synthesized
+ * app).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
