@@ -112,7 +112,8 @@ function checkJsonSyntax(text: string, shown: string): void {
 }
 
 function describeNode(node: unknown): string {
-  if (node === null || node === undefined) return 'nothing';
+  // `entries:` with no value is a null scalar: say nothing is there, not "object null".
+  if (node === null || node === undefined || (isScalar(node) && node.value === null)) return 'nothing';
   if (isAlias(node)) return `the alias *${node.source} (write the value out; entry files take no YAML anchors or aliases)`;
   if (isSeq(node)) return 'a list';
   if (isMap(node)) return 'an object';

@@ -67,6 +67,14 @@ describe('odd replies', () => {
     });
   });
 
+  test('Ok of the wrong shape: a list where an object belongs and the reverse, naming the command and what was wanted', async () => {
+    const { client } = await setUp(scripted([{ body: { Ok: { entries: [] } } }, { body: { Ok: [{ ip: '192.0.2.1' }] } }, { body: { Ok: {} } }, { body: { Ok: 'none' } }]));
+    await expect(client.listEntries('whitelist')).rejects.toMatchObject({ code: 'unexpected_reply', message: expect.stringMatching(/^list_whitelist: expected a list under "Ok" \(HTTP 200, X-Request-ID fake-\d+\), got \{"entries":\[\]\}\.$/) });
+    await expect(client.getEntry('blacklist', '192.0.2.1')).rejects.toMatchObject({ code: 'unexpected_reply', message: expect.stringMatching(/^get_blacklist: expected an object under "Ok" .*, got \[\{"ip":"192\.0\.2\.1"\}\]\.$/) });
+    await expect(client.listCustomers()).rejects.toMatchObject({ code: 'unexpected_reply', command: 'customers list' });
+    await expect(client.listChannels()).rejects.toMatchObject({ code: 'unexpected_reply', message: expect.stringContaining('got "none"') });
+  });
+
   test('Ok and ok are accepted alike, whatever the status', async () => {
     const { client } = await setUp(
       scripted([{ status: 200, body: { ok: 'Blacklist entry for ip 192.0.2.1 added' } }, { status: 201, body: { Ok: [] } }]),
@@ -199,6 +207,23 @@ describe('session', () => {
   test('a login reply without a token is an unexpected reply', async () => {
     const { client } = await setUp(() => ({ body: { Ok: { status: true } } }));
     await expect(client.login()).rejects.toMatchObject({ code: 'unexpected_reply' });
+  });
+
+  test('a login answered with an Error names the service\'s reason and the tenant, not retried', async () => {
+    const { service, client } = await setUp(() => ({ body: { Error: 'Invalid API token' } }));
+    const error = await client.login().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).toBe('login refused for tenant "acme": "Invalid API token". Check the API key.');
+    expect(service.requests).toHaveLength(1);
+  });
+
+  test('an odd login reply that carries a token anyway: unexpected, and the token is not in the message', async () => {
+    const { client } = await setUp(() => ({ body: { Ok: { status: 'yes', token: 'odd-token-5b1c9e' } } }));
+    const error = (await client.login().catch((caught: unknown) => caught)) as UnexpectedReplyError;
+    expect(error).toBeInstanceOf(UnexpectedReplyError);
+    expect(error.message).toMatch(/^login: expected \{"status":true,"token":\.\.\.\} under "Ok", got /);
+    expect(error.message).toContain('"status":"yes"');
+    expect(`${error.message} ${error.bodyExcerpt}`).not.toContain('odd-token-5b1c9e');
   });
 
   test('close releases the pool and later calls fail with ClientClosedError', async () => {
@@ -378,6 +403,14 @@ describe('transport', () => {
     expect(service.connections()).toBeLessThanOrEqual(2);
   });
 
+  test('maxConnections: 1 keeps concurrent calls on one connection; connectTimeoutMs is accepted with it', async () => {
+    const { service, client } = await setUp(scripted([]), { maxConnections: 1, connectTimeoutMs: 2_000 });
+    await client.login();
+    await Promise.all([1, 2, 3, 4, 5, 6].map((limit) => client.auditEvents(limit)));
+    expect(service.requests).toHaveLength(7);
+    expect(service.connections()).toBe(1);
+  });
+
   test('an injected undici dispatcher carries the calls and is left open by close()', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
@@ -445,6 +478,10 @@ describe('client-side validation happens before anything is sent', () => {
     ['SSO over http', (client) => client.setTenantSso('acme', { enabled: true, required: false, saml_metadata_url: 'http://idp.example/m' }), 'sso.saml_metadata_url', 'https'],
     ['SSO required without enabled', (client) => client.setChannelSso('main', { enabled: false, required: true, saml_metadata_url: 'https://idp.example/m' }), 'sso.required', 'enabled'],
     ['SSO enabled with no URL', (client) => client.setTenantSso('acme', { enabled: true, required: false, saml_metadata_url: '' }), 'sso.saml_metadata_url', 'https'],
+    ['bulk entries that are not a list', (client) => client.bulkAddEntries('blacklist', 'not a list' as unknown as []), 'entries', 'expected an array of entries'],
+    ['bulk addresses that are not a list', (client) => client.bulkDeleteEntries('blocklist', { ip: '192.0.2.1' } as unknown as []), 'ips', 'expected an array of addresses'],
+    ['a customer that is not an object', (client) => client.updateCustomer('acme', null as unknown as { name: string }), 'customer', 'expected the object as listed by the service'],
+    ['a channel that is a list', (client) => client.updateChannel([] as unknown as { name: string }), 'channel', 'expected the object as listed by the service'],
   ];
   test.each(invalidCalls)('%s', async (_name, call, field, mentioned) => {
     const { service, client } = await setUp(scripted([]));
@@ -468,6 +505,7 @@ describe('client-side validation happens before anything is sent', () => {
     ['not a URL', { baseUrl: 'api.example.com' }, 'baseUrl'],
     ['ftp URL', { baseUrl: 'ftp://api.example.com' }, 'baseUrl'],
     ['chunk size above the service limit', { bulkChunkSize: 1001 }, 'bulkChunkSize'],
+    ['a bulk body under 1 KiB', { bulkBodyBytes: 100 }, 'bulkBodyBytes'],
     ['zero attempts', { retry: { maxAttempts: 0 } }, 'retry.maxAttempts'],
   ] as const)('constructor refuses %s', (_name, override, field) => {
     expect(() => new ManagementClient({ baseUrl: 'http://127.0.0.1:9', apiKey: API_KEY, tenant: 'acme', ...override })).toThrow(

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { FLAGS, emulatorOptions, exposureWarning, helpText, parseArguments, CliUsageError } from '../../src/emulator/cli';
+import { FLAGS, emulatorOptions, exposureWarning, helpText, main, parseArguments, CliUsageError, type CliIo } from '../../src/emulator/cli';
 import { ADMIN_ROUTES } from '../../src/emulator/routes/admin';
 import { track } from '../support/child-processes';
 
@@ -292,5 +292,70 @@ describe('argument parsing', () => {
   test('-h and --help ask for help', () => {
     expect(parseArguments(['-h'])).toEqual({ kind: 'help' });
     expect(parseArguments(['--port', '0', '--help'])).toEqual({ kind: 'help' });
+  });
+});
+
+describe('main in-process (the same entry bin/svc-emulator.js runs)', () => {
+  function io(): CliIo & { out: string[]; err: string[]; exited: Promise<number> } {
+    let exit!: (code: number) => void;
+    const exited = new Promise<number>((resolve) => (exit = resolve));
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, exited, stdout: (line) => out.push(line), stderr: (line) => err.push(line), exit };
+  }
+
+  test('--help: the help text, exit 0; a usage error: exit 2 pointing at --help', async () => {
+    const help = io();
+    await main(['--help'], help);
+    expect(await help.exited).toBe(0);
+    expect(help.out).toEqual([helpText()]);
+    const usage = io();
+    await main(['--port', 'abc'], usage);
+    expect(await usage.exited).toBe(2);
+    expect(usage.err).toEqual(['svc-emulator: --port must be a whole number from 0 to 65535, got "abc"\nRun "svc-emulator --help" for every flag.']);
+  });
+
+  test.each([
+    ['a --config file that does not exist', (dir: string) => ['--config', path.join(dir, 'missing.json')], (dir: string) => `svc-emulator: --config ${path.join(dir, 'missing.json')} cannot be read (ENOENT)`],
+    ['a --config file that is not JSON', (dir: string) => ['--config', path.join(dir, 'not-json.json')], (dir: string) => `svc-emulator: --config ${path.join(dir, 'not-json.json')} is not valid JSON: `],
+  ])('%s: exit 2, the file named', async (_name, argv, message) => {
+    fs.writeFileSync(path.join(directory, 'not-json.json'), '{ tenants');
+    const run = io();
+    await main(['--port', '0', '--quiet', ...argv(directory)], run);
+    expect(await run.exited).toBe(2);
+    expect(run.err).toHaveLength(1);
+    expect(run.err[0]!.startsWith(message(directory))).toBe(true);
+  });
+
+  test('a state file that is not the emulator\'s: exit 1, the file named', async () => {
+    const stateFile = path.join(directory, 'foreign-state.json');
+    fs.writeFileSync(stateFile, '{"something": "else"}');
+    const run = io();
+    await main(['--port', '0', '--quiet', '--state-file', stateFile], run);
+    expect(await run.exited).toBe(1);
+    expect(run.err.join('\n')).toContain(stateFile);
+  });
+
+  test('starts with --config, --host and --quiet, prints the listening line, serves, and SIGTERM stops it with exit 0', async () => {
+    const config = path.join(directory, 'in-process-seed.json');
+    fs.writeFileSync(config, JSON.stringify({ tenants: [{ name: 'globex' }], users: [{ email: 'rw@globex.example', apiKey: 'in-process-key' }] }));
+    const before = { int: process.listeners('SIGINT'), term: process.listeners('SIGTERM') };
+    const run = io();
+    await main(['--port', '0', '--host', '127.0.0.1', '--config', config, '--quiet'], run);
+    const added = { int: process.listeners('SIGINT').filter((listener) => !before.int.includes(listener)), term: process.listeners('SIGTERM').filter((listener) => !before.term.includes(listener)) };
+    try {
+      expect(run.out).toHaveLength(1);
+      const url = LISTENING.exec(run.out[0]!)![0].replace('svc-emulator listening on ', '');
+      const login = await (await fetch(`${url}/svc_api/v2/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ command: 'login', api_token: 'in-process-key' }) })).json();
+      expect(login).toMatchObject({ Ok: { status: true } });
+      expect(run.err).toEqual([]);
+      expect(added.term).toHaveLength(1);
+      (added.term[0] as (signal: string) => void)('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(run.err).toEqual(['svc-emulator: SIGTERM received, shutting down']);
+    } finally {
+      for (const listener of added.int) process.removeListener('SIGINT', listener as () => void);
+      for (const listener of added.term) process.removeListener('SIGTERM', listener as () => void);
+    }
   });
 });

@@ -159,3 +159,50 @@ describe('how sure an attribution is: a full window is read again once, bounded,
     expect(result).toMatchObject({ certainty: 'no event', searched: 3 });
   });
 });
+
+describe('the rarer drift shapes', () => {
+  test('a change without type is typed by its address; entries and SSO without an address or a name are left out; the tenant may come from after', () => {
+    const subjects = driftSubjects([
+      { address: 'module.m.svc_blacklist_entry.e', change: { actions: ['update'], before: null, after: { ip: '203.0.113.5', tenant: 'acme', description: 'b' } } },
+      { address: 'svc_blocklist_entry.noip', type: 'svc_blocklist_entry', change: { actions: ['delete'], before: { tenant: 'acme' }, after: null } },
+      { address: 'svc_tenant_sso.noname', type: 'svc_tenant_sso', change: { actions: ['update'], before: {}, after: { enabled: false } } },
+      { address: 'svc_channel_sso.late', type: 'svc_channel_sso', change: { actions: ['update'], before: null, after: { name: 'late' } } },
+      { address: 'svc_whitelist.same', type: 'svc_whitelist', change: { actions: ['update'], before: { tenant: 'acme', entries: { 'not-an-address': 'kept' } }, after: { tenant: 'acme', entries: { 'not-an-address': 'changed' } } } },
+    ]);
+    expect(subjects).toEqual([
+      { address: 'module.m.svc_blacklist_entry.e', kind: 'entry changed', tenant: 'acme', list: 'blacklist', ip: '203.0.113.5' },
+      { address: 'svc_channel_sso.late', kind: 'sso changed', tenant: undefined, ssoOwner: { kind: 'channel', name: 'late' } },
+      { address: 'svc_whitelist.same', kind: 'entry changed', tenant: 'acme', list: 'whitelist', ip: 'not-an-address' },
+    ]);
+  });
+
+  test('an address ending in :: keeps its colons when matched in a description', () => {
+    const subject: DriftSubject = { address: 'a', kind: 'entry removed', tenant: 'acme', list: 'blacklist', ip: '2001:db8:5::' };
+    expect(matchAuditEvent(subject, [event(1, 'soc@acme.example', 'Lists', 'remove_entry', '2001:DB8:5:: removed from blacklist.')])?.user).toBe('soc@acme.example');
+    expect(matchAuditEvent(subject, [event(1, 'soc@acme.example', 'Lists', 'remove_entry', '2001:db8:5 removed from blacklist')])).toBeUndefined();
+  });
+
+  test('describeAttribution for a changed entry, a changed SSO setting and an addition nobody made', () => {
+    const changed: DriftSubject = { address: 'a', kind: 'entry changed', tenant: 'acme', list: 'whitelist', ip: '192.0.2.7' };
+    const sso: DriftSubject = { address: 'b', kind: 'sso changed', tenant: undefined, ssoOwner: { kind: 'channel', name: 'main' } };
+    const added: DriftSubject = { address: 'c', kind: 'entry added', tenant: 'acme', list: 'blocklist', ip: '198.51.100.1' };
+    expect(describeAttribution(changed, event(1_795_000_000, 'ops@acme.example', 'Lists', 'new_entry', '...'), 5)).toBe('192.0.2.7 changed outside terraform on the whitelist: Lists/new_entry by ops@acme.example at 2026-11-18T11:06Z');
+    expect(describeAttribution(sso, event(1_795_000_000, 'admin@acme.example', 'Sites', 'update_site', '...'), 5)).toBe('SSO of channel main changed outside terraform: Sites/update_site by admin@acme.example at 2026-11-18T11:06Z');
+    // Only a removal from the blocklist may be its expiry.
+    expect(describeAttribution(added, undefined, 5)).toBe("198.51.100.1 added outside terraform to the blocklist: no matching audit event in the tenant's last 5 events");
+  });
+
+  test('a channel\'s SSO is looked up in the default tenant\'s log, read once for every such subject', async () => {
+    const asked: Array<string | undefined> = [];
+    const subjects: DriftSubject[] = [
+      { address: 'a', kind: 'sso changed', tenant: undefined, ssoOwner: { kind: 'channel', name: 'main' } },
+      { address: 'b', kind: 'sso changed', tenant: undefined, ssoOwner: { kind: 'channel', name: 'other' } },
+    ];
+    const attributions = await attributeDriftDetailed(subjects, async (tenant) => {
+      asked.push(tenant);
+      return [event(5, 'admin@acme.example', 'Sites', 'unset_field', 'Channel main: saml metadata unset')];
+    });
+    expect(asked).toEqual([undefined]);
+    expect(attributions.map((attribution) => attribution.certainty)).toEqual(['matched', 'no event']);
+  });
+});

@@ -1,10 +1,19 @@
 /**
  * The drift check's rules and npm run drift's command line: exit codes (pending changes never
- * counted as drift), terraform's first error line, which arguments are npm run drift's and which
- * go to svc drift; the cdktf flags the npm scripts add. Real terraform runs in svc-drift.test.ts
- * (svc drift) and cdktf-end-to-end.test.ts (npm run drift on a synthesized app).
+ * counted as drift), terraform's first error line, which directories are roots, the audit lookup
+ * (against the emulator), a mirror refused before terraform starts, which arguments are npm run
+ * drift's and which go to svc drift; the cdktf flags the npm scripts add. Real terraform runs
+ * in svc-drift.test.ts (svc drift) and cdktf-end-to-end.test.ts (npm run drift on a synthesized
+ * app).
  */
-import { driftRunExitCode, firstErrorLine, type DriftRoot, type RootCheck } from '../../src/pipeline/drift-roots';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ManagementClient } from '../../src/api/client';
+import { startEmulator, type EmulatorSeed } from '../../src/emulator/server';
+import { auditLookupFor, driftRunExitCode, findRoots, firstErrorLine, type DriftRoot, type RootCheck } from '../../src/pipeline/drift-roots';
+import type { JsonPlanDocument } from '../../src/pipeline/plan-report';
+import { main as svcMain } from '../../src/pipeline/svc-cli';
 import { cdktfArguments, outputDirectory, synthArguments } from '../../scripts/cdktf-command';
 import { main, parseNpmDriftArguments } from '../../scripts/drift-check';
 
@@ -54,6 +63,88 @@ describe('firstErrorLine', () => {
     ['no output at all', '', '', 'exit code 1, no output'],
   ];
   test.each(cases)('%s', (_name, stderr, stdout, expected) => expect(firstErrorLine({ code: 1, stderr, stdout })).toBe(expected));
+
+  test('a long detail is cut to 400 characters', () => {
+    const line = firstErrorLine({ code: 1, stderr: `\nError: Invalid value\n\n${'word '.repeat(200)}\n`, stdout: '' });
+    expect(line).toHaveLength(400);
+    expect(line).toMatch(/^Error: Invalid value: word word .*\.\.\.$/);
+  });
+});
+
+describe('findRoots: which directories are roots, and of which kind', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-find-roots-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('an HCL root and a synthesized stack directory named by themselves; the current directory is "."', () => {
+    fs.mkdirSync(path.join(dir, 'hcl'));
+    fs.writeFileSync(path.join(dir, 'hcl', 'main.tf'), '');
+    fs.mkdirSync(path.join(dir, 'stack'));
+    fs.writeFileSync(path.join(dir, 'stack', 'cdk.tf.json'), '{}');
+    expect(findRoots(['hcl', 'stack'], dir)).toEqual([
+      { name: 'hcl', kind: 'hcl', directory: path.join(dir, 'hcl') },
+      { name: 'stack', kind: 'cdktf stack', directory: path.join(dir, 'stack') },
+    ]);
+    expect(findRoots([], path.join(dir, 'hcl'))).toEqual([{ name: '.', kind: 'hcl', directory: path.join(dir, 'hcl') }]);
+  });
+
+  test.each([
+    ['a file', ['main.tf'], 'DIR "main.tf" is not a directory'],
+    ['a directory that does not exist', ['nowhere'], 'DIR "nowhere" is not a directory'],
+    ['a directory without configuration', ['empty'], 'DIR "empty" holds no terraform configuration (*.tf, *.tf.json) and no synthesized cdktf app (manifest.json)'],
+  ])('refused: %s', (_name, directories, message) => {
+    fs.writeFileSync(path.join(dir, 'main.tf'), '');
+    fs.mkdirSync(path.join(dir, 'empty'));
+    expect(() => findRoots(directories, dir)).toThrow(message);
+  });
+
+  test('--stack on an HCL root is refused and says what --stack is for', () => {
+    fs.writeFileSync(path.join(dir, 'main.tf'), '');
+    expect(() => findRoots(['.'], dir, ['prod'])).toThrow('--stack names stacks of a synthesized cdktf app, and "." has no manifest.json');
+  });
+});
+
+describe('auditLookupFor: the audit log of the root\'s service, over real HTTP to the emulator', () => {
+  const KEY = 'drift-audit-test-key';
+  const SEED = {
+    tenants: [
+      {
+        name: 'acme', contact_email: 'sec@acme.example', description: 'Acme', active: true, autoblock_threshold: 10, autoblock_timeout: 1800, block_embargo: 0,
+        ssl_ciphers: '', notify_threshold: 5, sso: null, allow_super_admin_users: true, allow_channel_admin_users: true, tenant_admin_default: false,
+      },
+    ],
+    channels: [],
+    users: [{ email: 'ops@acme.example', apiKey: KEY, active: true, readOnly: false }],
+  } as unknown as EmulatorSeed;
+  const providerPlan = (expressions: Record<string, string>): JsonPlanDocument => ({
+    format_version: '1.2',
+    configuration: { provider_config: { svc: { name: 'svc', expressions: Object.fromEntries(Object.entries(expressions).map(([name, value]) => [name, { constant_value: value }])) } } },
+  });
+
+  test('the provider block\'s literal base_url and tenant first, else SVC_BASE_URL and SVC_TENANT; the key from the environment', async () => {
+    const emulator = await startEmulator({ seed: SEED });
+    try {
+      const client = new ManagementClient({ baseUrl: emulator.url, apiKey: KEY, tenant: 'acme', allowInsecureHttp: true });
+      await client.addEntry('blacklist', { ip: '203.0.113.9', description: 'by hand' });
+      await client.close();
+      const fromBlock = await auditLookupFor(providerPlan({ base_url: emulator.url, tenant: 'acme' }), { TF_VAR_api_key: KEY, SVC_ALLOW_INSECURE_HTTP: '1' })(undefined, 10);
+      expect(fromBlock.map((event) => `${event.user} ${event.action} ${event.description}`)).toContainEqual(expect.stringMatching(/^ops@acme\.example new_entry .*203\.0\.113\.9/));
+      const fromEnvironment = await auditLookupFor({ format_version: '1.2' }, { SVC_BASE_URL: emulator.url, SVC_API_KEY: KEY, SVC_TENANT: 'acme', SVC_ALLOW_INSECURE_HTTP: 'true' })(undefined, 10);
+      expect(fromEnvironment).toEqual(fromBlock);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  test.each([
+    ['no base URL', {}, { SVC_API_KEY: 'k', SVC_TENANT: 't' }, 'no base URL: the provider block sets no literal base_url and SVC_BASE_URL is unset'],
+    ['no API key', { base_url: 'https://svc.example' }, { TF_VAR_api_key: '', SVC_TENANT: 't' }, 'no API key in TF_VAR_api_key or SVC_API_KEY'],
+    ['no tenant', { base_url: 'https://svc.example', tenant: '' }, { SVC_API_KEY: 'k' }, 'no tenant: the provider block sets no literal tenant and SVC_TENANT is unset'],
+  ])('%s: refused before any request', async (_name, expressions, env, message) => {
+    await expect(auditLookupFor(providerPlan(expressions as Record<string, string>), env)(undefined, 10)).rejects.toThrow(message);
+  });
 });
 
 describe('npm run drift\'s command line', () => {
@@ -130,4 +221,30 @@ describe('the output directory scripts/cdktf-command.ts prepares after synth', (
     [['--output=joined', '--skip-synth'], 'joined'],
   ];
   test.each(cases)('%j -> %s', (rest, expected) => expect(outputDirectory(rest)).toBe(expected));
+});
+
+describe('svc drift refuses a mirror it cannot use before terraform starts', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-drift-mirror-refused-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('--mirror naming a directory without the provider: exit 1, the directory named, nothing linked into the root', async () => {
+    fs.writeFileSync(path.join(dir, 'main.tf'), 'terraform {\n  required_providers {\n    svc = {\n      source = "svc-prevent/svc"\n    }\n  }\n}\n');
+    fs.mkdirSync(path.join(dir, 'empty-mirror'));
+    let stdout = '';
+    let stderr = '';
+    const code = await svcMain(['drift', '--mirror', path.join(dir, 'empty-mirror'), '.'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { CHECKPOINT_DISABLE: '1', PATH: '/nonexistent' },
+      workingDirectory: dir,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.startsWith(`svc drift: ${path.join(dir, 'empty-mirror')} holds no svc provider: expected ${path.join(dir, 'empty-mirror', 'registry.terraform.io', 'svc-prevent', 'svc')}/`)).toBe(true);
+    expect(stderr).toMatch(/\/terraform-provider-svc_v<version>\n$/);
+    expect(fs.existsSync(path.join(dir, 'terraform.d'))).toBe(false);
+  });
 });

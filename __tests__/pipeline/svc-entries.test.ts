@@ -184,6 +184,65 @@ describe('svc entries against the emulator', () => {
     expect(await svc(['sso', 'show', 'channel', 'nope'])).toMatchObject({ code: 1, stderr: 'svc sso: no channel named "nope"\n' });
   });
 
+  test('entries of the blocklist show when they expire; get in text is the same table', async () => {
+    expect((await svc(['entries', 'add', 'blocklist', '198.51.100.7', '--description', 'scanner'])).code).toBe(0);
+    const listed = await svc(['entries', 'list', 'blocklist']);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^IP +CREATED +EXPIRES +DESCRIPTION$/);
+    expect(listed.stdout).toMatch(/^198\.51\.100\.7 +\d{4}-\d\d-\d\dT\S+ +\d{4}-\d\d-\d\dT\S+ +scanner$/m);
+    const got = await svc(['entries', 'get', 'blocklist', '198.51.100.7']);
+    expect(got).toMatchObject({ code: 0, stdout: listed.stdout });
+    expect((await svc(['entries', 'list', 'whitelist'])).stdout).toBe('the whitelist is empty\n');
+  });
+
+  test('audit in text: a table of the newest events, and a note when the limit cut it; "--" ends the options', async () => {
+    expect((await svc(['entries', 'add', 'blacklist', '--description', 'first', '--', '203.0.113.1'])).code).toBe(0);
+    expect((await svc(['entries', 'add', 'blacklist', '203.0.113.2', '--description', 'second'])).code).toBe(0);
+    const all = await svc(['audit']);
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(all.stdout.split('\n')[0]).toMatch(/^TIME +USER +EVENT +DESCRIPTION$/);
+    expect(all.stdout).toMatch(/^\d{4}-\d\d-\d\dT\S+ +ops@acme\.example +Lists\/new_entry +.*203\.0\.113\.1/m);
+    const one = await svc(['audit', '--limit', '1']);
+    expect(one.stdout.trim().split('\n')).toHaveLength(2);
+    expect(one.stdout).toContain('203.0.113.2');
+    expect(one.stderr).toBe('(1 events shown; older ones exist or may exist: --limit up to 10000)\n');
+  });
+
+  test('svc help COMMAND and svc --help print the usage on stdout and exit 0', async () => {
+    const help = await svc(['help', 'audit']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: svc audit/);
+    const general = await svc(['--help']);
+    expect(general).toMatchObject({ code: 0, stderr: '' });
+    expect(general.stdout).toMatch(/^Usage: svc <command>/);
+  });
+
+  test('sso show: SSO on (required or not) says what it means; tenant and channel names that do not exist, and a service without channels, are named', async () => {
+    const other = await startEmulator({
+      seed: {
+        tenants: [
+          { name: 'acme', sso: { enabled: true, required: true, saml_metadata_url: 'https://idp.example/acme' } },
+          { name: 'globex', sso: { enabled: true, required: false, saml_metadata_url: 'https://idp.example/globex' } },
+        ],
+        channels: [],
+        users: [{ email: 'ops@acme.example', apiKey: KEY, active: true, readOnly: false }],
+      },
+    } as Parameters<typeof startEmulator>[0]);
+    try {
+      const env = { SVC_BASE_URL: other.url };
+      const required = await svc(['sso', 'show', 'tenant'], env);
+      expect(required).toMatchObject({ code: 0 });
+      expect(required.stdout).toBe(
+        'tenant acme:\n  enabled            true\n  required           true\n  saml_metadata_url  https://idp.example/acme\n' +
+          '  SSO required: password sign-in to the dashboard is refused; everyone signs in through the identity provider\n',
+      );
+      expect((await svc(['sso', 'show', 'tenant', 'globex'], env)).stdout).toContain('  SSO on, not required: users may sign in through the identity provider or with their password\n');
+      expect(await svc(['sso', 'show', 'tenant', 'initech'], env)).toMatchObject({ code: 1, stderr: 'svc sso: no tenant named "initech" is visible to this key\n' });
+      expect(await svc(['sso', 'show', 'channel'], env)).toMatchObject({ code: 1, stderr: 'svc sso: the service lists no channels\n' });
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a read-only key: reads work, a write fails naming the cause', async () => {
     expect((await svc(['entries', 'list', 'whitelist'], { SVC_API_KEY: READER_KEY })).code).toBe(0);
     const refused = await svc(['entries', 'add', 'whitelist', '192.0.2.1'], { SVC_API_KEY: READER_KEY });
@@ -273,6 +332,9 @@ describe('failures: exit 1, one clear line, never the key', () => {
     ['audit: a limit that is not a number', ['audit', '--limit=ten'], {}, /--limit "ten": expected a whole number/],
     ['sso without a verb', ['sso'], {}, /say what to do: svc sso show tenant\|channel/],
     ['sso show of something else', ['sso', 'show', 'user'], {}, /"user": say tenant or channel/],
+    ['sso with another verb', ['sso', 'list'], {}, /unknown verb "list"; the one verb is show/],
+    ['an option given twice', ['entries', 'list', 'blacklist', '--format', 'json', '--format=text'], {}, /--format is given twice; give it once/],
+    ['a flag given a value', ['entries', 'import', 'blacklist', 'x.csv', '--dry-run=yes'], {}, /--dry-run is a flag and takes no value/],
     ['no base URL', ['entries', 'list', 'blacklist'], { SVC_BASE_URL: undefined }, /SVC_BASE_URL is not set/],
     ['a base URL that is not one', ['entries', 'list', 'blacklist'], { SVC_BASE_URL: 'svc.example.com' }, /SVC_BASE_URL is not an http\(s\) URL/],
     ['http:// to another host', ['entries', 'list', 'blacklist'], { SVC_BASE_URL: 'http://svc.example.com' }, /SVC_BASE_URL is http:\/\/ to svc\.example\.com.*SVC_ALLOW_INSECURE_HTTP=1/],
@@ -298,6 +360,11 @@ describe('failures: exit 1, one clear line, never the key', () => {
       ['e.csv', 'ip,owner\n', /e\.csv:1: unknown column "owner"/],
       ['f.csv', '192.0.2.1,a\n192.0.2.1/32,b\n', /f\.csv:2: 192\.0\.2\.1\/32 is the same address as 192\.0\.2\.1 at \S*f\.csv:1/],
       ['g.csv', '192.0.2.1,a,b\n', /g\.csv:1: 3 fields; a line holds ip,description/],
+      ['h.csv', '192.0.2.1,"quoted" then text\n', /h\.csv:1: text after the closing quote of column 2; quote the whole field/],
+      ['i.csv', '192.0.2.1,say "hi"\n', /i\.csv:1: a quote inside an unquoted field \(column 2\)/],
+      ['j.csv', 'description\nscanner\n', /j\.csv:1: the header has no ip column/],
+      ['k.csv', 'ip,description\n,scanner\n', /k\.csv:2: ip is empty; every line needs an address/],
+      ['l.csv', '192.0.2.1,"bell\u0007"\n', /l\.csv:1: description holds the control character U\+0007/],
     ];
     for (const [name, text, message] of files) {
       fs.writeFileSync(path.join(directory, name), text);

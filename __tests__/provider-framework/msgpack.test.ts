@@ -299,3 +299,64 @@ describe('JSON state decoding against the current schema', () => {
     expect(codecError(() => decodeJsonValue(listResourceType, '{')).message).toContain('not valid JSON');
   });
 });
+
+describe('msgpack: the longer headers and the rarer mismatches', () => {
+  test.each([
+    ['str 16', types.string, 'da 00 02 68 69', 'hi'],
+    ['bin 16 as a string (go-cty may write bytes)', types.string, 'c5 00 01 61', 'a'],
+    ['array 32', types.list(types.number), 'dd 00 00 00 01 07', [7]],
+    ['map 32', types.map(types.number), 'df 00 00 00 01 a1 6b 01', { k: 1 }],
+    ['a negative fixint', types.number, 'ff', -1],
+  ])('decodes %s', (_name, type, bytes, value) => {
+    expect(decodeValue(type, hex(bytes))).toEqual(value);
+  });
+
+  test.each([
+    ['an attribute twice', types.object({ a: types.string }), '82 a1 61 c0 a1 61 c0', 'a: attribute appears twice'],
+    ['an attribute of an object type without attributes', types.object({}), '81 a1 78 c0', 'x: attribute is not in the schema (expected one of: (none))'],
+    ['a bool where a number belongs', types.number, 'c3', '(root): expected number, got bool'],
+    ['a float where a string belongs', types.string, 'cb 3f f0 00 00 00 00 00 00', '(root): expected string, got float'],
+    ['binary where a bool belongs', types.bool, 'c4 01 61', '(root): expected bool, got binary'],
+    ['a map where a string belongs', types.string, '80', '(root): expected string, got map'],
+    ['a map where a list belongs', types.list(types.string), 'de 00 00', '(root): expected list, got map'],
+    ['an array where a map belongs', types.map(types.string), 'dc 00 00', '(root): expected map, got array'],
+  ])('refuses %s', (_name, type, bytes, message) => {
+    expect(codecError(() => decodeValue(type, hex(bytes))).message).toBe(message);
+  });
+
+  test('a string of 256 bytes or more gets a 16-bit length, 65,536 or more a 32-bit one; a long list and map too', () => {
+    const medium = 'x'.repeat(300);
+    const encoded = encodeValue(types.string, medium);
+    expect([...encoded.subarray(0, 3)]).toEqual([0xda, 0x01, 0x2c]);
+    expect(decodeValue(types.string, encoded)).toBe(medium);
+    const long = 'y'.repeat(0x10000);
+    expect(encodeValue(types.string, long)[0]).toBe(0xdb);
+    const list = Array.from({ length: 0x10000 }, () => true);
+    const listBytes = encodeValue(types.list(types.bool), list);
+    expect([...listBytes.subarray(0, 5)]).toEqual([0xdd, 0x00, 0x01, 0x00, 0x00]);
+    expect(decodeValue(types.list(types.bool), listBytes)).toEqual(list);
+    const map = Object.fromEntries(Array.from({ length: 0x10000 }, (_, index) => [`k${index}`, index % 2 === 0]));
+    const mapBytes = encodeValue(types.map(types.bool), map);
+    expect(mapBytes[0]).toBe(0xdf);
+    expect(decodeValue(types.map(types.bool), mapBytes)).toEqual(map);
+  });
+
+  test.each([
+    ['text for a number', types.number, 'x', 'expected number, got string'],
+    ['an array for a map', types.map(types.string), ['a'], 'expected map, got array'],
+    ['text for an object', entryType, 'x', 'expected object, got string'],
+  ])('encoding refuses %s', (_name, type, value, message) => {
+    expect(codecError(() => encodeValue(type, value as Value)).message).toBe(`(root): ${message}`);
+  });
+
+  test.each([
+    ['an empty string for a number', types.number, '""', 'expected number, got string in stored JSON'],
+    ['text that is no number', types.number, '"ten"', 'expected number, got string in stored JSON'],
+    ['a number for a bool', types.bool, '1', 'expected bool, got number in stored JSON'],
+    ['an object for a list', types.list(types.string), '{}', 'expected list, got object in stored JSON'],
+    ['an array for a map', types.map(types.string), '[]', 'expected map, got array in stored JSON'],
+    ['an array for an object', entryType, '[]', 'expected object, got array in stored JSON'],
+  ])('stored JSON with %s is refused', (_name, type, json, message) => {
+    expect(codecError(() => decodeJsonValue(type, json)).message).toBe(`(root): ${message}`);
+  });
+});

@@ -213,9 +213,93 @@ describe('value shape', () => {
       problem === undefined ? undefined : expect.stringContaining(problem),
     );
   });
+  test.each([
+    ['a bool that is text', types.bool, 'yes', 'expected bool, got string'],
+    ['NaN', types.number, Number.NaN, 'NaN is not a number terraform can store'],
+    ['a list that is an object', types.list(types.string), { a: 1 }, 'expected list, got object'],
+    ['a set that is undefined', types.set(types.string), undefined, 'expected set, got undefined'],
+    ['a map that is an array', types.map(types.string), ['a'], 'expected map, got array'],
+    ['a map element of the wrong kind', types.map(types.number), { a: 1, b: 'two' }, '["b"]: expected number, got string'],
+    ['an object that is text', types.object({ a: types.string }), 'a', 'expected object, got string'],
+    ['a list element of the wrong kind', types.list(types.bool), [true, 0], '[1]: expected bool, got number'],
+  ])('findShapeProblem: %s', (_name, valueType, value, problem) => {
+    const found = findShapeProblem(valueType, value)!;
+    expect(`${found.path.length === 0 ? '' : `${formatAttributePath(found.path)}: `}${found.reason}`).toBe(problem);
+  });
+  test('null and unknown conform to every type; a map of known elements conforms', () => {
+    expect(findShapeProblem(types.map(types.string), UNKNOWN)).toBeUndefined();
+    expect(findShapeProblem(types.object({ a: types.string }), null)).toBeUndefined();
+    expect(findShapeProblem(types.map(types.string), { a: 'x', b: null })).toBeUndefined();
+  });
   test('findUnknownPath names map keys and indexes', () => {
     const mapType = types.object({ tags: types.map(types.list(types.string)) });
     expect(formatAttributePath(findUnknownPath(mapType, { tags: { team: ['a', UNKNOWN] } })!)).toBe('tags["team"][1]');
     expect(findUnknownPath(mapType, { tags: { team: ['a'] } })).toBeUndefined();
+  });
+});
+
+describe('single and map nested attributes, and collection attributes', () => {
+  const nestedSchema: Schema = {
+    version: 0,
+    description: 'nested kinds',
+    attributes: {
+      settings: {
+        description: 'settings',
+        optional: true,
+        nested: {
+          nesting: 'single',
+          attributes: {
+            mode: { description: 'mode', type: types.string, required: true, requiresReplace: true },
+            revision: { description: 'revision', type: types.number, computed: true },
+          },
+        },
+      },
+      zones: {
+        description: 'zones',
+        optional: true,
+        nested: { nesting: 'map', attributes: { label: { description: 'label', type: types.string, optional: true }, created: { description: 'created', type: types.number, computed: true } } },
+      },
+      ports: { description: 'ports', type: types.list(types.number), optional: true },
+      tags: { description: 'tags', type: types.map(types.string), optional: true },
+      owner: { description: 'owner', type: types.object({ team: types.string, pager: types.string }), optional: true },
+    },
+  };
+  const value = (overrides: Record<string, Value>): ObjectValue => ({ settings: null, zones: null, ports: null, tags: null, owner: null, ...overrides });
+
+  test('create: computed members of a single object and of every map element become unknown', () => {
+    const planned = defaultPlan(nestedSchema, value({ settings: { mode: 'strict', revision: null }, zones: { eu: { label: 'EU', created: null }, us: { label: null, created: 3 } } }), null);
+    expect(planned.settings).toEqual({ mode: 'strict', revision: UNKNOWN });
+    expect(planned.zones).toEqual({ eu: { label: 'EU', created: UNKNOWN }, us: { label: null, created: 3 } });
+  });
+
+  test('a replacing member of a single nested object is named by its path; a change elsewhere replaces nothing', () => {
+    const prior = value({ settings: { mode: 'strict', revision: 4 }, ports: [80] });
+    expect(replacementPaths(nestedSchema, prior, value({ settings: { mode: 'lenient', revision: 4 }, ports: [80] }))).toEqual([['settings', 'mode']]);
+    expect(replacementPaths(nestedSchema, prior, value({ settings: { mode: 'strict', revision: 4 }, ports: [80, 443] }))).toEqual([]);
+    // A single object that appears where there was none: its replacing member is new.
+    expect(replacementPaths(nestedSchema, value({}), value({ settings: { mode: 'strict', revision: UNKNOWN } }))).toEqual([['settings', 'mode']]);
+  });
+
+  const planned = value({ ports: [80, 443], tags: { team: 'sec', env: 'prod' }, owner: { team: 'sec', pager: 'p1' } });
+  const cases: Array<[name: string, applied: ObjectValue, path: string | undefined, reason: string | undefined]> = [
+    ['all kept', value({ ports: [80, 443], tags: { env: 'prod', team: 'sec' }, owner: { team: 'sec', pager: 'p1' } }), undefined, undefined],
+    ['a list of another length', value({ ports: [80], tags: { team: 'sec', env: 'prod' }, owner: { team: 'sec', pager: 'p1' } }), 'ports', 'planned [80,443], but apply returned [80]'],
+    ['a list element changed', value({ ports: [80, 8443], tags: { team: 'sec', env: 'prod' }, owner: { team: 'sec', pager: 'p1' } }), 'ports[1]', 'planned 443, but apply returned 8443'],
+    ['a map with other keys', value({ ports: [80, 443], tags: { team: 'sec' }, owner: { team: 'sec', pager: 'p1' } }), 'tags', undefined],
+    ['a map value changed', value({ ports: [80, 443], tags: { team: 'ops', env: 'prod' }, owner: { team: 'sec', pager: 'p1' } }), 'tags["team"]', 'planned "sec", but apply returned "ops"'],
+    ['an object attribute changed', value({ ports: [80, 443], tags: { team: 'sec', env: 'prod' }, owner: { team: 'sec', pager: 'p2' } }), 'owner.pager', 'planned "p1", but apply returned "p2"'],
+  ];
+  test.each(cases)('findAppliedInconsistency: %s', (_name, applied, path, reason) => {
+    const problem = findAppliedInconsistency(nestedSchema, planned, applied);
+    expect(problem === undefined ? undefined : formatAttributePath(problem.path)).toBe(path);
+    if (reason !== undefined) expect(problem!.reason).toBe(reason);
+  });
+
+  test('a long value is cut in the message at 200 characters', () => {
+    const long = Array.from({ length: 100 }, (_, index) => 1000 + index);
+    const problem = findAppliedInconsistency(nestedSchema, value({ ports: long }), value({ ports: [...long.slice(0, 99), 1] }))!;
+    expect(formatAttributePath(problem.path)).toBe('ports[99]');
+    const listProblem = findAppliedInconsistency(nestedSchema, value({ ports: long }), value({ ports: [] }))!;
+    expect(listProblem.reason).toBe(`planned ${JSON.stringify(long).slice(0, 200)}..., but apply returned []`);
   });
 });

@@ -6,7 +6,7 @@ import type {
   ProviderDefinition,
   ResourceDefinition,
 } from '../../src/provider/core/definition';
-import { DiagnosticsError, errorDiagnostic, warningDiagnostic } from '../../src/provider/core/diagnostics';
+import { DiagnosticsError, PartialApplyError, errorDiagnostic, warningDiagnostic } from '../../src/provider/core/diagnostics';
 import { reportWarning } from '../../src/provider/core/hook-warnings';
 import type { Schema } from '../../src/provider/core/schema';
 import { types, type ValueType } from '../../src/provider/core/types';
@@ -623,5 +623,223 @@ describe('redaction is injected by whoever builds the service', () => {
     registerSecret('hunter2'); // in the API client's registry, which the wire layer must not consult on its own
     const { diagnostics } = await validate(createProviderService(definition));
     expect(diagnostics[0].summary).toBe('Password hunter2 refused');
+  });
+});
+
+describe('every request names a type the provider may not have', () => {
+  const typeName = 'svc_nope';
+  test.each([
+    ['ReadResource', (fake: ReturnType<typeof makeFake>) => fake.service.readResource({ typeName, currentState: dynamic(thingType, thing({})), private: NO_PRIVATE })],
+    ['PlanResourceChange', (fake: ReturnType<typeof makeFake>) => fake.service.planResourceChange({ typeName, priorState: dynamic(thingType, null), proposedNewState: dynamic(thingType, thing({})), config: dynamic(thingType, thing({})), priorPrivate: NO_PRIVATE })],
+    ['ApplyResourceChange', (fake: ReturnType<typeof makeFake>) => fake.service.applyResourceChange({ typeName, priorState: dynamic(thingType, null), plannedState: dynamic(thingType, thing({})), config: dynamic(thingType, thing({})), plannedPrivate: NO_PRIVATE })],
+    ['ImportResourceState', (fake: ReturnType<typeof makeFake>) => fake.service.importResourceState({ typeName, id: 'x' })],
+    ['UpgradeResourceState', (fake: ReturnType<typeof makeFake>) => fake.service.upgradeResourceState({ typeName, version: 0, rawState: { json: Buffer.from('{}'), flatmap: {} } })],
+    ['ReadDataSource', (fake: ReturnType<typeof makeFake>) => fake.service.readDataSource({ typeName, config: dynamic(infoType, { name: 'n', value: null }) })],
+  ])('%s: an error diagnostic naming the types there are, and no hook runs', async (_name, call) => {
+    const fake = await configured();
+    const response = await call(fake);
+    expect(response.diagnostics).toHaveLength(1);
+    expect(response.diagnostics[0]!.summary).toMatch(/^Unknown (resource|data source) type svc_nope$/);
+    expect(response.diagnostics[0]!.detail).toMatch(/it has: svc_(info|plain, svc_thing)\./);
+    expect(fake.hooks()).toEqual(['configure']);
+  });
+});
+
+describe('requests before ConfigureProvider, and the rarer request shapes', () => {
+  test('apply, import and a plan hook before configure: "provider not configured", no hook runs, the prior state kept', async () => {
+    const fake = makeFake();
+    const prior = thing({ id: 'acme/a', created: 1, description: '' });
+    const applied = await apply(fake, prior, { ...prior, description: 'new' });
+    expect(applied.diagnostics[0]!.detail).toContain('provider not configured: terraform asked to update svc_thing');
+    expect(decoded(thingType, applied.newState)).toEqual(prior);
+    const imported = await fake.service.importResourceState({ typeName: 'svc_thing', id: 'acme/a' });
+    expect(imported).toMatchObject({ importedResources: [] });
+    expect(imported.diagnostics[0]!.detail).toContain('asked to import svc_thing');
+    fake.behaviour.plan = async (request) => ({ planned: request.proposed });
+    const planned = await plan(fake, null, thing({}));
+    expect(planned.diagnostics[0]!.detail).toContain('asked to plan svc_thing');
+    expect(fake.hooks()).toEqual([]);
+  });
+
+  test('ReadResource of a null state answers null without a hook; a data source without a validate hook validates clean', async () => {
+    const fake = await configured();
+    const gone = dynamic(thingType, null);
+    expect(await fake.service.readResource({ typeName: 'svc_thing', currentState: gone, private: NO_PRIVATE })).toEqual({ newState: gone, private: NO_PRIVATE, diagnostics: [] });
+    expect(await fake.service.validateDataResourceConfig({ typeName: 'svc_info', config: dynamic(infoType, { name: 'n', value: null }) })).toEqual({ diagnostics: [] });
+    expect(fake.hooks()).toEqual(['configure']);
+  });
+
+  test('UpgradeResourceState without any stored state gives null', async () => {
+    const response = await makeFake().service.upgradeResourceState({ typeName: 'svc_thing', version: 1 });
+    expect(response.diagnostics).toEqual([]);
+    expect(decoded(thingType, response.upgradedState)).toBeNull();
+  });
+
+  test('apply of a destroy whose object is already gone: null, no hook', async () => {
+    const fake = await configured();
+    const response = await apply(fake, null, null);
+    expect(decoded(thingType, response.newState)).toBeNull();
+    expect(fake.hooks()).toEqual(['configure']);
+  });
+
+  test('apply without config (terraform sends none on some replacements): the hook gets the plan as its config', async () => {
+    const fake = await configured();
+    const planned = thing({ name: 'a', id: UNKNOWN, created: UNKNOWN, description: UNKNOWN });
+    const response = await apply(fake, null, planned, null);
+    expect(response.diagnostics).toEqual([]);
+    expect((fake.calls[1]!.request as { config: ObjectValue }).config).toEqual(planned);
+  });
+
+  test('a config that is null or not an object is an internal fault naming the field', async () => {
+    const fake = makeFake();
+    await expect(fake.service.validateProviderConfig({ config: dynamic(providerType, null) })).rejects.toThrow('ValidateProviderConfig config must be an object, got null');
+    await expect(fake.service.validateResourceConfig({ typeName: 'svc_thing', config: dynamic(thingType, UNKNOWN) })).rejects.toThrow('ValidateResourceConfig config must be an object or null, got an unknown or non-object value');
+  });
+
+  test('hooks that return values that do not fit the schema: internal errors naming the attribute, nothing recorded', async () => {
+    const fake = await configured();
+    fake.behaviour.readResult = thing({ id: 'x', created: 'not a number' as unknown as Value });
+    const state = dynamic(thingType, thing({ id: 'x' }));
+    const read = await fake.service.readResource({ typeName: 'svc_thing', currentState: state, private: NO_PRIVATE });
+    expect(read.newState).toBe(state);
+    expect(read.diagnostics[0]!.detail).toMatch(/^read svc_thing returned a value that does not fit the schema at created: /);
+  });
+
+  test('import: a failing hook and a hook returning a bad value import nothing', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new FakeApiError('no thing acme/zz');
+    const failed = await fake.service.importResourceState({ typeName: 'svc_thing', id: 'acme/zz' });
+    expect(failed.importedResources).toEqual([]);
+    expect(summaries(failed.diagnostics)).toEqual(['Not found in the API']);
+    fake.behaviour.failWith = undefined;
+    const bad = await fake.service.importResourceState({ typeName: 'svc_thing', id: 'no-slash' });
+    // The fake splits the id at "/": without one the name is missing, which the schema requires to be text.
+    expect(bad.importedResources).toEqual([]);
+    expect(bad.diagnostics[0]!.detail).toMatch(/^import svc_thing returned a value that does not fit the schema at name: /);
+  });
+});
+
+describe('an update that fails part-way (PartialApplyError)', () => {
+  const prior = thing({ id: 'acme/a', created: 1, description: 'old' });
+  const planned = { ...prior, description: 'new' };
+
+  test('records the state it left, with the cause as the diagnostic', async () => {
+    const fake = await configured();
+    const left = { ...prior, description: 'half' };
+    fake.behaviour.failWith = new PartialApplyError(new FakeApiError('second call failed'), left);
+    const response = await apply(fake, prior, planned);
+    expect(decoded(thingType, response.newState)).toEqual(left);
+    expect(summaries(response.diagnostics)).toEqual(['Not found in the API']);
+  });
+
+  test('a left state that does not fit the schema keeps the prior state and says so', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new PartialApplyError(new Error('second call failed'), { ...prior, created: UNKNOWN });
+    const response = await apply(fake, prior, planned);
+    expect(decoded(thingType, response.newState)).toEqual(prior);
+    expect(response.diagnostics.map((diagnostic) => diagnostic.detail)).toEqual([expect.stringContaining('second call failed'), 'update svc_thing returned an unknown value for created; state must be wholly known. This is a bug in the svc provider; please report it (with the TF_LOG=debug output if you can).']);
+  });
+
+  test('on a create it is a plain failure: nothing recorded', async () => {
+    const fake = await configured();
+    fake.behaviour.failWith = new PartialApplyError(new Error('boom'), prior);
+    const response = await apply(fake, null, thing({ name: 'a', id: UNKNOWN, created: UNKNOWN, description: UNKNOWN }));
+    expect(decoded(thingType, response.newState)).toBeNull();
+  });
+});
+
+describe('the service binding: a plan is applied only against the service it read', () => {
+  interface Bound {
+    readonly url: string;
+  }
+  const boundSchema: Schema = { version: 0, description: 'Bound.', attributes: { id: { description: 'ID.', type: types.string, optional: true } } };
+  const boundType = impliedType(boundSchema);
+  const bindingSchema: Schema = { version: 0, description: 'P.', attributes: { url: { description: 'URL.', type: types.string, optional: true } } };
+  const bindingType = impliedType(bindingSchema);
+
+  async function serviceFor(url: string | null) {
+    const hooks: string[] = [];
+    const resource: ResourceDefinition<Bound> = {
+      typeName: 'svc_bound',
+      schema: boundSchema,
+      create: async (request) => (hooks.push('create'), request.planned),
+      update: async (request) => (hooks.push('update'), request.planned),
+      delete: async () => void hooks.push('delete'),
+      read: async (request) => (hooks.push('read'), request.state),
+    };
+    const service = createProviderService<Bound>({
+      schema: bindingSchema,
+      configure: async (request) => ({ url: String(request.config.url) }),
+      resources: [resource],
+      dataSources: [],
+      serviceBinding: (context) => (context.url === 'unknown' ? undefined : { base_url: context.url }),
+      bindingMismatch: (context, recorded) =>
+        recorded.base_url === context.url ? undefined : errorDiagnostic('Plan made against another svc service', `recorded ${String(recorded.base_url)}, now ${context.url}`),
+    });
+    await service.configureProvider({ terraformVersion: '1.11.4', config: dynamic(bindingType, { url }) });
+    return { service, hooks };
+  }
+  const object = dynamic(boundType, { id: 'x' });
+  const planWith = (service: messages.ProviderService, priorPrivate: Buffer) =>
+    service.planResourceChange({ typeName: 'svc_bound', priorState: object, proposedNewState: object, config: object, priorPrivate });
+  const applyWith = (service: messages.ProviderService, plannedPrivate: Buffer) =>
+    service.applyResourceChange({ typeName: 'svc_bound', priorState: object, plannedState: dynamic(boundType, { id: 'y' }), config: dynamic(boundType, { id: 'y' }), plannedPrivate });
+
+  test('refresh records the service; a plan from it on the same service carries it on; a destroy plan too', async () => {
+    const { service } = await serviceFor('https://a.example');
+    const read = await service.readResource({ typeName: 'svc_bound', currentState: object, private: NO_PRIVATE });
+    expect(JSON.parse(read.private!.toString())).toEqual({ service: { base_url: 'https://a.example' } });
+    const planned = await planWith(service, read.private!);
+    expect(planned.diagnostics).toEqual([]);
+    expect(JSON.parse(planned.plannedPrivate!.toString())).toEqual({ service: { base_url: 'https://a.example' } });
+    const destroy = await service.planResourceChange({ typeName: 'svc_bound', priorState: object, proposedNewState: dynamic(boundType, null), config: dynamic(boundType, null), priorPrivate: read.private! });
+    expect(JSON.parse(destroy.plannedPrivate!.toString())).toEqual({ service: { base_url: 'https://a.example' } });
+  });
+
+  test('a plan read on another service is refused before any call, and so is every later change of that process', async () => {
+    const recorded = Buffer.from(JSON.stringify({ service: { base_url: 'https://a.example' } }));
+    const { service, hooks } = await serviceFor('https://b.example');
+    const applied = await applyWith(service, recorded);
+    expect(summaries(applied.diagnostics)).toEqual(['Plan made against another svc service']);
+    expect(decoded(boundType, applied.newState)).toEqual({ id: 'x' });
+    // Once refused, a change without a recorded binding is refused as well.
+    expect(summaries((await applyWith(service, NO_PRIVATE)).diagnostics)).toEqual(['Plan made against another svc service']);
+    expect(summaries((await planWith(service, NO_PRIVATE)).diagnostics)).toEqual(['Plan made against another svc service']);
+    expect(hooks).toEqual([]);
+  });
+
+  test.each([
+    ['bytes that are not JSON', Buffer.from('\u0000not json')],
+    ['JSON that is not an object', Buffer.from('[1,2]')],
+    ['a binding that is not an object', Buffer.from(JSON.stringify({ service: 'https://a.example' }))],
+    ['a binding with a value that is not text', Buffer.from(JSON.stringify({ service: { base_url: 7 } }))],
+  ])('private data with %s records no binding: nothing refused', async (_name, bytes) => {
+    const { service, hooks } = await serviceFor('https://b.example');
+    expect((await applyWith(service, bytes)).diagnostics).toEqual([]);
+    expect(hooks).toEqual(['update']);
+  });
+
+  test('settings not known yet bind nothing: private data stays empty', async () => {
+    const { service } = await serviceFor('unknown');
+    const read = await service.readResource({ typeName: 'svc_bound', currentState: object, private: NO_PRIVATE });
+    expect(read.private).toEqual(Buffer.alloc(0));
+  });
+});
+
+describe('StopProvider and CallFunction without the optional parts', () => {
+  const minimal = (close?: () => Promise<void>) =>
+    createProviderService({ schema: providerSchema, configure: async () => ({ tenant: 'x' }), resources: [], dataSources: [], ...(close === undefined ? {} : { close }) }, { redact: (text) => text.replace(/hunter2/g, '***') });
+
+  test('no close hook: an empty error; a failing one: its text, redacted', async () => {
+    expect(await minimal().stopProvider({})).toEqual({ error: '' });
+    const failing = minimal(async () => {
+      throw new DiagnosticsError([errorDiagnostic('Logout failed', 'the token hunter2 was refused')]);
+    });
+    expect(await failing.stopProvider({})).toEqual({ error: 'Logout failed: the token *** was refused' });
+  });
+
+  test('a provider with no functions says so when one is called', async () => {
+    const response = await minimal().callFunction({ name: 'parse', arguments: [] });
+    expect(response.error?.text).toBe('the svc provider has no function "parse"; it has: (none). Check the spelling, or upgrade the provider if the function is newer.');
   });
 });

@@ -185,3 +185,56 @@ test('the API key never lands in state', async () => {
   const state = await create(resourceNamed('svc_blocklist_entry'), context, { ip: '192.0.2.8', description: 'x' });
   expect(JSON.stringify(state)).not.toContain(API_KEY);
 });
+
+describe('an entry this resource did not make is never taken over', () => {
+  const entry = resourceNamed('svc_whitelist_entry');
+  const thrown = async (action: () => Promise<unknown>) => {
+    const error = await action().then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DiagnosticsError);
+    return (error as DiagnosticsError).diagnostics;
+  };
+
+  test('plan: an address already on the list with another description is refused with how to import it; with the same description it is adopted with a warning', async () => {
+    await world.api.addEntry('whitelist', { ip: '192.0.2.10', description: 'colleague' });
+    const context = await world.configure();
+    const [refused] = await thrown(() => plan(entry, context, { ip: '192.0.2.10/32', description: 'mine' }));
+    expect(refused!.summary).toBe('The whitelist already holds 192.0.2.10');
+    expect(refused!.detail).toContain(`(description "colleague") that this resource did not create`);
+    expect(refused!.detail).toContain(`terraform import <address of this resource> ${TENANT}/192.0.2.10`);
+    const adopting = await plan(entry, await world.configure(), { ip: '192.0.2.10', description: 'colleague' });
+    expect(adopting.diagnostics.map((diagnostic) => [diagnostic.severity, diagnostic.summary])).toEqual([['warning', 'svc_whitelist_entry: adopts existing entry 192.0.2.10']]);
+    expect(await world.api.getEntry('whitelist', '192.0.2.10')).toMatchObject({ description: 'colleague' });
+  });
+
+  test('plan: two resources of one configuration for one address, in two spellings, are refused', async () => {
+    const context = await world.configure();
+    await plan(entry, context, { ip: '2001:db8::7' });
+    const [duplicate] = await thrown(() => plan(entry, context, { ip: '2001:DB8:0::7/128' }));
+    expect(duplicate!.summary).toBe('Two svc_whitelist_entry resources for 2001:db8::7');
+    expect(duplicate!.detail).toContain('("2001:db8::7" and "2001:DB8:0::7/128")');
+  });
+
+  test('apply: an entry that appeared after the plan is refused when its description differs, and left as it is when it matches', async () => {
+    const context = await world.configure();
+    const { planned, config } = await plan(entry, context, { ip: '192.0.2.20', description: 'mine' });
+    await world.api.addEntry('whitelist', { ip: '192.0.2.20', description: 'someone else' });
+    const [refused] = await thrown(() => entry.create({ context, config, planned, warn: failOnWarning }));
+    expect(refused!.summary).toBe('The whitelist already holds 192.0.2.20');
+    expect(await world.api.getEntry('whitelist', '192.0.2.20')).toMatchObject({ description: 'someone else' });
+
+    const again = await world.configure();
+    const second = await plan(entry, again, { ip: '192.0.2.21', description: 'same' });
+    await world.api.addEntry('whitelist', { ip: '192.0.2.21', description: 'same' });
+    const state = await entry.create({ context: again, config: second.config, planned: second.planned, warn: failOnWarning });
+    expect(state).toMatchObject({ ip: '192.0.2.21', description: 'same', id: `${TENANT}/192.0.2.21` });
+  });
+
+  test('destroy in the process that wrote the address (a create_before_destroy replacement) keeps the entry and says why', async () => {
+    const context = await world.configure();
+    const state = await create(entry, context, { ip: '192.0.2.30', description: 'replacement' });
+    const warnings: string[] = [];
+    await entry.delete({ context, prior: state, warn: (diagnostic) => warnings.push(`${diagnostic.summary}: ${diagnostic.detail}`) });
+    expect(warnings).toEqual([expect.stringMatching(/^svc_whitelist_entry: 192\.0\.2\.30 kept for the resource that replaces this one: A create earlier in this apply wrote 192\.0\.2\.30/)]);
+    expect(await world.api.getEntry('whitelist', '192.0.2.30')).toMatchObject({ description: 'replacement' });
+  });
+});

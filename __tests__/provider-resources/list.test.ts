@@ -495,3 +495,59 @@ describe('keys spelled differently from the state while values are not known yet
     ]);
   });
 });
+
+describe('additive mode and entries already on the service (adopt_existing)', () => {
+  const resource = resourceNamed('svc_whitelist');
+  const summaries = (diagnostics: readonly Diagnostic[]) => diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`);
+
+  test('an entry someone else made is refused at plan, naming it and adopt_existing; nothing is sent', async () => {
+    await world.api.addEntry('whitelist', { ip: '192.0.2.5', description: 'colleague' });
+    const outcome = await plan(resource, await world.configure(), { entries: entries(['192.0.2.5/32', 'ours'], ['192.0.2.6', 'new']), mode: 'additive' });
+    expect(summaries(outcome.diagnostics)).toEqual(['error: The whitelist already holds 192.0.2.5']);
+    expect(outcome.diagnostics[0]!.detail).toContain('already holds with description "colleague", an entry this resource did not create');
+    expect(outcome.diagnostics[0]!.detail).toContain('set adopt_existing = true');
+    expect(outcome.diagnostics[0]!.path).toEqual(['entries', { key: '192.0.2.5/32' }]);
+    expect(await listed('whitelist')).toEqual([{ ip: '192.0.2.5', description: 'colleague' }]);
+  });
+
+  test('adopt_existing = true takes it over on purpose: the plan names it with its old description, apply sets the new one', async () => {
+    await world.api.addEntry('whitelist', { ip: '192.0.2.5', description: 'colleague' });
+    await world.api.addEntry('whitelist', { ip: '192.0.2.7', description: 'same' });
+    const context = await world.configure();
+    const config = { entries: entries(['192.0.2.5', 'ours'], ['192.0.2.7', 'same']), mode: 'additive', adopt_existing: true };
+    const outcome = await plan(resource, context, config);
+    expect(summaries(outcome.diagnostics)).toEqual(['warning: svc_whitelist: adopts existing entry 192.0.2.5, was: "colleague"', 'warning: svc_whitelist: adopts existing entry 192.0.2.7']);
+    const state = await resource.create({ context, config: outcome.config, planned: outcome.planned, warn: failOnWarning });
+    expect(state).toMatchObject({ adopt_existing: true, mode: 'additive' });
+    expect(await listed('whitelist')).toEqual([
+      { ip: '192.0.2.5', description: 'ours' },
+      { ip: '192.0.2.7', description: 'same' },
+    ]);
+  });
+
+  test('a description with a control character is refused at validate, naming its key', () => {
+    const config = fullObject(resource.schema, { entries: entries(['192.0.2.1', 'fine'], ['192.0.2.2', 'bell\u0007']) });
+    const diagnostics = resource.validate!({ config });
+    expect(diagnostics.map((diagnostic) => [diagnostic.summary, diagnostic.path])).toEqual([['Invalid description in entries["192.0.2.2"]', ['entries', { key: '192.0.2.2' }]]]);
+    expect(diagnostics[0]!.detail).toContain('U+0007');
+  });
+});
+
+describe('a tenant the service does not know, at plan', () => {
+  test.each<[string, Record<string, Value>, Record<string, Value>, string, string[] | undefined]>([
+    ['set on the resource', {}, { tenant: 'initech' }, 'Check tenant; names are case-sensitive.', ['tenant']],
+    ["the provider's", { tenant: 'initech' }, {}, "Check the provider's tenant (tenant in the provider block, or SVC_TENANT); names are case-sensitive.", undefined],
+  ])('%s: the tenants there are named, no call made past the read', async (_name, providerConfig, resourceConfig, check, path) => {
+    const context = await world.configure(providerConfig);
+    const error = await plan(resourceNamed('svc_blocklist'), context, { entries: entries(['198.51.100.1', 'bot']), ...resourceConfig }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(DiagnosticsError);
+    const [diagnostic] = (error as DiagnosticsError).diagnostics;
+    expect(diagnostic!.summary).toBe('Cannot use tenant "initech"');
+    expect(diagnostic!.detail).toBe(`The service lists no tenant named "initech" (it lists "acme", "globex"). ${check}`);
+    expect(diagnostic!.path).toEqual(path);
+    expect(await world.api.listEntries('blocklist')).toEqual([]);
+  });
+});

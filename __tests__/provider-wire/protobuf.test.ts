@@ -209,3 +209,77 @@ function captureError(action: () => unknown): unknown {
   }
   throw new Error('expected an error');
 }
+
+describe('the rarer kinds, keys and refusals', () => {
+  const Rare: MessageDescriptor = {
+    name: 'test.Rare',
+    fields: [
+      { name: 'small', number: 1, kind: 'sint32' },
+      { name: 'fixed', number: 2, kind: 'fixed32' },
+      { name: 'signedFixed', number: 3, kind: 'sfixed64' },
+      { name: 'hugeZigzag', number: 4, kind: 'sint64', bigint: true },
+      { name: 'flag', number: 5, kind: 'bool' },
+      { name: 'byFlag', number: 6, kind: 'map', key: 'bool', value: 'string' },
+      { name: 'byLong', number: 7, kind: 'map', key: 'int64', value: 'string' },
+      { name: 'choiceText', number: 8, kind: 'string', oneof: 'choice' },
+      { name: 'choiceInner', number: 9, kind: 'message', message: () => Inner, oneof: 'choice' },
+      { name: 'text', number: 10, kind: 'string' },
+      { name: 'blob', number: 11, kind: 'bytes' },
+    ],
+  };
+
+  test.each([
+    ['sint32 -3 zigzags to 5', 'small', -3, '08 05'],
+    ['fixed32', 'fixed', 0x01020304, '15 04 03 02 01'],
+    ['sfixed64 -2', 'signedFixed', -2, '19 fe ff ff ff ff ff ff ff'],
+    ['sint64 beyond the safe range as a bigint', 'hugeZigzag', 2n ** 60n, '20 80 80 80 80 80 80 80 80 20'],
+  ])('%s, both ways', (_name, field, value, wire) => {
+    expect(encodeMessage(Rare, { [field]: value }).toString('hex')).toBe(hex(wire).toString('hex'));
+    expect(decodeMessage(Rare, hex(wire))[field]).toEqual(value);
+  });
+
+  test('a bool whose only set bit is in the high word is true', () => {
+    expect(decodeMessage(Rare, hex('28 80 80 80 80 10')).flag).toBe(true);
+  });
+
+  test('maps with bool and int64 keys round-trip', () => {
+    const message = { byFlag: { true: 'yes', false: 'no' }, byLong: { '4294967296': 'past 32 bits', '-1': 'minus one' } };
+    const decoded = decodeMessage(Rare, encodeMessage(Rare, message));
+    expect(decoded.byFlag).toEqual(message.byFlag);
+    expect(decoded.byLong).toEqual(message.byLong);
+  });
+
+  test('a message member of a oneof clears the member read before it', () => {
+    const wire = Buffer.concat([encodeMessage(Rare, { choiceText: 'first' }), encodeMessage(Rare, { choiceInner: { label: 'second', children: [] } })]);
+    const decoded = decodeMessage(Rare, wire);
+    expect(decoded.choiceText).toBeUndefined();
+    expect(decoded.choiceInner).toEqual({ label: 'second', children: [] });
+  });
+
+  test('an empty repeated field writes nothing', () => {
+    expect(encodeMessage(Outer, { numbers: [], names: [] })).toHaveLength(0);
+  });
+
+  test.each([
+    ['field number 0', Rare, '00 01', /test\.Rare: field number 0 at offset 1 is invalid/],
+    ['a message field sent as a varint', Outer, '18 01', /test\.Outer\.inner \(field 3\) arrived with wire type 0/],
+    ['a map field sent as a varint', Outer, '20 01', /test\.Outer\.labels \(field 4\) arrived with wire type 0/],
+    ['a repeated string sent as a varint', Outer, '10 01', /test\.Outer\.names \(field 2\) arrived with wire type 0/],
+    ['an unknown group closed by another field', Rare, '63 5c', /protobuf group 12 closed by end-group 11/],
+    ['a fixed32 cut short', Rare, '15 01 02', /protobuf message ends early: needed 4 byte\(s\) at offset 1, message ends at 3/],
+  ])('decoding refuses %s', (_name, descriptor, wire, message) => {
+    expect(() => decodeMessage(descriptor, hex(wire))).toThrow(message);
+  });
+
+  test.each([
+    ['a fraction in an int64', Scalars, { int64: 1.5 }, 'invalid_value', 'test.Scalars.int64 must be an integer, got 1.5'],
+    ['an unsafe number in an int64', Scalars, { int64: 2 ** 60 }, 'integer_out_of_range', `test.Scalars.int64 = ${2 ** 60} is beyond the safe integer range; pass a bigint`],
+    ['a bigint beyond 64 bits', Scalars, { big: 1n << 64n }, 'integer_out_of_range', 'test.Scalars.big = 18446744073709551616 does not fit 64 bits'],
+    ['a number in a string field', Rare, { text: 5 }, 'invalid_value', 'test.Rare.text must be a string, got number'],
+    ['text in a bytes field', Rare, { blob: 'abc' }, 'invalid_value', 'test.Rare.blob must be a Buffer, got string'],
+  ])('encoding refuses %s, naming the field', (_name, descriptor, message, code, text) => {
+    const error = captureError(() => encodeMessage(descriptor, message));
+    expect(error).toBeInstanceOf(ProtobufError);
+    expect(error).toMatchObject({ code, message: text });
+  });
+});

@@ -41,7 +41,7 @@ describe('loadPolicyEntryFile', () => {
 
 // One row per kind of mistake a security team makes in an entry file: the error names file,
 // line, field and value, with a stable code.
-const BAD_FILES: ReadonlyArray<{ name: string; files: Record<string, string>; code: string; message: string | RegExp }> = [
+const BAD_FILES: ReadonlyArray<{ name: string; files: Record<string, string>; load?: string[]; code: string; message: string | RegExp }> = [
   {
     name: 'bad IPv4 (YAML)',
     files: { 'policy/blacklist.yaml': '# blocked\nentries:\n  - ip: 203.0.113.9\n  - ip: 198.51.100.1\n    description: ok\n\n  - ip: "10.0.0.300"\n' },
@@ -157,6 +157,49 @@ const BAD_FILES: ReadonlyArray<{ name: string; files: Record<string, string>; co
     message: 'policy/blacklist.yaml:1: ips: unknown field; the file holds a list of { ip, description? } objects',
   },
   {
+    name: 'entries that is not a list',
+    files: { 'policy/blacklist.yaml': 'entries: 203.0.113.9\n' },
+    code: 'invalid_policy_file',
+    message: 'policy/blacklist.yaml:1: entries: expected a list of { ip, description? } objects, got string "203.0.113.9"',
+  },
+  {
+    name: 'entries with no value',
+    files: { 'policy/blacklist.yaml': '# to do\nentries:\n' },
+    code: 'invalid_policy_file',
+    message: 'policy/blacklist.yaml:2: entries: expected a list of { ip, description? } objects, got nothing',
+  },
+  {
+    name: 'an empty JSON object',
+    files: { 'policy/blacklist.json': '{}\n' },
+    code: 'invalid_policy_file',
+    message: 'policy/blacklist.json:1: entries: expected a list of { ip, description? } objects, got nothing',
+  },
+  {
+    name: 'a single address at the top level',
+    files: { 'policy/blacklist.yaml': '203.0.113.9\n' },
+    code: 'invalid_policy_file',
+    message: 'policy/blacklist.yaml:1: (top level): expected a list of { ip, description? } objects, at the top level or under "entries", got string "203.0.113.9"',
+  },
+  {
+    name: 'an empty list item',
+    files: { 'policy/blacklist.yaml': '- ip: 203.0.113.9\n-\n' },
+    code: 'invalid_policy_entry',
+    message: 'policy/blacklist.yaml:2: [1]: expected an object { ip, description? }, got nothing',
+  },
+  {
+    name: 'a description with a control character',
+    files: { 'policy/blacklist.yaml': '- ip: 203.0.113.9\n  description: "bell\\u0007"\n' },
+    code: 'invalid_policy_entry',
+    message: 'policy/blacklist.yaml:2: [0].description: holds the control character U+0007 at position 5; descriptions are one line of printable text',
+  },
+  {
+    name: 'a directory where the file should be',
+    files: { 'policy/blacklist.yaml/keep': '' },
+    load: ['policy/blacklist.yaml'],
+    code: 'invalid_policy_file',
+    message: 'policy/blacklist.yaml: cannot be read (EISDIR); check the file and its permissions',
+  },
+  {
     name: 'unknown extension',
     files: { 'policy/blacklist.txt': '203.0.113.9\n' },
     code: 'invalid_policy_file',
@@ -167,7 +210,7 @@ const BAD_FILES: ReadonlyArray<{ name: string; files: Record<string, string>; co
 describe('bad entry files stop synth, naming file and line', () => {
   test.each(BAD_FILES.map((row) => [row.name, row] as const))('%s', (_name, row) => {
     for (const [file, text] of Object.entries(row.files)) workingDirectory.write(file, text);
-    const files = Object.keys(row.files).length > 0 ? Object.keys(row.files) : ['policy/blacklist.yaml'];
+    const files = row.load ?? (Object.keys(row.files).length > 0 ? Object.keys(row.files) : ['policy/blacklist.yaml']);
     const error = thrownBy(() => new SecurityPolicy(svcStack(), 'security-policy', { blacklist: { files } }));
     expect(error).toBeInstanceOf(PolicyFileError);
     expect(error.code).toBe(row.code);
