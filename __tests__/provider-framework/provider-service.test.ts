@@ -843,3 +843,76 @@ describe('StopProvider and CallFunction without the optional parts', () => {
     expect(response.error?.text).toBe('the svc provider has no function "parse"; it has: (none). Check the spelling, or upgrade the provider if the function is newer.');
   });
 });
+
+describe('the service binding (ProviderDefinition.serviceBinding, bindingMismatch)', () => {
+  const plainType = impliedType({ version: 0, description: 'Plain.', attributes: { id: { description: 'ID.', type: types.string, computed: true } } });
+
+  /** A provider bound to the configured tenant, counting its binding calls. */
+  function boundFake() {
+    const counts = { binding: 0, mismatch: 0 };
+    const definition: ProviderDefinition<Context> = {
+      schema: providerSchema,
+      configure: async (request) => ({ tenant: String(request.config.tenant) }),
+      resources: [
+        {
+          typeName: 'svc_plain',
+          schema: { version: 0, description: 'Plain.', attributes: { id: { description: 'ID.', type: types.string, computed: true } } },
+          create: async () => ({ id: 'p' }),
+          update: async (request) => request.planned,
+          delete: async () => undefined,
+          read: async (request) => request.state,
+          plan: async (request) => ({ planned: request.proposed }),
+        },
+      ],
+      dataSources: [],
+      serviceBinding(context) {
+        counts.binding += 1;
+        return { tenant: `fingerprint of ${context.tenant}` };
+      },
+      bindingMismatch(context, recorded) {
+        counts.mismatch += 1;
+        return recorded.tenant === `fingerprint of ${context.tenant}` ? undefined : errorDiagnostic('Plan made against another svc service', `tenant is now ${context.tenant}`);
+      },
+    };
+    const service = createProviderService(definition);
+    return { service, counts };
+  }
+  const read = (service: messages.ProviderService) =>
+    service.readResource({ typeName: 'svc_plain', currentState: dynamic(plainType, { id: 'p' }), private: NO_PRIVATE });
+  const planWith = (service: messages.ProviderService, priorPrivate: Buffer) =>
+    service.planResourceChange({
+      typeName: 'svc_plain',
+      priorState: dynamic(plainType, { id: 'p' }),
+      proposedNewState: dynamic(plainType, { id: 'p' }),
+      config: dynamic(plainType, { id: null }),
+      priorPrivate,
+    });
+  const configure = async (service: messages.ProviderService, tenant: string) =>
+    expect((await service.configureProvider({ terraformVersion: '1.11.4', config: dynamic(providerType, { tenant }) })).diagnostics).toEqual([]);
+
+  test('every refresh and plan records the same binding, made once per process; the same recorded bytes are compared once', async () => {
+    const { service, counts } = boundFake();
+    await configure(service, 'acme');
+    const reads = await Promise.all([read(service), read(service), read(service)]);
+    const recorded = reads.map((response) => JSON.parse(Buffer.from(response.private!).toString('utf8')));
+    expect(recorded).toEqual(Array(3).fill({ service: { tenant: 'fingerprint of acme' } }));
+    const first = Buffer.from(reads[0].private!);
+    const plans = [await planWith(service, first), await planWith(service, Buffer.from(first)), await planWith(service, Buffer.from(first))];
+    for (const planned of plans) {
+      expect(planned.diagnostics).toEqual([]);
+      expect(JSON.parse(Buffer.from(planned.plannedPrivate!).toString('utf8'))).toEqual({ service: { tenant: 'fingerprint of acme' } });
+    }
+    expect(counts).toEqual({ binding: 1, mismatch: 1 });
+  });
+
+  test('bytes recorded against another service are refused, also after the same process accepted its own', async () => {
+    const { service } = boundFake();
+    await configure(service, 'acme');
+    const own = Buffer.from((await read(service)).private!);
+    expect((await planWith(service, own)).diagnostics).toEqual([]);
+    const foreign = Buffer.from(JSON.stringify({ service: { tenant: 'fingerprint of globex' } }));
+    expect(summaries((await planWith(service, foreign)).diagnostics)).toEqual(['Plan made against another svc service']);
+    // Once refused, every later change of this process is refused too, its own bytes included.
+    expect(summaries((await planWith(service, own)).diagnostics)).toEqual(['Plan made against another svc service']);
+  });
+});

@@ -28,8 +28,23 @@ function normalised(name: BoundName, value: string): string {
   return new URL(value).href.replace(/\/+$/, '');
 }
 
+/**
+ * Fingerprints already made in this process: every refresh and plan records the binding, so a
+ * plan of N resources would otherwise parse base_url and hash both settings 2N times. A process
+ * sees one or two services; the bound only keeps a misuse from growing it.
+ */
+const fingerprints = new Map<string, string>();
+const FINGERPRINTS_KEPT = 64;
+
 function fingerprint(name: BoundName, value: string): string {
-  return createHash('sha256').update(`${name}\0${normalised(name, value)}`).digest('hex');
+  const key = `${name}\0${value}`;
+  let made = fingerprints.get(key);
+  if (made === undefined) {
+    made = createHash('sha256').update(`${name}\0${normalised(name, value)}`).digest('hex');
+    if (fingerprints.size >= FINGERPRINTS_KEPT) fingerprints.clear();
+    fingerprints.set(key, made);
+  }
+  return made;
 }
 
 /** The binding of these settings; undefined while one is not known yet (nothing was read then). */

@@ -147,6 +147,8 @@ export interface ProviderDefinition<Context> {
   /**
    * The service this provider process points at, recorded in every resource's private data by
    * refresh and plan; undefined when not known (settings not known yet). Omit to bind nothing.
+   * Asked once per configured context (its settings do not change), and bindingMismatch once
+   * per distinct recorded bytes until one is refused.
    */
   serviceBinding?(context: Context): ServiceBinding | undefined;
   /**

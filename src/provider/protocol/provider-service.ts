@@ -70,10 +70,21 @@ export function createProviderService<Context>(
   /** The first refusal of a plan made against another service: every later change of this process gets it too. */
   let bindingRefused: Diagnostic | undefined;
 
+  /**
+   * The configured context's binding, made at its first use: terraform configures a process once
+   * and a context's settings do not change, while every refresh and plan records the binding.
+   */
+  let configuredBinding: { readonly binding: ServiceBinding | undefined } | undefined;
+  /** bound(null) once configured, the private data of every refresh, encoded once (the bytes are only ever copied). */
+  let boundAlone: Buffer | undefined;
+  /** The last private data found to name this process's service: the same bytes again need no second parse. */
+  let acceptedPrivate: Buffer | undefined;
+
   /** The current service binding, or undefined (not configured, not known, or nothing bound). */
   function currentBinding(): ServiceBinding | undefined {
     if (configured === undefined) return undefined;
-    return definition.serviceBinding?.(configured.context);
+    configuredBinding ??= { binding: definition.serviceBinding?.(configured.context) };
+    return configuredBinding.binding;
   }
 
   /**
@@ -82,15 +93,22 @@ export function createProviderService<Context>(
    */
   function bindingRefusal(privateBytes: Buffer | undefined): Diagnostic | undefined {
     if (bindingRefused !== undefined) return bindingRefused;
+    if (privateBytes !== undefined && acceptedPrivate !== undefined && privateBytes.equals(acceptedPrivate)) return undefined;
     const mismatch = definition.bindingMismatch;
     const recorded = recordedBinding(privateBytes);
     if (configured === undefined || mismatch === undefined || recorded === undefined) return undefined;
     bindingRefused = mismatch.call(definition, configured.context, recorded);
+    if (bindingRefused === undefined) acceptedPrivate = privateBytes;
     return bindingRefused;
   }
 
   /** Private data with the current service binding in it (when there is one). */
   function bound(notes: PrivateData | null): Buffer {
+    if (notes !== null || configured === undefined) return boundBytes(notes);
+    return (boundAlone ??= boundBytes(null));
+  }
+
+  function boundBytes(notes: PrivateData | null): Buffer {
     const binding = currentBinding();
     const { [BINDING_KEY]: _old, ...rest } = notes ?? {};
     const merged = binding === undefined ? rest : { ...rest, [BINDING_KEY]: binding };

@@ -161,10 +161,27 @@ function canonicalKey(key: string): string {
   return checked.ok ? checked.canonical : canonicalIpOf(key, ['entries', { key }]);
 }
 
+type CanonicalIndex = ReadonlyMap<string, { readonly key: string; readonly description: Value }>;
+
+/**
+ * Indexes already made, by the map they index: a plan asks for the same configured and prior
+ * maps' index up to four times (added addresses, entries on the service not in the plan, owned
+ * entries, private notes), each 10,000 keys for a large list. Maps decoded from a request are
+ * never changed afterwards, and an index is read, never changed.
+ */
+const canonicalIndexes = new WeakMap<EntryMap, CanonicalIndex>();
+const NO_ENTRIES: CanonicalIndex = new Map();
+
 /** The entries by canonical address, each with its key as written and its description. */
-function byCanonicalIp(entries: EntryMap | null): Map<string, { key: string; description: Value }> {
-  const indexed = new Map<string, { key: string; description: Value }>();
-  for (const [key, description] of Object.entries(entries ?? {})) indexed.set(canonicalKey(key), { key, description });
+function byCanonicalIp(entries: EntryMap | null): CanonicalIndex {
+  if (entries === null) return NO_ENTRIES;
+  let indexed = canonicalIndexes.get(entries);
+  if (indexed === undefined) {
+    const made = new Map<string, { key: string; description: Value }>();
+    for (const [key, description] of Object.entries(entries)) made.set(canonicalKey(key), { key, description });
+    indexed = made;
+    canonicalIndexes.set(entries, indexed);
+  }
   return indexed;
 }
 
