@@ -18,6 +18,7 @@ import { TerraformVariable, Testing } from 'cdktf';
 import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
 import { mirroredTerraformEnvironment, mockedAwsAccount } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
+import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const { mirror: PLUGIN_MIRROR, version: AWS_VERSION, requirement: AWS_IN_MIRROR } = awsProviderMirror();
 const describeWithTerraform = describeRequiring([commandOnPath('terraform', ['version']), AWS_IN_MIRROR]);
@@ -102,12 +103,12 @@ function terraformDirectory(json: TerraformJson): { dir: string; env: NodeJS.Pro
   copy.terraform.required_providers.aws = { source: 'hashicorp/aws', version: AWS_VERSION };
   fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(copy, null, 1));
   const env = mirroredTerraformEnvironment(dir, [{ path: PLUGIN_MIRROR, include: 'registry.terraform.io/hashicorp/*' }]);
-  execFileSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+  execFileSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8', timeout: STEP_BUDGET_MS.terraformCommand });
   return { dir, env };
 }
 
 function terraform(dir: string, env: NodeJS.ProcessEnv, args: string[]): { status: number | null; output: string } {
-  const result = spawnSync('terraform', [...args, '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+  const result = spawnSync('terraform', [...args, '-no-color'], { cwd: dir, env, encoding: 'utf8', timeout: STEP_BUDGET_MS.terraformCommand });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -129,7 +130,7 @@ describeWithTerraform('terraform validate on the synthesized JSON', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, testTimeoutFor(STEP_BUDGET_MS.terraformCommand, STEP_BUDGET_MS.terraformCommand));
 });
 
 /** A mocked AWS that answers the lookups the way a good account would; each case overrides one. */
@@ -197,7 +198,8 @@ run "plan" {
         );
       }
       // -json: one event per line, diagnostics tagged with their test file.
-      const run = spawnSync('terraform', ['test', '-json'], { cwd: dir, env, encoding: 'utf8' });
+      const run = spawnSync('terraform', ['test', '-json'], { cwd: dir, env, encoding: 'utf8', timeout: STEP_BUDGET_MS.terraformTestMockedAws });
+      if (run.error !== undefined) throw new Error(`terraform test did not finish: ${run.error.message}\n${run.stdout}${run.stderr}`);
       const events = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
       results = new Map();
       for (const name of Object.keys(CASES)) {
@@ -212,7 +214,7 @@ run "plan" {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, testTimeoutFor(STEP_BUDGET_MS.terraformCommand, STEP_BUDGET_MS.terraformTestMockedAws));
 
   it('plans a control plane for private subnets in two zones and a matching public zone', () => {
     expect(results.get('good')).toMatchObject({ passed: true });

@@ -25,6 +25,12 @@ export const STEP_BUDGET_MS = {
   cdktfCommand: 180_000,
   /** One `terraform init`, `plan` or `apply` of a small configuration against the provider build. */
   terraformCommand: 60_000,
+  /**
+   * `terraform test` of a dozen plan-only test files against a mocked hashicorp/aws (its 675 MB
+   * plugin loaded for each): 26 s under load, 42.6 s with two full runs at once (load average
+   * about 10; help/testing.md, "Under load"), where a 60 s limit left too little room.
+   */
+  terraformTestMockedAws: 120_000,
   /** A shell built-in or a short command: export, cat, kill, a process started in the background. */
   shellCommand: 10_000,
   /**
