@@ -103,7 +103,11 @@ function registerTypeScript({ project, cacheDirectory }) {
   }
 }
 
-/** ts.transpileModule with the project's options (as ts-node --transpile-only): syntax errors throw, naming file and line. */
+/**
+ * ts.transpileModule with the project's options (as ts-node --transpile-only), with an inline
+ * source map: syntax errors throw, naming file and line. Also jest's transpiler for coverage runs
+ * (__tests__/support/typescript-transform.js).
+ */
 function transpiler(project) {
   const ts = require('typescript');
   const read = ts.readConfigFile(project, ts.sys.readFile);
@@ -137,3 +141,4 @@ function transpiler(project) {
 module.exports = launch;
 module.exports.registerTypeScript = registerTypeScript;
 module.exports.registerCheckoutTypeScript = registerCheckoutTypeScript;
+module.exports.transpiler = transpiler;

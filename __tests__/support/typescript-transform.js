@@ -7,9 +7,10 @@
  * - `esbuild` for test runs: about 1 ms a file. TypeScript's transpiler (what ts-jest ran) took
  *   10 to 20 ms a file and a load of TypeScript in each worker: on a fresh clone, where jest's
  *   cache is empty, 15 s more of the unit tier's CPU (help/testing.md, "Where the time goes").
- * - `typescript` for coverage runs: esbuild's CommonJS output adds a getter per export, which V8
- *   coverage counts as branches (about 480 more in the unit tier, all covered), so its figures
- *   would not compare with the runs before it. TypeScript's output gives ts-jest's counts exactly.
+ * - `typescript` for coverage runs (bin/launch.js's transpile): esbuild's CommonJS output adds a
+ *   getter per export, which V8 coverage counts as branches (about 480 more in the unit tier, all
+ *   covered), so its figures would not compare with the runs before it. TypeScript's output gives
+ *   ts-jest's counts exactly.
  */
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -17,7 +18,9 @@ const path = require('node:path');
 
 const PROJECT = path.join(__dirname, '..', '..', 'tsconfig.json');
 const PROJECT_TEXT = fs.readFileSync(PROJECT, 'utf8');
-const OWN_TEXT = fs.readFileSync(__filename, 'utf8');
+const LAUNCH = path.join(__dirname, '..', '..', 'bin', 'launch.js');
+/** This transformer and bin/launch.js (whose transpile coverage runs use). */
+const OWN_TEXT = fs.readFileSync(__filename, 'utf8') + fs.readFileSync(LAUNCH, 'utf8');
 const ESBUILD_TARGET = 'node20';
 
 /** Made at a worker's first file to transpile: a worker whose files all come from jest's cache loads neither. */
@@ -45,18 +48,10 @@ function makeEsbuild() {
 }
 
 function makeTypescript() {
-  const ts = require('typescript');
-  const read = ts.readConfigFile(PROJECT, ts.sys.readFile);
-  if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
-  const { options } = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(PROJECT), undefined, PROJECT);
-  // No outDir or rootDir: the map's source is then the file itself, wherever tsc would write it.
-  const { outDir, rootDir, ...own } = options;
-  const compilerOptions = { ...own, sourceMap: true, inlineSourceMap: false, inlineSources: true, declaration: false, declarationMap: false, noEmit: false };
-  return (sourceText, sourcePath) => {
-    const result = ts.transpileModule(sourceText, { fileName: sourcePath, compilerOptions });
-    // The map travels beside the code (jest reads it there), not as a comment naming a .js.map that does not exist.
-    return { code: result.outputText.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'), map: result.sourceMapText };
-  };
+  // bin/launch.js's transpile, as the bin/ commands and npm scripts run: its inline source map is
+  // the one jest reads when a transformer returns none.
+  const transpile = require(LAUNCH).transpiler(PROJECT);
+  return (sourceText, sourcePath) => ({ code: transpile(sourceText, sourcePath) });
 }
 
 function transpilerName(options) {
