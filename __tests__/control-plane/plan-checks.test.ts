@@ -10,7 +10,6 @@
  * @cdktf/provider-aws 21.9.1 pins 6.x, so the copy under test names the mirror's version;
  * every argument the construct writes exists in both.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,6 +17,7 @@ import { TerraformVariable, Testing } from 'cdktf';
 import { REQUIRED_PROPS, dataOfType, synthControlPlane, type Synthesized, type TerraformJson } from './fixtures';
 import { mirroredTerraformEnvironment, mockedAwsAccount } from '../support/aws-terraform';
 import { awsProviderMirror, commandOnPath, describeRequiring } from '../support/requirements';
+import { runCommand, type CommandRun } from '../support/run-command';
 import { STEP_BUDGET_MS, testTimeoutFor } from '../support/step-budgets';
 
 const { mirror: PLUGIN_MIRROR, version: AWS_VERSION, requirement: AWS_IN_MIRROR } = awsProviderMirror();
@@ -97,34 +97,40 @@ describe('the certificate name at synth', () => {
 });
 
 /** A working directory holding the synthesized JSON, pointed at the local provider mirror. */
-function terraformDirectory(json: TerraformJson): { dir: string; env: NodeJS.ProcessEnv } {
+async function terraformDirectory(json: TerraformJson): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'control-plane-tf-'));
   const copy = JSON.parse(JSON.stringify(json));
   copy.terraform.required_providers.aws = { source: 'hashicorp/aws', version: AWS_VERSION };
   fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(copy, null, 1));
   const env = mirroredTerraformEnvironment(dir, [{ path: PLUGIN_MIRROR, include: 'registry.terraform.io/hashicorp/*' }]);
-  execFileSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8', timeout: STEP_BUDGET_MS.terraformCommand });
+  const init = await runCommand('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: dir, env, timeoutMs: STEP_BUDGET_MS.terraformCommand });
+  if (init.status !== 0) throw new Error(`terraform init ${outcome(init)}\n${init.stdout}${init.stderr}`);
   return { dir, env };
 }
 
-function terraform(dir: string, env: NodeJS.ProcessEnv, args: string[]): { status: number | null; output: string } {
-  const result = spawnSync('terraform', [...args, '-no-color'], { cwd: dir, env, encoding: 'utf8', timeout: STEP_BUDGET_MS.terraformCommand });
+/** A terraform command in its own process group, killed whole at its budget (run-command.ts). */
+async function terraform(dir: string, env: NodeJS.ProcessEnv, args: string[]): Promise<{ status: number | null; output: string }> {
+  const result = await runCommand('terraform', [...args, '-no-color'], { cwd: dir, env, timeoutMs: STEP_BUDGET_MS.terraformCommand });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+function outcome(run: CommandRun): string {
+  return run.timedOut ? 'ran past its budget and was killed' : `exited ${run.status ?? run.signal}`;
 }
 
 describeWithTerraform('terraform validate on the synthesized JSON', () => {
   it.each([
     ['the default control plane', {}],
     ['a custom stack name, sensor ranges and optional parameters', { stackName: 'Prevent-Eu1', sensorCidrs: ['10.20.0.0/16', '2001:db8::/32'], analyzerEnvironmentName: 'staging', otelGatewayUrl: 'https://otel.vendor.example.net' }],
-  ])('accepts %s, including the ephemeral variable and the write-only argument', (_name, props) => {
+  ])('accepts %s, including the ephemeral variable and the write-only argument', async (_name, props) => {
     const built = synthControlPlane(props);
     // fullSynth writes what `cdktf synth` writes; validate that file.
     const outdir = Testing.fullSynth(built.stack);
     const json = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'test', 'cdk.tf.json'), 'utf8')) as TerraformJson;
     expect(json.variable?.api_key).toMatchObject({ ephemeral: true, sensitive: true });
-    const { dir, env } = terraformDirectory(json);
+    const { dir, env } = await terraformDirectory(json);
     try {
-      const result = terraform(dir, env, ['validate']);
+      const result = await terraform(dir, env, ['validate']);
       expect(result.output).toContain('The configuration is valid');
       expect(result.status).toBe(0);
     } finally {
@@ -161,14 +167,14 @@ describeWithTerraform('terraform test: the plan with a mocked AWS provider', () 
     return `{ ${Object.entries(values).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ')} }`;
   }
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const built = synthControlPlane();
     synthesized = built.synthesized;
     const subnetName = Object.keys(built.json.data.aws_subnet)[0];
     const zoneName = Object.keys(built.json.data.aws_route53_zone)[0];
     const routeTableName = Object.keys(built.json.data.aws_route_table).find((id) => id.includes('subnet-route-table'))!;
     const defaultKeyName = Object.keys(built.json.data.aws_ebs_default_kms_key)[0];
-    const { dir, env } = terraformDirectory(built.json);
+    const { dir, env } = await terraformDirectory(built.json);
     try {
       fs.mkdirSync(path.join(dir, 'tests'));
       for (const [name, overrides] of Object.entries(CASES)) {
@@ -198,8 +204,8 @@ run "plan" {
         );
       }
       // -json: one event per line, diagnostics tagged with their test file.
-      const run = spawnSync('terraform', ['test', '-json'], { cwd: dir, env, encoding: 'utf8', timeout: STEP_BUDGET_MS.terraformTestMockedAws });
-      if (run.error !== undefined) throw new Error(`terraform test did not finish: ${run.error.message}\n${run.stdout}${run.stderr}`);
+      const run = await runCommand('terraform', ['test', '-json'], { cwd: dir, env, timeoutMs: STEP_BUDGET_MS.terraformTestMockedAws });
+      if (run.timedOut) throw new Error(`terraform test ${outcome(run)}\n${run.stdout}${run.stderr}`);
       const events = run.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
       results = new Map();
       for (const name of Object.keys(CASES)) {
