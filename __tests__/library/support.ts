@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { track } from '../support/child-processes';
+import { madeOnce } from '../support/made-once';
 import { copyRepository } from '../support/repository-copy';
 
 export const REPOSITORY = path.resolve(__dirname, '..', '..');
@@ -95,32 +96,18 @@ export const PACKED_LIBRARY_DIR_ENV = 'SVC_TEST_PACKED_LIBRARY_DIR';
  * The library packed once per jest run (os.tmpdir() is the run's own directory), or once for
  * several runs (PACKED_LIBRARY_DIR_ENV), and shared by every test file that installs it: `npm
  * pack` rebuilds lib/ in the repository, so two packs at once would remove each other's output.
- * The first caller packs, holding a lock directory; the others wait for its result.
+ * The first caller packs (madeOnce, ../support/made-once.ts); the others wait for its result.
  */
-export async function packedLibrary(): Promise<PackedLibrary> {
+export function packedLibrary(): Promise<PackedLibrary> {
   const shared = process.env[PACKED_LIBRARY_DIR_ENV];
-  const directory = shared !== undefined && shared !== '' ? path.resolve(shared) : path.join(os.tmpdir(), 'svc-prevent-pack');
-  const result = path.join(directory, 'packed.json');
-  const lock = `${directory}.lock`;
-  for (;;) {
-    if (fs.existsSync(result)) return JSON.parse(fs.readFileSync(result, 'utf8')) as PackedLibrary;
-    try {
-      fs.mkdirSync(lock);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      continue;
-    }
-    try {
-      if (!fs.existsSync(result)) {
-        fs.mkdirSync(directory, { recursive: true });
-        const packed = await packLibrary(directory);
-        fs.writeFileSync(result, JSON.stringify(packed));
-      }
-    } finally {
-      fs.rmSync(lock, { recursive: true, force: true });
-    }
-  }
+  return madeOnce({
+    directory: shared !== undefined && shared !== '' ? path.resolve(shared) : path.join(os.tmpdir(), 'svc-prevent-pack'),
+    resultName: 'packed.json',
+    what: 'npm pack of the library',
+    // A failed pack is tried again by the next file, as before.
+    recordFailure: false,
+    make: packLibrary,
+  });
 }
 
 type LockEntry = Record<string, unknown> & {

@@ -11,15 +11,15 @@
  * checks a signature needs is the exported public key the release carries.
  *
  * Built lazily by the first file that asks, in the run's temporary directory (os.tmpdir(), see
- * global-setup.ts, removed after the run), holding a lock directory; the others wait for its
- * result. A failed build is recorded, so every file reports that failure instead of building
- * again; a lock whose owner died is taken over.
+ * global-setup.ts, removed after the run), by madeOnce: the others wait for its result, a failed
+ * build is recorded, so every file reports that failure instead of building again, and a lock
+ * whose owner died is taken over.
  */
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildRelease, type ReleaseResult } from '../../../scripts/release/build';
+import { madeOnce } from '../../support/made-once';
 import { makeTestKeyring } from './gpg';
 
 export interface SharedRelease {
@@ -39,31 +39,6 @@ export function headCommit(): string {
   const git = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPOSITORY, encoding: 'utf8' });
   if (git.status !== 0) throw new Error(`git rev-parse HEAD failed in ${REPOSITORY}: ${git.stderr}`);
   return git.stdout.trim();
-}
-
-/** How often a file waiting for another's build looks for its result. */
-const POLL_MS = 1000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The lock is stale when the process that holds it is gone (a worker killed mid-build). */
-function removeStaleLock(lock: string): void {
-  let owner: number;
-  try {
-    owner = Number(fs.readFileSync(path.join(lock, 'owner'), 'utf8').trim());
-  } catch (error) {
-    // Not written yet (the lock was just taken), or the lock is gone already.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) fs.rmSync(lock, { recursive: true, force: true });
 }
 
 async function build(directory: string): Promise<SharedRelease> {
@@ -87,39 +62,12 @@ async function build(directory: string): Promise<SharedRelease> {
 }
 
 /** The run's release (see the header); the first caller builds it, the others wait. */
-export async function sharedRelease(): Promise<SharedRelease> {
-  const directory = path.join(os.tmpdir(), 'svc-prevent-release');
-  const result = path.join(directory, 'release.json');
-  const failure = path.join(directory, 'failure.txt');
-  const lock = `${directory}.lock`;
-  for (;;) {
-    if (fs.existsSync(result)) return JSON.parse(fs.readFileSync(result, 'utf8')) as SharedRelease;
-    if (fs.existsSync(failure)) throw new Error(`the run's shared release build failed (in another test file or an earlier call):\n${fs.readFileSync(failure, 'utf8')}`);
-    try {
-      fs.mkdirSync(lock);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      removeStaleLock(lock);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      continue;
-    }
-    try {
-      fs.writeFileSync(path.join(lock, 'owner'), String(process.pid));
-      if (fs.existsSync(result) || fs.existsSync(failure)) continue;
-      fs.mkdirSync(directory, { recursive: true });
-      let built: SharedRelease;
-      try {
-        built = await build(directory);
-      } catch (error) {
-        fs.writeFileSync(failure, error instanceof Error ? (error.stack ?? error.message) : String(error));
-        throw error;
-      }
-      // Written whole, then renamed: a waiting file never reads half a result.
-      fs.writeFileSync(`${result}.partial`, JSON.stringify(built));
-      fs.renameSync(`${result}.partial`, result);
-      return built;
-    } finally {
-      fs.rmSync(lock, { recursive: true, force: true });
-    }
-  }
+export function sharedRelease(): Promise<SharedRelease> {
+  return madeOnce({
+    directory: path.join(os.tmpdir(), 'svc-prevent-release'),
+    resultName: 'release.json',
+    what: "the run's shared release build",
+    recordFailure: true,
+    make: build,
+  });
 }
