@@ -236,7 +236,9 @@ describeWithTerraform('terraform on what the program synthesized', () => {
       fs.writeFileSync(path.join(keyedById, 'main.tf.json'), JSON.stringify(copy, null, 1));
       fs.cpSync(path.join(dir, 'tests'), path.join(keyedById, 'tests'), { recursive: true });
       const byIdEnv = mirroredTerraformEnvironment(keyedById, [{ path: PLUGIN_MIRROR, include: 'registry.terraform.io/hashicorp/*' }]);
-      spawnSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: keyedById, env: byIdEnv, encoding: 'utf8' });
+      // An init that failed would fail `terraform test` too, with another message: say which step it was.
+      const init = spawnSync('terraform', ['init', '-backend=false', '-input=false', '-no-color'], { cwd: keyedById, env: byIdEnv, encoding: 'utf8' });
+      expect({ status: init.status, output: `${init.stdout}${init.stderr}` }).toMatchObject({ status: 0 });
       const result = spawnSync('terraform', ['test', '-no-color'], { cwd: keyedById, env: byIdEnv, encoding: 'utf8' });
       expect(`${result.stdout}${result.stderr}`).toContain('Invalid for_each argument');
       expect(result.status).not.toBe(0);
