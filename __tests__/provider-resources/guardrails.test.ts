@@ -95,6 +95,21 @@ describe('overlaps at plan: contradictions across lists, redundancy within one',
     expect(oneByOne.length).toBeGreaterThan(6);
   });
 
+  test('own entries already in a view (ownIn) give the same findings, in the same order, as an index of their own', () => {
+    // An earlier resource's entries, then this resource's (some unchanged), as a plan declares them.
+    const earlier = [seen('blacklist', '10.1.0.0/16', 'earlier'), seen('blocklist', '192.0.2.7', 'earlier'), seen('whitelist', '10.1.2.3', 'earlier')];
+    const mine = ['10.1.2.0/24', '10.1.2.3', '192.0.2.0/24', '2001:db8::/48', '2001:db8::1', 'not an address', '10.9.9.9'].map((ip) => seen('whitelist', ip, 'mine'));
+    const changed = mine.filter((entry) => entry.ip !== '10.9.9.9' && entry.ip !== '2001:db8::1');
+    const service = new SeenEntries([seen('blacklist', '10.1.2.128/25'), seen('blacklist', '2001:db8::1')]);
+    const describe = (findings: ReturnType<typeof findEntryFindings>) => findings.map((finding) => `${finding.kind} ${finding.entry.ip} ${finding.other.ip} (${finding.other.source})`);
+    const declared = new SeenEntries(earlier);
+    declared.add(mine);
+    const planned = { entries: declared, limit: declared.size };
+    const withOwnIndex = describe(findEntryFindings(changed, [planned, { entries: service }]));
+    expect(describe(findEntryFindings(changed, [planned, { entries: service }], planned))).toEqual(withOwnIndex);
+    expect(withOwnIndex).toEqual(expect.arrayContaining(['contradiction 10.1.2.0/24 10.1.0.0/16 (earlier)', 'redundant 10.1.2.3 10.1.2.0/24 (mine)', 'contradiction 2001:db8::/48 2001:db8::1 (on the service)']));
+  });
+
   test('5,000 entries against 5,000 take well under a second', () => {
     const own = Array.from({ length: 5000 }, (_, index) => seen('whitelist', `10.${index >> 8}.${index & 255}.1`, 'mine'));
     const others = Array.from({ length: 5000 }, (_, index) => seen('blacklist', `10.${index >> 8}.${index & 255}.0/24`));

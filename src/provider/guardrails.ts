@@ -188,6 +188,13 @@ interface AddressKey {
 /** Parsed address keys by spelling: a plan compares each entry with every list, so each spelling is parsed once per process. */
 const keysBySpelling = new Map<string, AddressKey | null>();
 
+/** The 8 bits of each byte value as text: an IPv4 key is four lookups, not a conversion to base 2 and a pad. */
+const BYTE_BITS = Array.from({ length: 256 }, (_, byte) => byte.toString(2).padStart(8, '0'));
+
+function ipv4Bits(number: number): string {
+  return BYTE_BITS[number >>> 24] + BYTE_BITS[(number >>> 16) & 255] + BYTE_BITS[(number >>> 8) & 255] + BYTE_BITS[number & 255];
+}
+
 function addressKey(ip: string): AddressKey | undefined {
   let known = keysBySpelling.get(ip);
   if (known === undefined) {
@@ -195,12 +202,8 @@ function addressKey(ip: string): AddressKey | undefined {
     if (address === undefined) known = null;
     else {
       // IPv4 as a plain number: a whole list of 10,000 entries keys each one.
-      const number = address.family === 'ipv4' ? ipv4Number(address.address) : networkNumber(address);
-      const bits = number
-        .toString(2)
-        .padStart(address.family === 'ipv4' ? 32 : 128, '0')
-        .slice(0, address.prefixLength);
-      known = { canonical: address.canonical, key: `${address.family}:${bits}`, family: address.family, bits: address.prefixLength };
+      const allBits = address.family === 'ipv4' ? ipv4Bits(ipv4Number(address.address)) : networkNumber(address).toString(2).padStart(128, '0');
+      known = { canonical: address.canonical, key: `${address.family}:${allBits.slice(0, address.prefixLength)}`, family: address.family, bits: address.prefixLength };
     }
     keysBySpelling.set(ip, known);
   }
@@ -215,8 +218,10 @@ function addressKey(ip: string): AddressKey | undefined {
  */
 export class SeenEntries {
   private readonly items: Indexed[] = [];
-  private readonly byKey = new Map<string, Indexed[]>();
+  private readonly byKey = new Map<string, Indexed | Indexed[]>();
   private readonly prefixLengths = new Map<string, number[]>();
+  /** The longest prefix length held per family: only a range shorter than it can hold entries. */
+  private readonly longest = new Map<string, number>();
   /** `items` sorted by key, made when a range first asks what lies inside it, then kept sorted as entries are added. */
   private sorted: Indexed[] | undefined;
   private added = 0;
@@ -236,14 +241,21 @@ export class SeenEntries {
       this.added += 1;
       const key = addressKey(seen.ip);
       if (key === undefined) continue;
-      const item: Indexed = { seen, ...key, position };
+      const item: Indexed = { seen, canonical: key.canonical, key: key.key, family: key.family, bits: key.bits, position };
       this.items.push(item);
+      // One entry per key is the usual case (a whole list of single addresses): no array for it.
       const same = this.byKey.get(item.key);
-      if (same === undefined) this.byKey.set(item.key, [item]);
-      else same.push(item);
+      if (same === undefined) this.byKey.set(item.key, item);
+      else if (Array.isArray(same)) same.push(item);
+      else this.byKey.set(item.key, [same, item]);
       const lengths = this.prefixLengths.get(item.family);
-      if (lengths === undefined) this.prefixLengths.set(item.family, [item.bits]);
-      else if (!lengths.includes(item.bits)) lengths.push(item.bits);
+      if (lengths === undefined) {
+        this.prefixLengths.set(item.family, [item.bits]);
+        this.longest.set(item.family, item.bits);
+      } else if (!lengths.includes(item.bits)) {
+        lengths.push(item.bits);
+        if (item.bits > (this.longest.get(item.family) ?? 0)) this.longest.set(item.family, item.bits);
+      }
       if (this.sorted !== undefined) this.sorted.splice(firstAtOrAfter(this.sorted, item.key), 0, item);
     }
   }
@@ -251,15 +263,20 @@ export class SeenEntries {
   /** The entries added before position `limit` that cover `entry` (its own key included) or lie inside it, in the order added. */
   related(entry: AddressKey, limit: number): Indexed[] {
     const found: Indexed[] = [];
-    const bits = entry.key.slice(entry.family.length + 1);
-    for (const length of this.prefixLengths.get(entry.family) ?? []) {
+    const lengths = this.prefixLengths.get(entry.family);
+    if (lengths === undefined) return found;
+    for (const length of lengths) {
       if (length > entry.bits) continue;
       // The entry's own length (the usual case: single addresses) is its own key, not rebuilt.
-      const key = length === entry.bits ? entry.key : `${entry.family}:${bits.slice(0, length)}`;
-      for (const other of this.byKey.get(key) ?? []) if (other.position < limit) found.push(other);
+      const key = length === entry.bits ? entry.key : entry.key.slice(0, entry.family.length + 1 + length);
+      const same = this.byKey.get(key);
+      if (same === undefined) continue;
+      if (!Array.isArray(same)) {
+        if (same.position < limit) found.push(same);
+      } else for (const other of same) if (other.position < limit) found.push(other);
     }
     // Strictly inside: only a range has anything inside it.
-    if (this.prefixLengths.get(entry.family)?.some((length) => length > entry.bits)) {
+    if ((this.longest.get(entry.family) ?? 0) > entry.bits) {
       this.sorted ??= [...this.items].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const sorted = this.sorted;
       for (let index = firstAtOrAfter(sorted, entry.key); index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
@@ -293,16 +310,20 @@ function isDenyList(list: ListName): boolean {
   return list !== 'whitelist';
 }
 
-/** The finding (if any) of `entry` against `other`, which covers it or lies inside it (or neither: none). */
-function findingOf(entry: Indexed, other: Indexed, findings: EntryFinding[]): void {
-  const sameList = other.seen.list === entry.seen.list;
-  const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list);
+/** The finding (if any) of the entry `seen` (of address `entry`) against `other`, which covers it or lies inside it (or neither: none). */
+function findingOf(seen: SeenEntry, entry: AddressKey, other: Indexed, findings: EntryFinding[]): void {
+  const sameList = other.seen.list === seen.list;
+  const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(seen.list);
   if (entry.key.startsWith(other.key)) {
-    if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
-    if (opposite) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: seen, other: other.seen });
+    if (opposite) findings.push({ kind: 'contradiction', entry: seen, other: other.seen });
   } else if (opposite && other.key.startsWith(entry.key)) {
-    findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    findings.push({ kind: 'contradiction', entry: seen, other: other.seen });
   }
+}
+
+function limitOf(view: SeenView): number {
+  return view.limit ?? view.entries.size;
 }
 
 /**
@@ -312,19 +333,26 @@ function findingOf(entry: Indexed, other: Indexed, findings: EntryFinding[]): vo
  * equal to an own entry on the same list is that entry itself (or its copy on the service).
  * Linear in the entries (times the prefix lengths in use), so a 5,000-entry list plans quickly.
  * `others` is a list, or views of SeenEntries a plan keeps (entries planned before, a list read).
+ *
+ * `ownIn`, one of `others`' views, says that `own` (these very objects) were added to it: the own
+ * entries are then compared among themselves through it, not through a second index of the same
+ * entries (a whole list's plan declares its 10,000 entries and compares them: one index, one
+ * lookup per entry). The findings and their order are the same either way.
  */
-export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[]): EntryFinding[] {
-  const ownEntries = new SeenEntries(own);
-  const views: readonly SeenView[] = [
-    { entries: ownEntries },
-    ...(others.length > 0 && 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }]),
-  ];
+export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[], ownIn?: SeenView): EntryFinding[] {
+  const views: readonly SeenView[] =
+    others.length > 0 && 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }];
+  const ownEntries = ownIn === undefined ? new SeenEntries(own) : undefined;
+  const ownSet = ownIn === undefined ? undefined : new Set(own);
   const findings: EntryFinding[] = [];
   for (const seen of own) {
     const key = addressKey(seen.ip);
     if (key === undefined) continue;
-    const entry: Indexed = { seen, ...key, position: -1 };
-    for (const view of views) for (const other of view.entries.related(key, view.limit ?? view.entries.size)) findingOf(entry, other, findings);
+    const inOwnView = ownIn === undefined ? undefined : ownIn.entries.related(key, limitOf(ownIn));
+    // First the own entries among themselves, in their order, as an index of them alone finds them.
+    if (ownEntries !== undefined) for (const other of ownEntries.related(key, ownEntries.size)) findingOf(seen, key, other, findings);
+    else if (inOwnView !== undefined && inOwnView.length > 1) for (const other of inOwnView) if (ownSet?.has(other.seen)) findingOf(seen, key, other, findings);
+    for (const view of views) for (const other of view === ownIn && inOwnView !== undefined ? inOwnView : view.entries.related(key, limitOf(view))) findingOf(seen, key, other, findings);
   }
   return findings;
 }

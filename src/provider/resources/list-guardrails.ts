@@ -19,6 +19,7 @@ import {
   unlikelyAddressDiagnostics,
   SeenEntries,
   type EntryPlace,
+  type SeenEntry,
   type SeenView,
 } from '../guardrails';
 import type { CachedList } from '../list-cache';
@@ -83,8 +84,8 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
     for (const entry of entries) diagnostics.push(...broadRangeDiagnostics(list, entry.ip, entry.place));
   }
   if (tenant === UNKNOWN || context.connectionUnknown) return diagnostics;
-  const changed = entries.filter((entry) => request.added.has(canonicalIpOf(entry.ip, entry.place.path)));
-  if (changed.length === 0) return diagnostics;
+  const isChanged = entries.map((entry) => request.added.has(canonicalIpOf(entry.ip, entry.place.path)));
+  if (!isChanged.includes(true)) return diagnostics;
 
   const declared = entries.map((entry) => ({ list, ip: entry.ip, source: request.source }));
   // Registered before the reads below, so resources planned at the same time see each other.
@@ -92,10 +93,16 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
   const lists = request.compareOwnListOnService ? [list, ...opposingLists(list)] : opposingLists(list);
   const onService: SeenView[] = [];
   for (const other of lists) onService.push({ entries: serviceEntries(await readListForPlan(context, tenant, other, request.tenantIsConfigured), other) });
-  const own = changed.map((entry) => ({ list, ip: entry.ip, source: request.source }));
-  const places = new Map(changed.map((entry, index) => [own[index], entry.place]));
+  // The changed entries as declared: `planned` holds these very objects, so they are indexed once.
+  const own: SeenEntry[] = [];
+  const places = new Map<SeenEntry, EntryPlace>();
+  declared.forEach((seen, index) => {
+    if (!isChanged[index]) return;
+    own.push(seen);
+    places.set(seen, entries[index].place);
+  });
   let hidden = 0;
-  for (const finding of findEntryFindings(own, [planned, ...onService])) {
+  for (const finding of findEntryFindings(own, [planned, ...onService], planned)) {
     if (!context.firstReport(tenant, findingKey(finding))) continue;
     if (diagnostics.length >= FINDINGS_SHOWN) {
       hidden += 1;
