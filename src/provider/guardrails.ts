@@ -56,7 +56,11 @@ function parsed(value: string): ParsedAddress | undefined {
 /** Errors at validate: a range that matches every address of its family. No opt-out. */
 export function catchAllDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
   const address = parsed(value);
-  if (address === undefined || address.prefixLength !== 0) return [];
+  return address === undefined ? [] : catchAllOf(list, value, address, place);
+}
+
+function catchAllOf(list: ListName, value: string, address: ParsedAddress, place: EntryPlace): Diagnostic[] {
+  if (address.prefixLength !== 0) return [];
   const family = address.family === 'ipv4' ? 'IPv4' : 'IPv6';
   return [
     errorDiagnostic(
@@ -117,7 +121,22 @@ function specialBlocks(): ReadonlyArray<SpecialBlock & { readonly parsed: Parsed
 /** Warnings at validate for an entry that cannot mean what the user wants, naming the better spelling. */
 export function unlikelyAddressDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
   const address = parsed(value);
+  return address === undefined ? [] : unlikelyAddressOf(list, value, address, place);
+}
+
+/**
+ * Validate's guardrails of one entry (the catch-all error, the warnings for addresses no client
+ * has), the address parsed once for both.
+ */
+export function validateEntryGuardrails(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
+  const address = parsed(value);
   if (address === undefined) return [];
+  const catchAll = catchAllOf(list, value, address, place);
+  const unlikely = unlikelyAddressOf(list, value, address, place);
+  return catchAll.length === 0 ? unlikely : unlikely.length === 0 ? catchAll : [...catchAll, ...unlikely];
+}
+
+function unlikelyAddressOf(list: ListName, value: string, address: ParsedAddress, place: EntryPlace): Diagnostic[] {
   const mapped = ipv4OfMapped(address);
   if (mapped !== undefined) {
     return [
@@ -129,7 +148,12 @@ export function unlikelyAddressDiagnostics(list: ListName, value: string, place:
       ),
     ];
   }
-  const block = specialBlocks().find((candidate) => contains(candidate.parsed, address));
+  let block: SpecialBlock | undefined;
+  for (const candidate of specialBlocks()) {
+    if (!contains(candidate.parsed, address)) continue;
+    block = candidate;
+    break;
+  }
   if (block === undefined) return [];
   return [
     warningDiagnostic(

@@ -25,8 +25,8 @@ export class ValueCodecError extends Error {
   ) {
     super(`${formatAttributePath(path)}: ${reason}`);
     this.name = 'ValueCodecError';
-    // A copy: the codec walks values with one path it extends and shortens in place.
-    this.path = [...path];
+    // A copy, steps too: the codec walks values with one path (and one step per map) it changes in place.
+    this.path = path.map((step) => (typeof step === 'object' ? { key: step.key } : step));
   }
 }
 
@@ -92,9 +92,13 @@ class MsgpackReader {
       case 'map': {
         const length = this.readMapLength(path, 'map');
         const map: Record<string, Value> = {};
+        // One path step for the map's entries, renamed at each key: a map of 10,000 entries makes
+        // one step, not 10,000 (an error copies the path with its steps).
+        const step = { key: '' };
         for (let entry = 0; entry < length; entry++) {
           const key = this.readString(path, 'string map key');
-          path.push({ key });
+          step.key = key;
+          path.push(step);
           if (Object.prototype.hasOwnProperty.call(map, key)) throw new ValueCodecError(path, 'map key appears twice');
           setOwn(map, key, this.readValue(type.element, path));
           path.pop();
@@ -336,9 +340,11 @@ function writeValue(writer: MsgpackWriter, type: ValueType, value: Value, path: 
       if (!isPlainObject(value)) throw mismatch('map', value, path);
       const keys = Object.keys(value).sort(compareBytewise);
       writer.mapHeader(keys.length);
+      const step = { key: '' };
       for (const key of keys) {
         writer.string(key);
-        path.push({ key });
+        step.key = key;
+        path.push(step);
         writeValue(writer, type.element, value[key], path);
         path.pop();
       }

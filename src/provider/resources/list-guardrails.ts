@@ -12,11 +12,10 @@ import { UNKNOWN, warningDiagnostic, type Diagnostic, type Unknown } from '../co
 import type { SvcContext } from '../context';
 import {
   broadRangeDiagnostics,
-  catchAllDiagnostics,
   findingDiagnostic,
   findingKey,
   findEntryFindings,
-  unlikelyAddressDiagnostics,
+  validateEntryGuardrails,
   SeenEntries,
   type EntryPlace,
   type SeenEntry,
@@ -30,7 +29,7 @@ const FINDINGS_SHOWN = 20;
 
 /** Validate: the catch-all error and the warnings for addresses no client has. */
 export function validateGuardrails(list: ListName, ip: string, place: EntryPlace): Diagnostic[] {
-  return [...catchAllDiagnostics(list, ip, place), ...unlikelyAddressDiagnostics(list, ip, place)];
+  return validateEntryGuardrails(list, ip, place);
 }
 
 /** The lists a plan compares an entry of `list` with: contradictions cross whitelist and deny lists. */

@@ -83,7 +83,8 @@ function listSchema(list: ListName): Schema {
 function validateEntries(list: ListName, entries: EntryMap): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   const seen = new Map<string, string>();
-  for (const [key, description] of Object.entries(entries)) {
+  for (const key of Object.keys(entries)) {
+    const description = entries[key];
     // The place is spelled out only for a bad description: a list holds thousands of good ones.
     if (typeof description === 'string' && descriptionProblem(description) !== undefined) {
       const invalid = descriptionDiagnostic(description, ['entries', { key }], `entries[${JSON.stringify(key)}]`);
