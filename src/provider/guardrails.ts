@@ -286,9 +286,9 @@ export class SeenEntries {
 
   /** The entries added before position `limit` that cover `entry` (its own key included) or lie inside it, in the order added. */
   related(entry: AddressKey, limit: number): Indexed[] {
-    const found: Indexed[] = [];
     const lengths = this.prefixLengths.get(entry.family);
-    if (lengths === undefined) return found;
+    if (lengths === undefined) return [];
+    const found: Indexed[] = [];
     for (const length of lengths) {
       if (length > entry.bits) continue;
       // The entry's own length (the usual case: single addresses) is its own key, not rebuilt.
@@ -374,9 +374,15 @@ export function findEntryFindings(own: readonly SeenEntry[], others: readonly Se
     if (key === undefined) continue;
     const inOwnView = ownIn === undefined ? undefined : ownIn.entries.related(key, limitOf(ownIn));
     // First the own entries among themselves, in their order, as an index of them alone finds them.
-    if (ownEntries !== undefined) for (const other of ownEntries.related(key, ownEntries.size)) findingOf(seen, key, other, findings);
-    else if (inOwnView !== undefined && inOwnView.length > 1) for (const other of inOwnView) if (ownSet?.has(other.seen)) findingOf(seen, key, other, findings);
-    for (const view of views) for (const other of view === ownIn && inOwnView !== undefined ? inOwnView : view.entries.related(key, limitOf(view))) findingOf(seen, key, other, findings);
+    // An entry compared with itself finds nothing: skipped.
+    if (ownEntries !== undefined) {
+      for (const other of ownEntries.related(key, ownEntries.size)) if (other.seen !== seen) findingOf(seen, key, other, findings);
+    } else if (inOwnView !== undefined && inOwnView.length > 1) {
+      for (const other of inOwnView) if (other.seen !== seen && ownSet?.has(other.seen)) findingOf(seen, key, other, findings);
+    }
+    for (const view of views) {
+      for (const other of view === ownIn && inOwnView !== undefined ? inOwnView : view.entries.related(key, limitOf(view))) if (other.seen !== seen) findingOf(seen, key, other, findings);
+    }
   }
   return findings;
 }

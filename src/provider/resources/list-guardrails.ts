@@ -18,7 +18,6 @@ import {
   validateEntryGuardrails,
   SeenEntries,
   type EntryPlace,
-  type SeenEntry,
   type SeenView,
 } from '../guardrails';
 import type { CachedList } from '../list-cache';
@@ -64,7 +63,7 @@ export interface PlanGuardrailRequest {
    * The canonical addresses of `entries` this plan adds (all on create): only they are compared,
    * so a plan that adds nothing costs no call, and a pair warns when it is introduced.
    */
-  readonly added: ReadonlySet<string>;
+  readonly added: { has(canonical: string): boolean };
   /** How the entries are named to others, e.g. `svc_whitelist_entry in this configuration`. */
   readonly source: string;
   /** Compare with the service's copy of the resource's own list (per-entry resources; a whole list replaces its own). */
@@ -93,13 +92,7 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
   const onService: SeenView[] = [];
   for (const other of lists) onService.push({ entries: serviceEntries(await readListForPlan(context, tenant, other, request.tenantIsConfigured), other) });
   // The changed entries as declared: `planned` holds these very objects, so they are indexed once.
-  const own: SeenEntry[] = [];
-  const places = new Map<SeenEntry, EntryPlace>();
-  declared.forEach((seen, index) => {
-    if (!isChanged[index]) return;
-    own.push(seen);
-    places.set(seen, entries[index].place);
-  });
+  const own = declared.filter((_, index) => isChanged[index]);
   let hidden = 0;
   for (const finding of findEntryFindings(own, [planned, ...onService], planned)) {
     if (!context.firstReport(tenant, findingKey(finding))) continue;
@@ -107,7 +100,9 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
       hidden += 1;
       continue;
     }
-    diagnostics.push(findingDiagnostic(finding, tenant, places.get(finding.entry) ?? { path: [], what: 'entry' }));
+    // Looked up for the few findings shown, not mapped for every entry.
+    const place = entries[declared.indexOf(finding.entry)]?.place;
+    diagnostics.push(findingDiagnostic(finding, tenant, place ?? { path: [], what: 'entry' }));
   }
   if (hidden > 0) {
     diagnostics.push(
