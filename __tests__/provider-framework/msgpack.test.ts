@@ -360,3 +360,32 @@ describe('msgpack: the longer headers and the rarer mismatches', () => {
     expect(codecError(() => decodeJsonValue(type, json)).message).toBe(`(root): ${message}`);
   });
 });
+
+describe('msgpack: a large map decoded again is the value decoded before (terraform sends it in several requests)', () => {
+  const resourceType = types.object({ entries: types.map(types.string), mode: types.string });
+  const entries = Object.fromEntries(Array.from({ length: 1500 }, (_, index) => [`10.0.${index >> 8}.${index & 255}`, `entry ${index}`]));
+
+  test('the same bytes in another request (a config, then a proposed state with other attributes) give the same map object', () => {
+    const config = decodeValue(resourceType, encodeValue(resourceType, { entries, mode: null })) as Record<string, Value>;
+    const proposed = decodeValue(resourceType, encodeValue(resourceType, { entries, mode: UNKNOWN })) as Record<string, Value>;
+    expect(config.entries).toEqual(entries);
+    expect(proposed.entries).toBe(config.entries);
+    expect(proposed.mode).toBe(UNKNOWN);
+  });
+
+  test('one description changed, one entry more, another type or a small map: decoded afresh, and right', () => {
+    const first = (decodeValue(resourceType, encodeValue(resourceType, { entries, mode: null })) as Record<string, Value>).entries;
+    const changedEntries = { ...entries, '10.0.5.219': 'changed' };
+    const changed = (decodeValue(resourceType, encodeValue(resourceType, { entries: changedEntries, mode: null })) as Record<string, Value>).entries;
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual(changedEntries);
+    const longerEntries = { ...entries, '10.9.9.9': '' };
+    expect(decodeValue(types.map(types.string), encodeValue(types.map(types.string), longerEntries))).toEqual(longerEntries);
+    const otherType = types.map(types.string);
+    const sameBytesOtherType = decodeValue(otherType, encodeValue(otherType, entries));
+    expect(sameBytesOtherType).toEqual(entries);
+    expect(sameBytesOtherType).not.toBe(first);
+    const small = { a: 'x' };
+    expect(decodeValue(otherType, encodeValue(otherType, small))).not.toBe(decodeValue(otherType, encodeValue(otherType, small)));
+  });
+});

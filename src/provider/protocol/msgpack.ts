@@ -32,6 +32,19 @@ export class ValueCodecError extends Error {
 
 // ---- decoding ----
 
+/**
+ * Large maps decoded lately, with their bytes. Terraform sends a resource's configuration in
+ * ValidateResourceConfig and again in PlanResourceChange, where a create's proposed_new_state
+ * holds the same maps once more: the plan's process decoded a whole list of 10,000 entries three
+ * times. A map whose bytes equal those of one decoded before with the same type is that value:
+ * equal bytes of one type decode to equal values, and values are read-only (core/values.ts).
+ * Only maps of at least SHARED_MAP_MIN_ENTRIES, the last SHARED_MAPS_KEPT of them (their bytes copied,
+ * so no request buffer is kept).
+ */
+const SHARED_MAP_MIN_ENTRIES = 1000;
+const SHARED_MAPS_KEPT = 4;
+const sharedMaps: Array<{ readonly type: ValueType; readonly bytes: Buffer; readonly value: Value }> = [];
+
 /** Decodes one msgpack value of `type`; the bytes must hold exactly that value. */
 export function decodeValue(type: ValueType, bytes: Uint8Array): Value {
   const reader = new MsgpackReader(bytes);
@@ -90,6 +103,9 @@ class MsgpackReader {
         return elements;
       }
       case 'map': {
+        const start = this.offset;
+        const shared = this.sharedMapAt(type);
+        if (shared !== undefined) return shared;
         const length = this.readMapLength(path, 'map');
         const map: Record<string, Value> = {};
         // One path step for the map's entries, renamed at each key: a map of 10,000 entries makes
@@ -102,6 +118,10 @@ class MsgpackReader {
           if (Object.prototype.hasOwnProperty.call(map, key)) throw new ValueCodecError(path, 'map key appears twice');
           setOwn(map, key, this.readValue(type.element, path));
           path.pop();
+        }
+        if (length >= SHARED_MAP_MIN_ENTRIES) {
+          if (sharedMaps.length >= SHARED_MAPS_KEPT) sharedMaps.shift();
+          sharedMaps.push({ type, bytes: Buffer.from(this.buffer.subarray(start, this.offset)), value: map });
         }
         return map;
       }
@@ -128,6 +148,17 @@ class MsgpackReader {
         return object;
       }
     }
+  }
+
+  /** A map decoded before whose bytes (and type) are those at the offset, read past; or undefined. */
+  private sharedMapAt(type: ValueType): Value | undefined {
+    for (const shared of sharedMaps) {
+      const end = this.offset + shared.bytes.length;
+      if (shared.type !== type || end > this.bytes.length || !shared.bytes.equals(this.buffer.subarray(this.offset, end))) continue;
+      this.offset = end;
+      return shared.value;
+    }
+    return undefined;
   }
 
   private readString(path: PathStep[], expected: string): string {
