@@ -248,7 +248,13 @@ export class SeenEntries {
   private readonly longest = new Map<string, number>();
   /** `items` sorted by key, made when a range first asks what lies inside it, then kept sorted as entries are added. */
   private sorted: Indexed[] | undefined;
-  private added = 0;
+  /**
+   * Every entry added, in order (its index is its position). They are indexed at the first
+   * question after they were added: a plan registers a whole list's entries for the resources
+   * planned after it, and when none asks, they are never indexed.
+   */
+  private readonly added: SeenEntry[] = [];
+  private indexed = 0;
 
   constructor(entries: readonly SeenEntry[] = []) {
     this.add(entries);
@@ -256,16 +262,19 @@ export class SeenEntries {
 
   /** How many entries were added (addresses or not): a limit of `size` sees all added so far. */
   get size(): number {
-    return this.added;
+    return this.added.length;
   }
 
   add(entries: readonly SeenEntry[]): void {
-    for (const seen of entries) {
-      const position = this.added;
-      this.added += 1;
+    for (const seen of entries) this.added.push(seen);
+  }
+
+  private indexAdded(): void {
+    for (; this.indexed < this.added.length; this.indexed += 1) {
+      const seen = this.added[this.indexed];
       const key = addressKey(seen.ip);
       if (key === undefined) continue;
-      const item: Indexed = { seen, canonical: key.canonical, key: key.key, family: key.family, bits: key.bits, position };
+      const item: Indexed = { seen, canonical: key.canonical, key: key.key, family: key.family, bits: key.bits, position: this.indexed };
       this.items.push(item);
       // One entry per key is the usual case (a whole list of single addresses): no array for it.
       const same = this.byKey.get(item.key);
@@ -286,6 +295,7 @@ export class SeenEntries {
 
   /** The entries added before position `limit` that cover `entry` (its own key included) or lie inside it, in the order added. */
   related(entry: AddressKey, limit: number): Indexed[] {
+    this.indexAdded();
     const lengths = this.prefixLengths.get(entry.family);
     if (lengths === undefined) return [];
     const found: Indexed[] = [];
@@ -358,15 +368,17 @@ function limitOf(view: SeenView): number {
  * Linear in the entries (times the prefix lengths in use), so a 5,000-entry list plans quickly.
  * `others` is a list, or views of SeenEntries a plan keeps (entries planned before, a list read).
  *
- * `ownIn`, one of `others`' views, says that `own` (these very objects) were added to it: the own
- * entries are then compared among themselves through it, not through a second index of the same
- * entries (a whole list's plan declares its 10,000 entries and compares them: one index, one
- * lookup per entry). The findings and their order are the same either way.
+ * How the own entries are compared among themselves: by default through an index of their own;
+ * through `among`, one of `others`' views, when `own` (these very objects) were added to it (a
+ * whole list's plan declares its 10,000 entries and compares them: one index, one lookup per
+ * entry; the findings and their order are the same); or not at all with `DISTINCT_ENTRIES`, for
+ * entries that cannot overlap one another (see ownEntriesCannotOverlap).
  */
-export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[], ownIn?: SeenView): EntryFinding[] {
+export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[], among?: SeenView | typeof DISTINCT_ENTRIES): EntryFinding[] {
   const views: readonly SeenView[] =
-    others.length > 0 && 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }];
-  const ownEntries = ownIn === undefined ? new SeenEntries(own) : undefined;
+    others.length === 0 ? [] : 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }];
+  const ownIn = among === DISTINCT_ENTRIES ? undefined : among;
+  const ownEntries = among === undefined ? new SeenEntries(own) : undefined;
   const ownSet = ownIn === undefined ? undefined : new Set(own);
   const findings: EntryFinding[] = [];
   for (const seen of own) {
@@ -385,6 +397,19 @@ export function findEntryFindings(own: readonly SeenEntry[], others: readonly Se
     }
   }
   return findings;
+}
+
+/** findEntryFindings' `among` for own entries that cannot overlap one another. */
+export const DISTINCT_ENTRIES = 'distinct entries';
+
+/**
+ * True when no two of `entries` can make a finding: single addresses (no range) of one list, so
+ * each covers only an entry of the same address, and an entry of the same address on the same
+ * list is no finding.
+ */
+export function ownEntriesCannotOverlap(entries: readonly SeenEntry[]): boolean {
+  const list = entries[0]?.list;
+  return entries.every((entry) => entry.list === list && parsed(entry.ip)?.isRange === false);
 }
 
 /** The same pair found from either side has one key. */

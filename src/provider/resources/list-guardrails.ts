@@ -14,7 +14,9 @@ import {
   broadRangeDiagnostics,
   findingDiagnostic,
   findingKey,
+  DISTINCT_ENTRIES,
   findEntryFindings,
+  ownEntriesCannotOverlap,
   validateEntryGuardrails,
   SeenEntries,
   type EntryPlace,
@@ -93,8 +95,13 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
   for (const other of lists) onService.push({ entries: serviceEntries(await readListForPlan(context, tenant, other, request.tenantIsConfigured), other) });
   // The changed entries as declared: `planned` holds these very objects, so they are indexed once.
   const own = declared.filter((_, index) => isChanged[index]);
+  // The tenant's first resource in this process, none of whose entries overlaps another (a whole
+  // list of single addresses): the planned entries are its own alone, and only the service's
+  // lists can make a finding, so the planned entries are not indexed (unless a later resource asks).
+  const firstAndDistinct = planned.limit === declared.length && ownEntriesCannotOverlap(declared);
+  const findings = firstAndDistinct ? findEntryFindings(own, onService, DISTINCT_ENTRIES) : findEntryFindings(own, [planned, ...onService], planned);
   let hidden = 0;
-  for (const finding of findEntryFindings(own, [planned, ...onService], planned)) {
+  for (const finding of findings) {
     if (!context.firstReport(tenant, findingKey(finding))) continue;
     if (diagnostics.length >= FINDINGS_SHOWN) {
       hidden += 1;
