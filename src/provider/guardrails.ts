@@ -375,8 +375,11 @@ function limitOf(view: SeenView): number {
  * entries that cannot overlap one another (see ownEntriesCannotOverlap).
  */
 export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[], among?: SeenView | typeof DISTINCT_ENTRIES): EntryFinding[] {
-  const views: readonly SeenView[] =
+  const given: readonly SeenView[] =
     others.length === 0 ? [] : 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }];
+  // An empty view (an empty list on the service) finds nothing: with none left, nothing is keyed.
+  const views = given.filter((view) => limitOf(view) > 0);
+  if (views.length === 0 && among === DISTINCT_ENTRIES) return [];
   const ownIn = among === DISTINCT_ENTRIES ? undefined : among;
   const ownEntries = among === undefined ? new SeenEntries(own) : undefined;
   const ownSet = ownIn === undefined ? undefined : new Set(own);

@@ -50,6 +50,9 @@ function serviceEntries(read: CachedList, list: ListName): SeenEntries {
   return entries;
 }
 
+/** PlanGuardrailRequest's `added` when the plan adds every entry (a create). */
+export const ALL_ADDED = 'all';
+
 export interface PlannedEntry {
   readonly ip: string;
   readonly place: EntryPlace;
@@ -65,7 +68,7 @@ export interface PlanGuardrailRequest {
    * The canonical addresses of `entries` this plan adds (all on create): only they are compared,
    * so a plan that adds nothing costs no call, and a pair warns when it is introduced.
    */
-  readonly added: { has(canonical: string): boolean };
+  readonly added: ReadonlySet<string> | typeof ALL_ADDED;
   /** How the entries are named to others, e.g. `svc_whitelist_entry in this configuration`. */
   readonly source: string;
   /** Compare with the service's copy of the resource's own list (per-entry resources; a whole list replaces its own). */
@@ -84,7 +87,8 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
     for (const entry of entries) diagnostics.push(...broadRangeDiagnostics(list, entry.ip, entry.place));
   }
   if (tenant === UNKNOWN || context.connectionUnknown) return diagnostics;
-  const isChanged = entries.map((entry) => request.added.has(canonicalIpOf(entry.ip, entry.place.path)));
+  const { added } = request;
+  const isChanged = entries.map((entry) => added === ALL_ADDED || added.has(canonicalIpOf(entry.ip, entry.place.path)));
   if (!isChanged.includes(true)) return diagnostics;
 
   const declared = entries.map((entry) => ({ list, ip: entry.ip, source: request.source }));

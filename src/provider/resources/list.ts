@@ -28,7 +28,7 @@ import {
 } from '../core';
 import type { SvcContext } from '../context';
 import type { CachedList } from '../list-cache';
-import { planGuardrails, validateGuardrails } from './list-guardrails';
+import { ALL_ADDED, planGuardrails, validateGuardrails } from './list-guardrails';
 import { listId, splitId } from './resource-ids';
 import { ADDRESS_FIX, attribute, canonicalIpOf, descriptionDiagnostic, emptyStringDiagnostic, mapAttribute, readListForPlan, requiredString, stringAttribute } from './attributes';
 
@@ -120,11 +120,13 @@ function validateEntries(list: ListName, entries: EntryMap): Diagnostic[] {
   return diagnostics;
 }
 
-/** The canonical addresses `configured` holds and `prior` does not (on create, all of them: the index itself). */
-function addedAddresses(configured: EntryMap, prior: EntryMap | null): ReadonlySet<string> | CanonicalIndex {
+/** The canonical addresses `configured` holds and `prior` does not (all of them on create). */
+function addedAddresses(configured: EntryMap, prior: EntryMap | null): ReadonlySet<string> | typeof ALL_ADDED {
   const before = byCanonicalIp(prior);
-  if (before.size === 0) return byCanonicalIp(configured);
-  return new Set([...byCanonicalIp(configured).keys()].filter((canonical) => !before.has(canonical)));
+  // Indexed on create too (the plan's other questions use the same index): a key that is no address is refused here.
+  const after = byCanonicalIp(configured);
+  if (before.size === 0) return ALL_ADDED;
+  return new Set([...after.keys()].filter((canonical) => !before.has(canonical)));
 }
 
 /** Where an entries key is, for guardrail messages. */
