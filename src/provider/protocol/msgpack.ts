@@ -448,6 +448,7 @@ class MsgpackWriter {
   }
 
   string(text: string): void {
+    if (text.length < 32 && this.shortAscii(text)) return;
     const size = Buffer.byteLength(text, 'utf8');
     if (size < 32) this.byte(0xa0 | size);
     else if (size < 0x100) this.header(0xd9, size, 1);
@@ -515,6 +516,22 @@ class MsgpackWriter {
     this.buffer[this.length] = code;
     this.buffer.writeIntBE(value, this.length + 1, size);
     this.length += 1 + size;
+  }
+
+  /**
+   * A string of fewer than 32 ASCII characters (map keys, short descriptions: a whole list's
+   * 20,000 strings) written byte by byte, without two calls into node's UTF-8 encoder; false,
+   * with nothing written, for any other.
+   */
+  private shortAscii(text: string): boolean {
+    for (let index = 0; index < text.length; index += 1) if (text.charCodeAt(index) > 0x7f) return false;
+    this.reserve(1 + text.length);
+    const buffer = this.buffer;
+    let at = this.length;
+    buffer[at++] = 0xa0 | text.length;
+    for (let index = 0; index < text.length; index += 1) buffer[at++] = text.charCodeAt(index);
+    this.length = at;
+    return true;
   }
 
   private reserve(extra: number): void {
