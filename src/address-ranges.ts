@@ -61,6 +61,8 @@ export function contains(outer: ParsedAddress, inner: ParsedAddress): boolean {
   if (outer.family !== inner.family || inner.prefixLength < outer.prefixLength) return false;
   if (outer.family === 'ipv4') {
     if (outer.prefixLength === 0) return true;
+    // Two single addresses: their canonical spellings are equal exactly when they are.
+    if (outer.prefixLength === 32) return outer.address === inner.address;
     const shift = 32 - outer.prefixLength;
     return ipv4Number(outer.address) >>> shift === ipv4Number(inner.address) >>> shift;
   }

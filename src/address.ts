@@ -37,26 +37,40 @@ export class InvalidAddressError extends Error {
   }
 }
 
-const IPV4_PATTERN = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 const IPV6_CHARACTERS = /^[0-9A-Fa-f:.]+$/;
 const PREFIX_PATTERN = /^\d{1,3}$/;
 
-/** The four octets of a strict dotted quad (no leading zeros, none above 255). */
+/**
+ * The four octets of a strict dotted quad (no leading zeros, none above 255): four groups of one
+ * to three ASCII digits separated by dots. Read character by character rather than with a
+ * pattern: a whole list's validate reads 10,000 of them in each provider process.
+ */
 function ipv4Octets(text: string, original: string): [number, number, number, number] {
-  const match = IPV4_PATTERN.exec(text);
-  if (!match) throw new InvalidAddressError(original, 'not a dotted-quad IPv4 address');
-  const octets: number[] = [];
-  for (let index = 1; index <= 4; index += 1) {
-    const octet = match[index];
-    if (octet.length > 1 && octet.charCodeAt(0) === 48) {
-      // Leading zeros read as octal in some parsers and as decimal in others: refuse both.
-      throw new InvalidAddressError(original, `octet "${octet}" has a leading zero`);
+  const octets: [number, number, number, number] = [0, 0, 0, 0];
+  const starts = [0, 0, 0, 0];
+  const lengths = [0, 0, 0, 0];
+  let group = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 46 && lengths[group] > 0 && group < 3) {
+      group += 1;
+      starts[group] = index + 1;
+    } else if (code >= 48 && code <= 57 && lengths[group] < 3) {
+      octets[group] = octets[group] * 10 + (code - 48);
+      lengths[group] += 1;
+    } else {
+      throw new InvalidAddressError(original, 'not a dotted-quad IPv4 address');
     }
-    const value = Number(octet);
-    if (value > 255) throw new InvalidAddressError(original, `octet ${octet} is above 255`);
-    octets.push(value);
   }
-  return octets as [number, number, number, number];
+  if (group !== 3 || lengths[3] === 0) throw new InvalidAddressError(original, 'not a dotted-quad IPv4 address');
+  for (let index = 0; index < 4; index += 1) {
+    if (lengths[index] > 1 && text.charCodeAt(starts[index]) === 48) {
+      // Leading zeros read as octal in some parsers and as decimal in others: refuse both.
+      throw new InvalidAddressError(original, `octet "${text.slice(starts[index], starts[index] + lengths[index])}" has a leading zero`);
+    }
+    if (octets[index] > 255) throw new InvalidAddressError(original, `octet ${text.slice(starts[index], starts[index] + lengths[index])} is above 255`);
+  }
+  return octets;
 }
 
 function parseIpv6(text: string, original: string): ipaddr.IPv6 {
@@ -133,7 +147,8 @@ function parseUncached(value: string): ParsedAddress {
     }
   }
 
-  const given = octets ?? (ipv6 as ipaddr.IPv6).toByteArray();
+  // A single address has no host bits to check.
+  const given = prefixLength === maxPrefix ? [] : (octets ?? (ipv6 as ipaddr.IPv6).toByteArray());
   const network = given.map((byte, index) => byte & networkMask(prefixLength, index));
   if (given.some((byte, index) => byte !== network[index])) {
     const networkText = family === 'ipv4' ? network.join('.') : formatIpv6(ipaddr.fromByteArray(network) as ipaddr.IPv6);

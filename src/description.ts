@@ -12,7 +12,8 @@ export const MAX_DESCRIPTION_LENGTH = 1024;
 
 /** What is wrong with a description, or undefined when it is fine. Never repeats the text itself. */
 export function descriptionProblem(description: string): string | undefined {
-  const length = [...description].length;
+  // Counted in code points only when the UTF-16 length could be over the limit (it never undercounts).
+  const length = description.length > MAX_DESCRIPTION_LENGTH ? [...description].length : description.length;
   if (length > MAX_DESCRIPTION_LENGTH) {
     return `is ${length} characters long; descriptions hold at most ${MAX_DESCRIPTION_LENGTH}`;
   }

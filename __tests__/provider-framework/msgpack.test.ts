@@ -34,6 +34,9 @@ describe('msgpack: hand-written fixtures (the format, not just our own round tri
     ['short string', types.string, 'ab', 'a2 61 62'],
     ['unicode string counts bytes', types.string, 'é', 'a2 c3 a9'],
     ['32-byte string uses str8', types.string, 'x'.repeat(32), `d9 20 ${'78'.repeat(32)}`],
+    ['31 ASCII characters are a fixstr', types.string, 'x'.repeat(31), `bf ${'78'.repeat(31)}`],
+    ['31 characters that are 32 bytes use str8', types.string, `${'x'.repeat(30)}é`, `d9 20 ${'78'.repeat(30)} c3 a9`],
+    ['DEL is ASCII, U+0080 is not', types.string, '\u007f\u0080', 'a3 7f c2 80'],
     ['zero', types.number, 0, '00'],
     ['positive fixint max', types.number, 127, '7f'],
     ['128 is uint8', types.number, 128, 'cc 80'],
@@ -358,5 +361,34 @@ describe('msgpack: the longer headers and the rarer mismatches', () => {
     ['an array for an object', entryType, '[]', 'expected object, got array in stored JSON'],
   ])('stored JSON with %s is refused', (_name, type, json, message) => {
     expect(codecError(() => decodeJsonValue(type, json)).message).toBe(`(root): ${message}`);
+  });
+});
+
+describe('msgpack: a large map decoded again is the value decoded before (terraform sends it in several requests)', () => {
+  const resourceType = types.object({ entries: types.map(types.string), mode: types.string });
+  const entries = Object.fromEntries(Array.from({ length: 1500 }, (_, index) => [`10.0.${index >> 8}.${index & 255}`, `entry ${index}`]));
+
+  test('the same bytes in another request (a config, then a proposed state with other attributes) give the same map object', () => {
+    const config = decodeValue(resourceType, encodeValue(resourceType, { entries, mode: null })) as Record<string, Value>;
+    const proposed = decodeValue(resourceType, encodeValue(resourceType, { entries, mode: UNKNOWN })) as Record<string, Value>;
+    expect(config.entries).toEqual(entries);
+    expect(proposed.entries).toBe(config.entries);
+    expect(proposed.mode).toBe(UNKNOWN);
+  });
+
+  test('one description changed, one entry more, another type or a small map: decoded afresh, and right', () => {
+    const first = (decodeValue(resourceType, encodeValue(resourceType, { entries, mode: null })) as Record<string, Value>).entries;
+    const changedEntries = { ...entries, '10.0.5.219': 'changed' };
+    const changed = (decodeValue(resourceType, encodeValue(resourceType, { entries: changedEntries, mode: null })) as Record<string, Value>).entries;
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual(changedEntries);
+    const longerEntries = { ...entries, '10.9.9.9': '' };
+    expect(decodeValue(types.map(types.string), encodeValue(types.map(types.string), longerEntries))).toEqual(longerEntries);
+    const otherType = types.map(types.string);
+    const sameBytesOtherType = decodeValue(otherType, encodeValue(otherType, entries));
+    expect(sameBytesOtherType).toEqual(entries);
+    expect(sameBytesOtherType).not.toBe(first);
+    const small = { a: 'x' };
+    expect(decodeValue(otherType, encodeValue(otherType, small))).not.toBe(decodeValue(otherType, encodeValue(otherType, small)));
   });
 });

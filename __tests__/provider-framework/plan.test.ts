@@ -220,6 +220,7 @@ describe('value shape', () => {
     ['a set that is undefined', types.set(types.string), undefined, 'expected set, got undefined'],
     ['a map that is an array', types.map(types.string), ['a'], 'expected map, got array'],
     ['a map element of the wrong kind', types.map(types.number), { a: 1, b: 'two' }, '["b"]: expected number, got string'],
+    ['a map of strings holding a number after strings', types.map(types.string), { a: 'x', b: null, c: 3 }, '["c"]: expected string, got number'],
     ['an object that is text', types.object({ a: types.string }), 'a', 'expected object, got string'],
     ['a list element of the wrong kind', types.list(types.bool), [true, 0], '[1]: expected bool, got number'],
   ])('findShapeProblem: %s', (_name, valueType, value, problem) => {

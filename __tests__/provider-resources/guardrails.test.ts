@@ -9,7 +9,9 @@ import type { ListName } from '../../src/api/types';
 import {
   broadRangeDiagnostics,
   catchAllDiagnostics,
+  DISTINCT_ENTRIES,
   findEntryFindings,
+  ownEntriesCannotOverlap,
   SeenEntries,
   unlikelyAddressDiagnostics,
   type SeenEntry,
@@ -93,6 +95,39 @@ describe('overlaps at plan: contradictions across lists, redundancy within one',
     const oneByOne = own.flatMap((entry) => findEntryFindings([entry], [...own, ...others]));
     expect(describe(findEntryFindings(own, others))).toEqual(describe(oneByOne));
     expect(oneByOne.length).toBeGreaterThan(6);
+  });
+
+  test('own entries already in a view (ownIn) give the same findings, in the same order, as an index of their own', () => {
+    // An earlier resource's entries, then this resource's (some unchanged), as a plan declares them.
+    const earlier = [seen('blacklist', '10.1.0.0/16', 'earlier'), seen('blocklist', '192.0.2.7', 'earlier'), seen('whitelist', '10.1.2.3', 'earlier')];
+    const mine = ['10.1.2.0/24', '10.1.2.3', '192.0.2.0/24', '2001:db8::/48', '2001:db8::1', 'not an address', '10.9.9.9'].map((ip) => seen('whitelist', ip, 'mine'));
+    const changed = mine.filter((entry) => entry.ip !== '10.9.9.9' && entry.ip !== '2001:db8::1');
+    const service = new SeenEntries([seen('blacklist', '10.1.2.128/25'), seen('blacklist', '2001:db8::1')]);
+    const describe = (findings: ReturnType<typeof findEntryFindings>) => findings.map((finding) => `${finding.kind} ${finding.entry.ip} ${finding.other.ip} (${finding.other.source})`);
+    const declared = new SeenEntries(earlier);
+    declared.add(mine);
+    const planned = { entries: declared, limit: declared.size };
+    const withOwnIndex = describe(findEntryFindings(changed, [planned, { entries: service }]));
+    expect(describe(findEntryFindings(changed, [planned, { entries: service }], planned))).toEqual(withOwnIndex);
+    expect(withOwnIndex).toEqual(expect.arrayContaining(['contradiction 10.1.2.0/24 10.1.0.0/16 (earlier)', 'redundant 10.1.2.3 10.1.2.0/24 (mine)', 'contradiction 2001:db8::/48 2001:db8::1 (on the service)']));
+  });
+
+  test.each<[string, SeenEntry[], boolean]>([
+    ['single addresses of one list', [seen('blacklist', '10.0.0.1'), seen('blacklist', '2001:db8::1'), seen('blacklist', '10.0.0.1/32')], true],
+    ['a range among them', [seen('blacklist', '10.0.0.1'), seen('blacklist', '10.0.0.0/24')], false],
+    ['two lists', [seen('blacklist', '10.0.0.1'), seen('whitelist', '10.0.0.2')], false],
+    ['not an address', [seen('blacklist', '10.0.0.1'), seen('blacklist', 'nope')], false],
+  ])('ownEntriesCannotOverlap: %s', (_name, entries, expected) => {
+    expect(ownEntriesCannotOverlap(entries)).toBe(expected);
+  });
+
+  test('own entries that cannot overlap (DISTINCT_ENTRIES) are compared with the others only, with the same findings', () => {
+    const own = ['10.1.2.3', '10.1.2.4', '192.0.2.9', '2001:db8::1', '10.1.2.3/32'].map((ip) => seen('blacklist', ip, 'mine'));
+    const others = new SeenEntries([seen('whitelist', '10.1.2.0/24'), seen('whitelist', '2001:db8::/64'), seen('blacklist', '192.0.2.0/24')]);
+    const describe = (findings: ReturnType<typeof findEntryFindings>) => findings.map((finding) => `${finding.kind} ${finding.entry.ip} ${finding.other.ip}`);
+    const compared = describe(findEntryFindings(own, [{ entries: others }]));
+    expect(describe(findEntryFindings(own, [{ entries: others }], DISTINCT_ENTRIES))).toEqual(compared);
+    expect(compared).toEqual(expect.arrayContaining(['contradiction 10.1.2.3 10.1.2.0/24', 'redundant 192.0.2.9 192.0.2.0/24', 'contradiction 2001:db8::1 2001:db8::/64']));
   });
 
   test('5,000 entries against 5,000 take well under a second', () => {

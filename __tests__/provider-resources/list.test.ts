@@ -551,3 +551,17 @@ describe('a tenant the service does not know, at plan', () => {
     expect(await world.api.listEntries('blocklist')).toEqual([]);
   });
 });
+
+describe('two whole lists planned in one provider process', () => {
+  test('the first (single addresses, nothing planned before it) leaves its entries for the second, which reports the overlap', async () => {
+    const context = await world.configure();
+    const contradictions = (diagnostics: readonly Diagnostic[]) => diagnostics.filter((diagnostic) => diagnostic.summary.includes('whitelist and the'));
+    const blacklist = await plan(resourceNamed('svc_blacklist'), context, { entries: { '198.18.7.1': 'first', '198.18.7.2': '' } });
+    expect(contradictions(blacklist.diagnostics)).toEqual([]);
+    const whitelist = await plan(resourceNamed('svc_whitelist'), context, { entries: { '198.18.7.0/30': 'second' } });
+    expect(contradictions(whitelist.diagnostics).map((diagnostic) => diagnostic.detail)).toEqual([
+      expect.stringMatching(/^entries key = "198\.18\.7\.0\/30" \(198\.18\.7\.0\/30, whitelist\) overlaps 198\.18\.7\.1 on the blacklist \(svc_blacklist in this configuration\)/),
+      expect.stringMatching(/overlaps 198\.18\.7\.2 on the blacklist \(svc_blacklist in this configuration\)/),
+    ]);
+  });
+});

@@ -56,7 +56,11 @@ function parsed(value: string): ParsedAddress | undefined {
 /** Errors at validate: a range that matches every address of its family. No opt-out. */
 export function catchAllDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
   const address = parsed(value);
-  if (address === undefined || address.prefixLength !== 0) return [];
+  return address === undefined ? [] : catchAllOf(list, value, address, place);
+}
+
+function catchAllOf(list: ListName, value: string, address: ParsedAddress, place: EntryPlace): Diagnostic[] {
+  if (address.prefixLength !== 0) return [];
   const family = address.family === 'ipv4' ? 'IPv4' : 'IPv6';
   return [
     errorDiagnostic(
@@ -117,7 +121,22 @@ function specialBlocks(): ReadonlyArray<SpecialBlock & { readonly parsed: Parsed
 /** Warnings at validate for an entry that cannot mean what the user wants, naming the better spelling. */
 export function unlikelyAddressDiagnostics(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
   const address = parsed(value);
+  return address === undefined ? [] : unlikelyAddressOf(list, value, address, place);
+}
+
+/**
+ * Validate's guardrails of one entry (the catch-all error, the warnings for addresses no client
+ * has), the address parsed once for both.
+ */
+export function validateEntryGuardrails(list: ListName, value: string, place: EntryPlace): Diagnostic[] {
+  const address = parsed(value);
   if (address === undefined) return [];
+  const catchAll = catchAllOf(list, value, address, place);
+  const unlikely = unlikelyAddressOf(list, value, address, place);
+  return catchAll.length === 0 ? unlikely : unlikely.length === 0 ? catchAll : [...catchAll, ...unlikely];
+}
+
+function unlikelyAddressOf(list: ListName, value: string, address: ParsedAddress, place: EntryPlace): Diagnostic[] {
   const mapped = ipv4OfMapped(address);
   if (mapped !== undefined) {
     return [
@@ -129,7 +148,12 @@ export function unlikelyAddressDiagnostics(list: ListName, value: string, place:
       ),
     ];
   }
-  const block = specialBlocks().find((candidate) => contains(candidate.parsed, address));
+  let block: SpecialBlock | undefined;
+  for (const candidate of specialBlocks()) {
+    if (!contains(candidate.parsed, address)) continue;
+    block = candidate;
+    break;
+  }
   if (block === undefined) return [];
   return [
     warningDiagnostic(
@@ -188,6 +212,13 @@ interface AddressKey {
 /** Parsed address keys by spelling: a plan compares each entry with every list, so each spelling is parsed once per process. */
 const keysBySpelling = new Map<string, AddressKey | null>();
 
+/** The 8 bits of each byte value as text: an IPv4 key is four lookups, not a conversion to base 2 and a pad. */
+const BYTE_BITS = Array.from({ length: 256 }, (_, byte) => byte.toString(2).padStart(8, '0'));
+
+function ipv4Bits(number: number): string {
+  return BYTE_BITS[number >>> 24] + BYTE_BITS[(number >>> 16) & 255] + BYTE_BITS[(number >>> 8) & 255] + BYTE_BITS[number & 255];
+}
+
 function addressKey(ip: string): AddressKey | undefined {
   let known = keysBySpelling.get(ip);
   if (known === undefined) {
@@ -195,12 +226,8 @@ function addressKey(ip: string): AddressKey | undefined {
     if (address === undefined) known = null;
     else {
       // IPv4 as a plain number: a whole list of 10,000 entries keys each one.
-      const number = address.family === 'ipv4' ? ipv4Number(address.address) : networkNumber(address);
-      const bits = number
-        .toString(2)
-        .padStart(address.family === 'ipv4' ? 32 : 128, '0')
-        .slice(0, address.prefixLength);
-      known = { canonical: address.canonical, key: `${address.family}:${bits}`, family: address.family, bits: address.prefixLength };
+      const allBits = address.family === 'ipv4' ? ipv4Bits(ipv4Number(address.address)) : networkNumber(address).toString(2).padStart(128, '0');
+      known = { canonical: address.canonical, key: `${address.family}:${allBits.slice(0, address.prefixLength)}`, family: address.family, bits: address.prefixLength };
     }
     keysBySpelling.set(ip, known);
   }
@@ -215,11 +242,19 @@ function addressKey(ip: string): AddressKey | undefined {
  */
 export class SeenEntries {
   private readonly items: Indexed[] = [];
-  private readonly byKey = new Map<string, Indexed[]>();
+  private readonly byKey = new Map<string, Indexed | Indexed[]>();
   private readonly prefixLengths = new Map<string, number[]>();
+  /** The longest prefix length held per family: only a range shorter than it can hold entries. */
+  private readonly longest = new Map<string, number>();
   /** `items` sorted by key, made when a range first asks what lies inside it, then kept sorted as entries are added. */
   private sorted: Indexed[] | undefined;
-  private added = 0;
+  /**
+   * Every entry added, in order (its index is its position). They are indexed at the first
+   * question after they were added: a plan registers a whole list's entries for the resources
+   * planned after it, and when none asks, they are never indexed.
+   */
+  private readonly added: SeenEntry[] = [];
+  private indexed = 0;
 
   constructor(entries: readonly SeenEntry[] = []) {
     this.add(entries);
@@ -227,39 +262,55 @@ export class SeenEntries {
 
   /** How many entries were added (addresses or not): a limit of `size` sees all added so far. */
   get size(): number {
-    return this.added;
+    return this.added.length;
   }
 
   add(entries: readonly SeenEntry[]): void {
-    for (const seen of entries) {
-      const position = this.added;
-      this.added += 1;
+    for (const seen of entries) this.added.push(seen);
+  }
+
+  private indexAdded(): void {
+    for (; this.indexed < this.added.length; this.indexed += 1) {
+      const seen = this.added[this.indexed];
       const key = addressKey(seen.ip);
       if (key === undefined) continue;
-      const item: Indexed = { seen, ...key, position };
+      const item: Indexed = { seen, canonical: key.canonical, key: key.key, family: key.family, bits: key.bits, position: this.indexed };
       this.items.push(item);
+      // One entry per key is the usual case (a whole list of single addresses): no array for it.
       const same = this.byKey.get(item.key);
-      if (same === undefined) this.byKey.set(item.key, [item]);
-      else same.push(item);
+      if (same === undefined) this.byKey.set(item.key, item);
+      else if (Array.isArray(same)) same.push(item);
+      else this.byKey.set(item.key, [same, item]);
       const lengths = this.prefixLengths.get(item.family);
-      if (lengths === undefined) this.prefixLengths.set(item.family, [item.bits]);
-      else if (!lengths.includes(item.bits)) lengths.push(item.bits);
+      if (lengths === undefined) {
+        this.prefixLengths.set(item.family, [item.bits]);
+        this.longest.set(item.family, item.bits);
+      } else if (!lengths.includes(item.bits)) {
+        lengths.push(item.bits);
+        if (item.bits > (this.longest.get(item.family) ?? 0)) this.longest.set(item.family, item.bits);
+      }
       if (this.sorted !== undefined) this.sorted.splice(firstAtOrAfter(this.sorted, item.key), 0, item);
     }
   }
 
   /** The entries added before position `limit` that cover `entry` (its own key included) or lie inside it, in the order added. */
   related(entry: AddressKey, limit: number): Indexed[] {
+    this.indexAdded();
+    const lengths = this.prefixLengths.get(entry.family);
+    if (lengths === undefined) return [];
     const found: Indexed[] = [];
-    const bits = entry.key.slice(entry.family.length + 1);
-    for (const length of this.prefixLengths.get(entry.family) ?? []) {
+    for (const length of lengths) {
       if (length > entry.bits) continue;
       // The entry's own length (the usual case: single addresses) is its own key, not rebuilt.
-      const key = length === entry.bits ? entry.key : `${entry.family}:${bits.slice(0, length)}`;
-      for (const other of this.byKey.get(key) ?? []) if (other.position < limit) found.push(other);
+      const key = length === entry.bits ? entry.key : entry.key.slice(0, entry.family.length + 1 + length);
+      const same = this.byKey.get(key);
+      if (same === undefined) continue;
+      if (!Array.isArray(same)) {
+        if (same.position < limit) found.push(same);
+      } else for (const other of same) if (other.position < limit) found.push(other);
     }
     // Strictly inside: only a range has anything inside it.
-    if (this.prefixLengths.get(entry.family)?.some((length) => length > entry.bits)) {
+    if ((this.longest.get(entry.family) ?? 0) > entry.bits) {
       this.sorted ??= [...this.items].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const sorted = this.sorted;
       for (let index = firstAtOrAfter(sorted, entry.key); index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
@@ -293,16 +344,20 @@ function isDenyList(list: ListName): boolean {
   return list !== 'whitelist';
 }
 
-/** The finding (if any) of `entry` against `other`, which covers it or lies inside it (or neither: none). */
-function findingOf(entry: Indexed, other: Indexed, findings: EntryFinding[]): void {
-  const sameList = other.seen.list === entry.seen.list;
-  const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(entry.seen.list);
+/** The finding (if any) of the entry `seen` (of address `entry`) against `other`, which covers it or lies inside it (or neither: none). */
+function findingOf(seen: SeenEntry, entry: AddressKey, other: Indexed, findings: EntryFinding[]): void {
+  const sameList = other.seen.list === seen.list;
+  const opposite = !sameList && isDenyList(other.seen.list) !== isDenyList(seen.list);
   if (entry.key.startsWith(other.key)) {
-    if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: entry.seen, other: other.seen });
-    if (opposite) findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    if (sameList && other.canonical !== entry.canonical) findings.push({ kind: 'redundant', entry: seen, other: other.seen });
+    if (opposite) findings.push({ kind: 'contradiction', entry: seen, other: other.seen });
   } else if (opposite && other.key.startsWith(entry.key)) {
-    findings.push({ kind: 'contradiction', entry: entry.seen, other: other.seen });
+    findings.push({ kind: 'contradiction', entry: seen, other: other.seen });
   }
+}
+
+function limitOf(view: SeenView): number {
+  return view.limit ?? view.entries.size;
 }
 
 /**
@@ -312,21 +367,52 @@ function findingOf(entry: Indexed, other: Indexed, findings: EntryFinding[]): vo
  * equal to an own entry on the same list is that entry itself (or its copy on the service).
  * Linear in the entries (times the prefix lengths in use), so a 5,000-entry list plans quickly.
  * `others` is a list, or views of SeenEntries a plan keeps (entries planned before, a list read).
+ *
+ * How the own entries are compared among themselves: by default through an index of their own;
+ * through `among`, one of `others`' views, when `own` (these very objects) were added to it (a
+ * whole list's plan declares its 10,000 entries and compares them: one index, one lookup per
+ * entry; the findings and their order are the same); or not at all with `DISTINCT_ENTRIES`, for
+ * entries that cannot overlap one another (see ownEntriesCannotOverlap).
  */
-export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[]): EntryFinding[] {
-  const ownEntries = new SeenEntries(own);
-  const views: readonly SeenView[] = [
-    { entries: ownEntries },
-    ...(others.length > 0 && 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }]),
-  ];
+export function findEntryFindings(own: readonly SeenEntry[], others: readonly SeenEntry[] | readonly SeenView[], among?: SeenView | typeof DISTINCT_ENTRIES): EntryFinding[] {
+  const given: readonly SeenView[] =
+    others.length === 0 ? [] : 'entries' in others[0] ? (others as readonly SeenView[]) : [{ entries: new SeenEntries(others as readonly SeenEntry[]) }];
+  // An empty view (an empty list on the service) finds nothing: with none left, nothing is keyed.
+  const views = given.filter((view) => limitOf(view) > 0);
+  if (views.length === 0 && among === DISTINCT_ENTRIES) return [];
+  const ownIn = among === DISTINCT_ENTRIES ? undefined : among;
+  const ownEntries = among === undefined ? new SeenEntries(own) : undefined;
+  const ownSet = ownIn === undefined ? undefined : new Set(own);
   const findings: EntryFinding[] = [];
   for (const seen of own) {
     const key = addressKey(seen.ip);
     if (key === undefined) continue;
-    const entry: Indexed = { seen, ...key, position: -1 };
-    for (const view of views) for (const other of view.entries.related(key, view.limit ?? view.entries.size)) findingOf(entry, other, findings);
+    const inOwnView = ownIn === undefined ? undefined : ownIn.entries.related(key, limitOf(ownIn));
+    // First the own entries among themselves, in their order, as an index of them alone finds them.
+    // An entry compared with itself finds nothing: skipped.
+    if (ownEntries !== undefined) {
+      for (const other of ownEntries.related(key, ownEntries.size)) if (other.seen !== seen) findingOf(seen, key, other, findings);
+    } else if (inOwnView !== undefined && inOwnView.length > 1) {
+      for (const other of inOwnView) if (other.seen !== seen && ownSet?.has(other.seen)) findingOf(seen, key, other, findings);
+    }
+    for (const view of views) {
+      for (const other of view === ownIn && inOwnView !== undefined ? inOwnView : view.entries.related(key, limitOf(view))) if (other.seen !== seen) findingOf(seen, key, other, findings);
+    }
   }
   return findings;
+}
+
+/** findEntryFindings' `among` for own entries that cannot overlap one another. */
+export const DISTINCT_ENTRIES = 'distinct entries';
+
+/**
+ * True when no two of `entries` can make a finding: single addresses (no range) of one list, so
+ * each covers only an entry of the same address, and an entry of the same address on the same
+ * list is no finding.
+ */
+export function ownEntriesCannotOverlap(entries: readonly SeenEntry[]): boolean {
+  const list = entries[0]?.list;
+  return entries.every((entry) => entry.list === list && parsed(entry.ip)?.isRange === false);
 }
 
 /** The same pair found from either side has one key. */

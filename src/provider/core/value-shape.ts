@@ -71,21 +71,17 @@ export function isPlainObject(value: unknown): value is ObjectValue {
  */
 export function findShapeProblem(type: ValueType, value: unknown, path: PathStep[] = []): ShapeProblem | undefined {
   if (value === null || value === UNKNOWN) return undefined;
-  const mismatch = (expected: string): ShapeProblem => ({
-    path: [...path],
-    reason: `expected ${expected}, got ${describeValueKind(value)}`,
-  });
   switch (type.kind) {
     case 'string':
-      return typeof value === 'string' ? undefined : mismatch('string');
+      return typeof value === 'string' ? undefined : mismatch('string', value, path);
     case 'bool':
-      return typeof value === 'boolean' ? undefined : mismatch('bool');
+      return typeof value === 'boolean' ? undefined : mismatch('bool', value, path);
     case 'number':
-      if (typeof value !== 'number') return mismatch('number');
+      if (typeof value !== 'number') return mismatch('number', value, path);
       return Number.isNaN(value) ? { path: [...path], reason: 'NaN is not a number terraform can store' } : undefined;
     case 'list':
     case 'set': {
-      if (!Array.isArray(value)) return mismatch(type.kind);
+      if (!Array.isArray(value)) return mismatch(type.kind, value, path);
       for (let index = 0; index < value.length; index++) {
         path.push(index);
         const problem = findShapeProblem(type.element, value[index], path);
@@ -95,17 +91,21 @@ export function findShapeProblem(type: ValueType, value: unknown, path: PathStep
       return undefined;
     }
     case 'map': {
-      if (!isPlainObject(value)) return mismatch('map');
-      for (const [key, element] of Object.entries(value)) {
+      if (!isPlainObject(value)) return mismatch('map', value, path);
+      const element = type.element;
+      for (const key of Object.keys(value)) {
+        const elementValue = value[key];
+        // A string in a map of strings (a whole list's 10,000 descriptions) needs no path step.
+        if (element.kind === 'string' && typeof elementValue === 'string') continue;
         path.push({ key });
-        const problem = findShapeProblem(type.element, element, path);
+        const problem = findShapeProblem(element, elementValue, path);
         path.pop();
         if (problem !== undefined) return problem;
       }
       return undefined;
     }
     case 'object': {
-      if (!isPlainObject(value)) return mismatch('object');
+      if (!isPlainObject(value)) return mismatch('object', value, path);
       for (const name of Object.keys(value)) {
         if (!(name in type.attributes)) {
           return { path: [...path, name], reason: 'attribute is not in the schema' };
@@ -124,6 +124,11 @@ export function findShapeProblem(type: ValueType, value: unknown, path: PathStep
       return undefined;
     }
   }
+}
+
+/** A value of the wrong kind at `path` (a copy: the walk goes on changing its path). */
+function mismatch(expected: string, value: unknown, path: readonly PathStep[]): ShapeProblem {
+  return { path: [...path], reason: `expected ${expected}, got ${describeValueKind(value)}` };
 }
 
 /** The path of the first UNKNOWN inside a value of `type`, or undefined when it is wholly known. */

@@ -25,12 +25,25 @@ export class ValueCodecError extends Error {
   ) {
     super(`${formatAttributePath(path)}: ${reason}`);
     this.name = 'ValueCodecError';
-    // A copy: the codec walks values with one path it extends and shortens in place.
-    this.path = [...path];
+    // A copy, steps too: the codec walks values with one path (and one step per map) it changes in place.
+    this.path = path.map((step) => (typeof step === 'object' ? { key: step.key } : step));
   }
 }
 
 // ---- decoding ----
+
+/**
+ * Large maps decoded lately, with their bytes. Terraform sends a resource's configuration in
+ * ValidateResourceConfig and again in PlanResourceChange, where a create's proposed_new_state
+ * holds the same maps once more: the plan's process decoded a whole list of 10,000 entries three
+ * times. A map whose bytes equal those of one decoded before with the same type is that value:
+ * equal bytes of one type decode to equal values, and values are read-only (core/values.ts).
+ * Only maps of at least SHARED_MAP_MIN_ENTRIES, the last SHARED_MAPS_KEPT of them (their bytes copied,
+ * so no request buffer is kept).
+ */
+const SHARED_MAP_MIN_ENTRIES = 1000;
+const SHARED_MAPS_KEPT = 4;
+const sharedMaps: Array<{ readonly type: ValueType; readonly bytes: Buffer; readonly value: Value }> = [];
 
 /** Decodes one msgpack value of `type`; the bytes must hold exactly that value. */
 export function decodeValue(type: ValueType, bytes: Uint8Array): Value {
@@ -90,14 +103,25 @@ class MsgpackReader {
         return elements;
       }
       case 'map': {
+        const start = this.offset;
+        const shared = this.sharedMapAt(type);
+        if (shared !== undefined) return shared;
         const length = this.readMapLength(path, 'map');
         const map: Record<string, Value> = {};
+        // One path step for the map's entries, renamed at each key: a map of 10,000 entries makes
+        // one step, not 10,000 (an error copies the path with its steps).
+        const step = { key: '' };
         for (let entry = 0; entry < length; entry++) {
           const key = this.readString(path, 'string map key');
-          path.push({ key });
+          step.key = key;
+          path.push(step);
           if (Object.prototype.hasOwnProperty.call(map, key)) throw new ValueCodecError(path, 'map key appears twice');
           setOwn(map, key, this.readValue(type.element, path));
           path.pop();
+        }
+        if (length >= SHARED_MAP_MIN_ENTRIES) {
+          if (sharedMaps.length >= SHARED_MAPS_KEPT) sharedMaps.shift();
+          sharedMaps.push({ type, bytes: Buffer.from(this.buffer.subarray(start, this.offset)), value: map });
         }
         return map;
       }
@@ -124,6 +148,17 @@ class MsgpackReader {
         return object;
       }
     }
+  }
+
+  /** A map decoded before whose bytes (and type) are those at the offset, read past; or undefined. */
+  private sharedMapAt(type: ValueType): Value | undefined {
+    for (const shared of sharedMaps) {
+      const end = this.offset + shared.bytes.length;
+      if (shared.type !== type || end > this.bytes.length || !shared.bytes.equals(this.buffer.subarray(this.offset, end))) continue;
+      this.offset = end;
+      return shared.value;
+    }
+    return undefined;
   }
 
   private readString(path: PathStep[], expected: string): string {
@@ -336,9 +371,11 @@ function writeValue(writer: MsgpackWriter, type: ValueType, value: Value, path: 
       if (!isPlainObject(value)) throw mismatch('map', value, path);
       const keys = Object.keys(value).sort(compareBytewise);
       writer.mapHeader(keys.length);
+      const step = { key: '' };
       for (const key of keys) {
         writer.string(key);
-        path.push({ key });
+        step.key = key;
+        path.push(step);
         writeValue(writer, type.element, value[key], path);
         path.pop();
       }
@@ -411,6 +448,7 @@ class MsgpackWriter {
   }
 
   string(text: string): void {
+    if (text.length < 32 && this.shortAscii(text)) return;
     const size = Buffer.byteLength(text, 'utf8');
     if (size < 32) this.byte(0xa0 | size);
     else if (size < 0x100) this.header(0xd9, size, 1);
@@ -478,6 +516,22 @@ class MsgpackWriter {
     this.buffer[this.length] = code;
     this.buffer.writeIntBE(value, this.length + 1, size);
     this.length += 1 + size;
+  }
+
+  /**
+   * A string of fewer than 32 ASCII characters (map keys, short descriptions: a whole list's
+   * 20,000 strings) written byte by byte, without two calls into node's UTF-8 encoder; false,
+   * with nothing written, for any other.
+   */
+  private shortAscii(text: string): boolean {
+    for (let index = 0; index < text.length; index += 1) if (text.charCodeAt(index) > 0x7f) return false;
+    this.reserve(1 + text.length);
+    const buffer = this.buffer;
+    let at = this.length;
+    buffer[at++] = 0xa0 | text.length;
+    for (let index = 0; index < text.length; index += 1) buffer[at++] = text.charCodeAt(index);
+    this.length = at;
+    return true;
   }
 
   private reserve(extra: number): void {

@@ -12,11 +12,12 @@ import { UNKNOWN, warningDiagnostic, type Diagnostic, type Unknown } from '../co
 import type { SvcContext } from '../context';
 import {
   broadRangeDiagnostics,
-  catchAllDiagnostics,
   findingDiagnostic,
   findingKey,
+  DISTINCT_ENTRIES,
   findEntryFindings,
-  unlikelyAddressDiagnostics,
+  ownEntriesCannotOverlap,
+  validateEntryGuardrails,
   SeenEntries,
   type EntryPlace,
   type SeenView,
@@ -29,7 +30,7 @@ const FINDINGS_SHOWN = 20;
 
 /** Validate: the catch-all error and the warnings for addresses no client has. */
 export function validateGuardrails(list: ListName, ip: string, place: EntryPlace): Diagnostic[] {
-  return [...catchAllDiagnostics(list, ip, place), ...unlikelyAddressDiagnostics(list, ip, place)];
+  return validateEntryGuardrails(list, ip, place);
 }
 
 /** The lists a plan compares an entry of `list` with: contradictions cross whitelist and deny lists. */
@@ -49,6 +50,9 @@ function serviceEntries(read: CachedList, list: ListName): SeenEntries {
   return entries;
 }
 
+/** PlanGuardrailRequest's `added` when the plan adds every entry (a create). */
+export const ALL_ADDED = 'all';
+
 export interface PlannedEntry {
   readonly ip: string;
   readonly place: EntryPlace;
@@ -64,7 +68,7 @@ export interface PlanGuardrailRequest {
    * The canonical addresses of `entries` this plan adds (all on create): only they are compared,
    * so a plan that adds nothing costs no call, and a pair warns when it is introduced.
    */
-  readonly added: ReadonlySet<string>;
+  readonly added: ReadonlySet<string> | typeof ALL_ADDED;
   /** How the entries are named to others, e.g. `svc_whitelist_entry in this configuration`. */
   readonly source: string;
   /** Compare with the service's copy of the resource's own list (per-entry resources; a whole list replaces its own). */
@@ -83,8 +87,9 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
     for (const entry of entries) diagnostics.push(...broadRangeDiagnostics(list, entry.ip, entry.place));
   }
   if (tenant === UNKNOWN || context.connectionUnknown) return diagnostics;
-  const changed = entries.filter((entry) => request.added.has(canonicalIpOf(entry.ip, entry.place.path)));
-  if (changed.length === 0) return diagnostics;
+  const { added } = request;
+  const isChanged = entries.map((entry) => added === ALL_ADDED || added.has(canonicalIpOf(entry.ip, entry.place.path)));
+  if (!isChanged.includes(true)) return diagnostics;
 
   const declared = entries.map((entry) => ({ list, ip: entry.ip, source: request.source }));
   // Registered before the reads below, so resources planned at the same time see each other.
@@ -92,16 +97,23 @@ export async function planGuardrails(request: PlanGuardrailRequest): Promise<Dia
   const lists = request.compareOwnListOnService ? [list, ...opposingLists(list)] : opposingLists(list);
   const onService: SeenView[] = [];
   for (const other of lists) onService.push({ entries: serviceEntries(await readListForPlan(context, tenant, other, request.tenantIsConfigured), other) });
-  const own = changed.map((entry) => ({ list, ip: entry.ip, source: request.source }));
-  const places = new Map(changed.map((entry, index) => [own[index], entry.place]));
+  // The changed entries as declared: `planned` holds these very objects, so they are indexed once.
+  const own = declared.filter((_, index) => isChanged[index]);
+  // The tenant's first resource in this process, none of whose entries overlaps another (a whole
+  // list of single addresses): the planned entries are its own alone, and only the service's
+  // lists can make a finding, so the planned entries are not indexed (unless a later resource asks).
+  const firstAndDistinct = planned.limit === declared.length && ownEntriesCannotOverlap(declared);
+  const findings = firstAndDistinct ? findEntryFindings(own, onService, DISTINCT_ENTRIES) : findEntryFindings(own, [planned, ...onService], planned);
   let hidden = 0;
-  for (const finding of findEntryFindings(own, [planned, ...onService])) {
+  for (const finding of findings) {
     if (!context.firstReport(tenant, findingKey(finding))) continue;
     if (diagnostics.length >= FINDINGS_SHOWN) {
       hidden += 1;
       continue;
     }
-    diagnostics.push(findingDiagnostic(finding, tenant, places.get(finding.entry) ?? { path: [], what: 'entry' }));
+    // Looked up for the few findings shown, not mapped for every entry.
+    const place = entries[declared.indexOf(finding.entry)]?.place;
+    diagnostics.push(findingDiagnostic(finding, tenant, place ?? { path: [], what: 'entry' }));
   }
   if (hidden > 0) {
     diagnostics.push(
