@@ -130,12 +130,13 @@ describe('overlaps at plan: contradictions across lists, redundancy within one',
     expect(compared).toEqual(expect.arrayContaining(['contradiction 10.1.2.3 10.1.2.0/24', 'redundant 192.0.2.9 192.0.2.0/24', 'contradiction 2001:db8::1 2001:db8::/64']));
   });
 
-  test('5,000 entries against 5,000 take well under a second', () => {
+  // How fast this is at scale is the bench's whole-list rows (npm run bench), not a timed assertion here.
+  test('5,000 entries against 5,000 ranges: each entry is found inside its own range and no other', () => {
     const own = Array.from({ length: 5000 }, (_, index) => seen('whitelist', `10.${index >> 8}.${index & 255}.1`, 'mine'));
     const others = Array.from({ length: 5000 }, (_, index) => seen('blacklist', `10.${index >> 8}.${index & 255}.0/24`));
-    const started = Date.now();
-    expect(findEntryFindings(own, others)).toHaveLength(5000);
-    expect(Date.now() - started).toBeLessThan(3000);
+    const findings = findEntryFindings(own, others);
+    expect(findings).toHaveLength(5000);
+    expect(findings.every((finding) => finding.other.ip === finding.entry.ip.replace(/\.1$/, '.0/24'))).toBe(true);
   });
 
   test('entries kept in SeenEntries: a view sees those added before its limit, a range sees what is added inside it later', () => {
