@@ -54,12 +54,11 @@ describe('large lists', () => {
   const ranges = Array.from({ length: 200 }, (_, index) => `10.${index}.0.0/24`);
   const allowed = Array.from({ length: 2_000 }, (_, index) => `172.16.${Math.floor(index / 250)}.${index % 250}`);
 
-  test('are checked without comparing every pair', () => {
+  // Pairwise, 40,000 x 40,000 comparisons take minutes and would run into the test's timeout; the
+  // index takes about a second. Its speed is not asserted here (speed is the bench's).
+  test('are checked: addresses under the ranges are reported redundant, none contradicts the whitelist', () => {
     const given = context({ blacklist: [...ranges, ...unique], whitelist: allowed });
-    const started = Date.now();
     expect(count(checkRedundantEntries(given))).toBeGreaterThan(0);
     expect(count(checkAllowDenyContradictions(given))).toBe('compliant');
-    // Pairwise, 40,000 x 40,000 comparisons take minutes; the index takes about a second.
-    expect(Date.now() - started).toBeLessThan(10_000);
-  });
+  }, 60_000);
 });
