@@ -139,7 +139,11 @@ function describeCalls(calls: ApplyApiCalls): string {
   const bulk = sum('bulk_');
   const lists = sum('list_');
   const other = calls.requests - calls.logins - bulk - lists;
-  return `${calls.requests} calls = ${bulk} bulk writes + ${calls.logins} logins + ${lists} list reads${other > 0 ? ` + ${other} other` : ''}`;
+  const byList = Object.entries(calls.byCommand)
+    .filter(([command]) => command.startsWith('list_'))
+    .map(([command, count]) => `${count} ${command}`)
+    .join(', ');
+  return `${calls.requests} calls = ${bulk} bulk writes + ${calls.logins} logins + ${lists} list reads${byList === '' ? '' : ` (${byList})`}${other > 0 ? ` + ${other} other` : ''}`;
 }
 
 export function wholeListApiFigure(measured: WholeListMeasurement): Figure {
@@ -156,7 +160,11 @@ export function wholeListApiFigure(measured: WholeListMeasurement): Figure {
     target: { maxRatio: 1, description: `<= ${allowed} calls` },
     notes: [
       `${describeCalls(medianRun)}. terraform apply runs its plan and its apply in two provider processes; each logs in once ` +
-        'and reads the list once (the plan to warn about entries an authoritative create would remove, the apply to send only the difference).',
+        '(a session token is never shared between processes) and reads the blacklist and the whitelist once: the blacklist to warn about ' +
+        'entries an authoritative create would remove and to send only the difference, the whitelist for the guardrail that refuses a ' +
+        'block contradicting an allowed address, at the plan and again at the apply\'s own plan of the resource (the service may have ' +
+        `changed in between). What these rules need is the floor of this row: 2 x (1 login + 2 list reads) + ${Math.ceil(measured.count / MAX_BULK_ENTRIES)} bulk writes = ` +
+        `${2 * 3 + Math.ceil(measured.count / MAX_BULK_ENTRIES)} calls; the target's + 1 assumed one process and no read.`,
     ],
     details: { perRun: measured.apiCalls },
   });
