@@ -306,7 +306,7 @@ describe('the GitHub workflow, cdktf project', () => {
       expect(apply.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
       expect(await listed(emulator, TENANT)).toEqual(['203.0.113.9 port scanner']);
 
-      // The job re-run on the same merge: its saved plan was made before the state it applied.
+      // The job re-run on the same merge: its saved plan was made against the state before the apply above.
       // (pipeline-run.test.ts refuses a second pull request's plan the same way, for both CI systems.)
       const stale = await runJob('apply', { headSha: 'a1'.repeat(20) });
       expect(stale.code).toBe(1);
@@ -445,7 +445,7 @@ describe('the GitLab CI file, cdktf project', () => {
       expect(apply.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
       expect(await listed(emulator, TENANT)).toEqual(['203.0.113.9 port scanner']);
 
-      // The job re-run on the same merge: the merge request's saved plan was made before the state it applied.
+      // The job re-run on the same merge: the merge request's saved plan was made against the state before the apply above.
       // (pipeline-run.test.ts refuses a second merge request's plan the same way.)
       const stale = await runGitlabJob('svc:apply', { repository: first.repository, sha: first.merge, source: 'push' });
       expect(stale.code).toBe(1);
