@@ -38,7 +38,8 @@ Offline, on this machine only:
   5. shows what the API holds and its audit log
   6. changes the policy out of band through the API (removes an entry, flips channel SSO)
   7. runs the drift check (npm run drift): plan -detailed-exitcode reports the drift, exit 2
-  8. repairs it with cdktf deploy, checks again (exit 0), and destroys the stack
+  8. repairs it with cdktf deploy, checks again (exit 0), and destroys the stack (both on the
+     stacks step 4 synthesized: the configuration has not changed)
   9. summarises the control-plane stack the same cdktf run synthesized (deploying it needs AWS)
 The API key travels as TF_VAR_api_key and is never printed. Your cdktf.out and state files
 are not touched; the scratch project is removed at the end, and on Ctrl-C (exit 130).
@@ -72,6 +73,15 @@ async function cdktfOnPreparedStack(context: DemoContext, command: 'deploy' | 'd
   await cdktf(context, ['synth']);
   const prepared = prepareSynthesizedStacks(context.outdir, () => context.mirror);
   detail(`prepared ${prepared.join(', ')} for terraform: terraform.d/plugins -> ${context.mirror.mirrorDir}, lock entry ${context.mirror.hash}`);
+  await cdktfOnSynthesizedStack(context, command);
+}
+
+/**
+ * The command alone, on the stack an earlier cdktfOnPreparedStack synthesized and prepared: the
+ * repair and the clean-up deploy the same configuration, so a second synth would only write the
+ * same files again (a start of the cdktf CLI and of the app each).
+ */
+async function cdktfOnSynthesizedStack(context: DemoContext, command: 'deploy' | 'destroy'): Promise<void> {
   await cdktf(context, [command, STACK, '--auto-approve', '--skip-synth', '--skip-provider-lock']);
 }
 
@@ -245,11 +255,11 @@ async function run(keep: boolean): Promise<void> {
     await driftCheck(context, 2);
 
     step('Repair: deploy again; terraform puts back what the configuration says');
-    await cdktfOnPreparedStack(context, 'deploy');
+    await cdktfOnSynthesizedStack(context, 'deploy');
     await driftCheck(context, 0);
 
     step('Clean up: destroy the stack');
-    await cdktfOnPreparedStack(context, 'destroy');
+    await cdktfOnSynthesizedStack(context, 'destroy');
     const left = await Promise.all(LIST_NAMES.map(async (list) => (await client!.listEntries(list)).length));
     detail(`the API holds ${LIST_NAMES.map((list, index) => `${left[index]} ${list} entries`).join(', ')}`);
     if (left.some((count) => count > 0)) throw new DemoError('entries are left after cdktf destroy');

@@ -196,8 +196,11 @@ test('no node on the PATH the steps get', () => {
   expect(fs.readdirSync(toolsDirectory)).toContain('terraform');
 });
 
+/** The example's main.tf with the blacklist entry renamed: the second pull request, planned beside the first and stale once the first is applied. */
+const renamed = () => ({ 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"port scanner"', '"port scanner (seen again)"') });
+
 test(
-  'plan on a pull request: the saved plan is kept and svc plan-report is the comment; nothing changes on the service',
+  'plan on two pull requests: each saved plan is kept and svc plan-report is each comment; nothing changes on the service',
   async () => {
     const run = await runJob('plan', { headSha: 'a1'.repeat(20) });
     expectSuccess(run);
@@ -208,8 +211,15 @@ test(
     expect(run.comment!.length).toBeLessThan(60_000);
     expect(run.log).not.toContain(emulator.apiKey);
     expect(cache.has(`svc-tfplan-${'a1'.repeat(20)}`)).toBe(true);
+
+    // A second pull request planned against the same state: its plan goes stale when the first is applied (below).
+    const second = await runJob('plan', { headSha: 'c3'.repeat(20), sources: renamed() });
+    expectSuccess(second);
+    expect(second.comment).toContain('port scanner (seen again)');
+    expect(cache.has(`svc-tfplan-${'c3'.repeat(20)}`)).toBe(true);
+    expect(await listed()).toEqual([]);
   },
-  JOB_TIMEOUT_MS,
+  2 * JOB_TIMEOUT_MS,
 );
 
 test(
@@ -231,28 +241,24 @@ test(
     expect(missing.code).toBe(1);
     expect(missing.log).toContain(`cache miss for svc-tfplan-${'b2'.repeat(20)}`);
 
-    const renamed = { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"port scanner"', '"port scanner (seen again)"') };
-    const another = { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') };
-    expectSuccess(await runJob('plan', { headSha: 'c3'.repeat(20), sources: renamed }));
-    expectSuccess(await runJob('plan', { headSha: 'd4'.repeat(20), sources: another }));
-    expectSuccess(await runJob('apply', { headSha: 'd4'.repeat(20), sources: another }));
-    const stale = await runJob('apply', { headSha: 'c3'.repeat(20), sources: renamed });
+    // The second pull request's plan, made before the first was applied: the state has moved since.
+    const stale = await runJob('apply', { headSha: 'c3'.repeat(20), sources: renamed() });
     expect(stale.code).toBe(1);
     expect(stale.log).toMatch(/Saved plan is stale/);
     expect(await listed()).toEqual(['203.0.113.9 port scanner']);
   },
-  3 * JOB_TIMEOUT_MS,
+  2 * JOB_TIMEOUT_MS,
 );
 
 test(
   'scheduled drift: clean exits 0; an entry removed in the console fails the job with exit 2 and the report names it',
   async () => {
-    const clean = await runJob('drift', { headSha: 'e5'.repeat(20), sources: { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') } });
+    const clean = await runJob('drift', { headSha: 'e5'.repeat(20) });
     expectSuccess(clean);
     const client = emulator.client(TENANT);
     const [entry] = await client.listEntries('blacklist');
     await client.deleteEntry('blacklist', entry.ip);
-    const drifted = await runJob('drift', { headSha: 'e5'.repeat(20), sources: { 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') } });
+    const drifted = await runJob('drift', { headSha: 'e5'.repeat(20) });
     expect(drifted.code).toBe(2);
     expect(drifted.summary).toContain('203.0.113.9');
     expect(drifted.log).not.toContain(emulator.apiKey);
@@ -288,6 +294,8 @@ describe('the GitLab CI file, plain HCL', () => {
   let gitlabEmulator: AcceptanceEmulator;
   let api: GitlabApiStandIn;
   let gitlabState: string;
+  /** The second merge request the first test plans, whose plan the second test finds stale. */
+  let second: { repository: string; head: string; merge: string };
 
   /** A repository whose default branch merged merge request `iid` (the example's HCL with `sources` laid over) by a merge commit. */
   function mergeRequest(iid: number, sources: Readonly<Record<string, string>> = {}): { repository: string; head: string; merge: string } {
@@ -360,11 +368,9 @@ describe('the GitLab CI file, plain HCL', () => {
   });
 
   const gitlabListed = async () => (await gitlabEmulator.client(GITLAB_TENANT).listEntries('blacklist')).map((entry) => `${entry.ip} ${entry.description}`).sort();
-  const renamed = () => ({ 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"port scanner"', '"port scanner (seen again)"') });
-  const another = () => ({ 'main.tf': fs.readFileSync(path.join(HCL_ROOT, 'main.tf'), 'utf8').replace('"head office"', '"head office, 2nd floor"') });
 
   test(
-    'svc:plan on a merge request posts svc plan-report as the note and keeps the saved plan; svc:apply after the merge applies exactly it',
+    'svc:plan on two merge requests posts svc plan-report as each note and keeps the saved plans; svc:apply after the first merge applies exactly its plan',
     async () => {
       const first = mergeRequest(1);
       const plan = await runGitlabJob('svc:plan', { repository: first.repository, sha: first.head, source: 'merge_request_event', iid: 1 });
@@ -372,6 +378,10 @@ describe('the GitLab CI file, plain HCL', () => {
       expect(api.notes.get(1)).toContain('203.0.113.9');
       expect(api.notes.get(1)).toContain('198.51.100.0/24');
       expect(plan.log).not.toContain(gitlabEmulator.apiKey);
+      // A second merge request planned against the same state: its plan goes stale when the first is applied (below).
+      second = mergeRequest(2, renamed());
+      expectSuccess(await runGitlabJob('svc:plan', { repository: second.repository, sha: second.head, source: 'merge_request_event', iid: 2 }));
+      expect(api.notes.get(2)).toContain('port scanner (seen again)');
       expect(await gitlabListed()).toEqual([]);
 
       const apply = await runGitlabJob('svc:apply', { repository: first.repository, sha: first.merge, source: 'push' });
@@ -379,36 +389,32 @@ describe('the GitLab CI file, plain HCL', () => {
       expect(apply.log).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
       expect(await gitlabListed()).toEqual(['203.0.113.9 port scanner']);
     },
-    2 * JOB_TIMEOUT_MS,
+    3 * JOB_TIMEOUT_MS,
   );
 
   test(
     'svc:apply refuses a commit that merged no merge request, and a stale plan (the state moved after it was made)',
     async () => {
       // A merge commit the API ties to no merge request (pushed straight to the default branch).
-      const unreviewed = mergeRequest(2);
+      const unreviewed = mergeRequest(3);
       api.mergedBy.delete(unreviewed.merge);
       const direct = await runGitlabJob('svc:apply', { repository: unreviewed.repository, sha: unreviewed.merge, source: 'push' });
       expect(direct.code).toBe(1);
       expect(direct.log).toContain(`no merge request merged in ${unreviewed.merge}, so nothing reviewed to apply`);
 
-      const stale = mergeRequest(3, renamed());
-      const newer = mergeRequest(4, another());
-      expectSuccess(await runGitlabJob('svc:plan', { repository: stale.repository, sha: stale.head, source: 'merge_request_event', iid: 3 }));
-      expectSuccess(await runGitlabJob('svc:plan', { repository: newer.repository, sha: newer.head, source: 'merge_request_event', iid: 4 }));
-      expectSuccess(await runGitlabJob('svc:apply', { repository: newer.repository, sha: newer.merge, source: 'push' }));
-      const refused = await runGitlabJob('svc:apply', { repository: stale.repository, sha: stale.merge, source: 'push' });
+      // Merge request 2's plan, made before merge request 1 was applied: the state has moved since.
+      const refused = await runGitlabJob('svc:apply', { repository: second.repository, sha: second.merge, source: 'push' });
       expect(refused.code).toBe(1);
       expect(refused.log).toMatch(/Saved plan is stale/);
       expect(await gitlabListed()).toEqual(['203.0.113.9 port scanner']);
     },
-    5 * JOB_TIMEOUT_MS,
+    2 * JOB_TIMEOUT_MS,
   );
 
   test(
     'svc:drift on a schedule: clean exits 0; an entry removed in the console fails the job with exit 2 and drift.md names it',
     async () => {
-      const current = mergeRequest(5, another());
+      const current = mergeRequest(4);
       expectSuccess(await runGitlabJob('svc:drift', { repository: current.repository, sha: current.merge, source: 'schedule' }));
       const client = gitlabEmulator.client(GITLAB_TENANT);
       await client.deleteEntry('blacklist', '203.0.113.9');
