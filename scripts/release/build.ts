@@ -53,7 +53,8 @@ import { BuildError, packageVersion } from '../../src/provider-identity';
 import { BundleError, bundleProvider } from './bundle';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
-import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
+import { MAIN_ASSET, MAIN_CACHE_ASSET, SCHEMA_REPLY_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
+import { schemaReplyOf } from './schema-reply';
 import { EXECUTABLE_MODE, zipArchive, type ZipEntryInput } from './zip';
 import { LICENSE_FILE, NOTICES_FILE, NoticesError, bundledPackages, executableNotices, projectLicense, type Notices } from './notices';
 import { SbomError, executableSbom, packageSbom } from './sbom';
@@ -272,6 +273,7 @@ export interface SeaConfigFiles {
   readonly mainCache: string;
   readonly service: string;
   readonly serviceCache: string;
+  readonly schemaReply: string;
 }
 
 /** What every executable this project makes is told: the provider's and the bench's floor alike. */
@@ -298,6 +300,7 @@ export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
       [MAIN_CACHE_ASSET]: files.mainCache,
       [SERVICE_ASSET]: files.service,
       [SERVICE_CACHE_ASSET]: files.serviceCache,
+      [SCHEMA_REPLY_ASSET]: files.schemaReply,
     },
   };
 }
@@ -316,6 +319,7 @@ function makeBlob(node: string, files: Omit<SeaConfigFiles, 'output'>, blobPath:
       mainCache: relative(files.mainCache),
       service: relative(files.service),
       serviceCache: relative(files.serviceCache),
+      schemaReply: relative(files.schemaReply),
     },
     codeCache,
   );
@@ -484,11 +488,13 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
   const bundles = await bundleProvider(version).catch((error: unknown) => {
     throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
   });
-  const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET) };
+  const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET), schemaReply: path.join(work, SCHEMA_REPLY_ASSET) };
   fs.writeFileSync(bundle.loader, bundles.loader);
   fs.writeFileSync(bundle.main, bundles.main);
   fs.writeFileSync(bundle.service, bundles.service);
-  log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'})`);
+  const schemaReply = await schemaReplyOf(bundles.service);
+  fs.writeFileSync(bundle.schemaReply, schemaReply);
+  log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'}), GetProviderSchema's reply ${kibibytes(schemaReply.length)}`);
 
   const nodes = new Map<string, string>();
   for (const platform of targets) {
@@ -596,7 +602,7 @@ function buildPlatform(build: {
   platform: ReleasePlatform;
   version: string;
   work: string;
-  bundle: { loader: string; main: string; service: string };
+  bundle: { loader: string; main: string; service: string; schemaReply: string };
   /** esbuild's inputs of the three scripts, for the notices. */
   bundledInputs: readonly string[];
   blobMaker: string;
