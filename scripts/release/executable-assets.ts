@@ -21,7 +21,7 @@ export const MAIN_ASSET = 'provider-main.js';
 export const MAIN_CACHE_ASSET = 'provider-main.cache';
 /** The service bundle, wrapped the same way. */
 export const SERVICE_ASSET = 'provider-service.js';
-/** V8's code cache of that wrapped source (compiled, not run), made by the target's own Node binary; empty where it cannot be. */
+/** V8's code cache of that wrapped source, made by the target's own Node binary after running it through a plan (service-warm-up.ts); empty where it cannot be. */
 export const SERVICE_CACHE_ASSET = 'provider-service.cache';
 /** GetProviderSchema's encoded reply (schema-reply.ts), sent for the schema process without loading the service. */
 export const SCHEMA_REPLY_ASSET = 'provider-schema.reply';
