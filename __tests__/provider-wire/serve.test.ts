@@ -143,6 +143,45 @@ describe('serveProvider in-process', () => {
     await handle.shutdown(0);
     expect(existsSync(dirname(handle.socketPath))).toBe(false);
   });
+
+  test('a ready reply is sent as it is for a request with no fields, without calling the service; any other call reaches the service', async () => {
+    const ready = Buffer.from('ready-made schema reply');
+    const called: string[] = [];
+    const asked: string[] = [];
+    const service = new Proxy(emptyProvider, {
+      get: (target, method: keyof typeof emptyProvider) => {
+        called.push(String(method));
+        return target[method];
+      },
+    });
+    const handle = await serveProvider(service, {
+      env: terraformEnv({ TF_DISABLE_PLUGIN_TLS: '1', PLUGIN_UNIX_SOCKET_DIR: directory }),
+      stdout: capture().stream,
+      stderr: capture().stream,
+      exit: () => undefined,
+      handleSignals: false,
+      readyReply: (rpcName) => {
+        asked.push(rpcName);
+        return rpcName === 'GetProviderSchema' ? ready : undefined;
+      },
+    });
+    const session = connectGrpc(handle.socketPath);
+    const schema = await grpcCall(session, '/tfplugin6.Provider/GetProviderSchema', Buffer.alloc(0));
+    expect(schema).toMatchObject({ grpcStatus: 0, body: ready });
+    expect(called).toEqual([]);
+    // No ready reply for it: the service answers.
+    const stop = await grpcCall(session, '/tfplugin6.Provider/StopProvider', Buffer.alloc(0));
+    expect(stop.grpcStatus).toBe(0);
+    expect(called).toEqual(['stopProvider']);
+    // A request with fields is never answered from a ready reply (it is not even asked for one).
+    const withFields = await grpcCall(session, '/tfplugin6.Provider/GetProviderSchema', Buffer.from([0x0a, 0x00]));
+    expect(withFields.grpcStatus).toBe(0);
+    expect(decodeMessage(tfplugin6.GetProviderSchemaResponse, withFields.body)).toMatchObject({ serverCapabilities: { getProviderSchemaOptional: true } });
+    expect(called).toEqual(['stopProvider', 'getProviderSchema']);
+    expect(asked).toEqual(['GetProviderSchema', 'StopProvider']);
+    await closeSession(session);
+    await handle.shutdown(0);
+  });
 });
 
 describe('the bundled provider process', () => {

@@ -1,10 +1,16 @@
 /**
  * The released executable's two scripts (scripts/release/bundle.ts): the main script holds what
  * the handshake needs and nothing of the provider; the service takes every module the main
- * script also holds from it, so such a module (the secret registry above all) exists once.
+ * script also holds from it, so such a module (the secret registry above all) exists once. And
+ * the GetProviderSchema reply the build makes from the service (scripts/release/schema-reply.ts).
  */
 import { bundleProvider } from '../../scripts/release/bundle';
 import { SHARED_MODULE_PREFIX } from '../../scripts/release/executable-assets';
+import { schemaReplyOf } from '../../scripts/release/schema-reply';
+import { createLogger } from '../../src/provider/protocol/log';
+import { decodeMessage } from '../../src/provider/protocol/protobuf';
+import { callProviderRpc, GetProviderSchemaResponse, providerRpcs } from '../../src/provider/protocol/tfplugin6';
+import { createSvcService } from '../../src/provider/service';
 
 let bundles: Awaited<ReturnType<typeof bundleProvider>>;
 
@@ -46,4 +52,14 @@ test('no module is in both scripts: whatever the service would take from the mai
   const duplicated = [...modules(bundles.service)].filter((module) => inMain.has(module));
   expect(duplicated).toEqual([]);
   expect(bundles.shared.every((module) => inMain.has(module))).toBe(true);
+});
+
+test("GetProviderSchema's ready reply, made from the service bundle, is byte for byte what the service answers, and holds svc's resources", async () => {
+  const reply = await schemaReplyOf(bundles.service);
+  const fromService = await callProviderRpc(createSvcService(createLogger({ write: () => undefined }, 'error')), providerRpcs.GetProviderSchema, Buffer.alloc(0));
+  expect(reply.equals(fromService)).toBe(true);
+  const decoded = decodeMessage(GetProviderSchemaResponse, reply);
+  expect(Object.keys(decoded.resourceSchemas ?? {})).toEqual(expect.arrayContaining(['svc_blacklist', 'svc_blacklist_entry', 'svc_whitelist_entry']));
+  expect(decoded.provider?.block?.attributes?.map((attribute) => attribute.name)).toEqual(expect.arrayContaining(['base_url', 'api_key', 'tenant']));
+  expect(decoded.diagnostics ?? []).toEqual([]);
 });

@@ -5,9 +5,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { EXECUTABLE_NODE_OPTIONS, seaConfig } from '../../scripts/release/build';
-import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from '../../scripts/release/executable-assets';
+import { MAIN_ASSET, MAIN_CACHE_ASSET, SCHEMA_REPLY_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from '../../scripts/release/executable-assets';
 
-const FILES = { loader: 'loader.js', output: 'sea.blob', main: 'main.js', mainCache: 'main.cache', service: 'service.js', serviceCache: 'service.cache' };
+const FILES = { loader: 'loader.js', output: 'sea.blob', main: 'main.js', mainCache: 'main.cache', service: 'service.js', serviceCache: 'service.cache', schemaReply: 'schema.reply' };
 
 function runNode(args: readonly string[], script: string): string {
   const result = spawnSync(process.execPath, [...args, '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
@@ -15,7 +15,7 @@ function runNode(args: readonly string[], script: string): string {
   return result.stdout.trim();
 }
 
-test('runs the loader, carries both scripts and their caches, the code cache as asked, no snapshot, and the executable\'s node options', () => {
+test('runs the loader, carries both scripts, their caches and the schema reply, the code cache as asked, no snapshot, and the executable\'s node options', () => {
   expect(seaConfig(FILES, true)).toEqual({
     main: 'loader.js',
     output: 'sea.blob',
@@ -23,7 +23,7 @@ test('runs the loader, carries both scripts and their caches, the code cache as 
     useCodeCache: true,
     useSnapshot: false,
     execArgv: ['--min-semi-space-size=4', '--liftoff-only'],
-    assets: { [MAIN_ASSET]: 'main.js', [MAIN_CACHE_ASSET]: 'main.cache', [SERVICE_ASSET]: 'service.js', [SERVICE_CACHE_ASSET]: 'service.cache' },
+    assets: { [MAIN_ASSET]: 'main.js', [MAIN_CACHE_ASSET]: 'main.cache', [SERVICE_ASSET]: 'service.js', [SERVICE_CACHE_ASSET]: 'service.cache', [SCHEMA_REPLY_ASSET]: 'schema.reply' },
   });
   expect(seaConfig(FILES, false)).toMatchObject({ useCodeCache: false });
 });

@@ -50,10 +50,11 @@ import {
   type ReleasePlatform,
 } from './layout';
 import { BuildError, packageVersion } from '../../src/provider-identity';
-import { BundleError, bundleProvider } from './bundle';
+import { BundleError, bundleProvider, bundleServiceWarmUp } from './bundle';
 import { generateCertificate } from '../../src/provider/protocol/certificate';
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSION } from '../../src/provider/protocol/handshake';
-import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
+import { MAIN_ASSET, MAIN_CACHE_ASSET, SCHEMA_REPLY_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from './executable-assets';
+import { schemaReplyOf } from './schema-reply';
 import { EXECUTABLE_MODE, zipArchive, type ZipEntryInput } from './zip';
 import { LICENSE_FILE, NOTICES_FILE, NoticesError, bundledPackages, executableNotices, projectLicense, type Notices } from './notices';
 import { SbomError, executableSbom, packageSbom } from './sbom';
@@ -221,14 +222,19 @@ function run(code: ReleaseErrorCode, command: string, args: readonly string[], w
  */
 export const EXECUTABLE_NODE_OPTIONS: readonly string[] = ['--min-semi-space-size=4', '--liftoff-only'];
 
+/** How long the service's warm-up (service-warm-up.ts) may take. */
+const SERVICE_CACHE_TIMEOUT_MS = 60_000;
+
 /**
- * V8's code cache of the service bundle (compiled, not run), made by the target's own binary
- * with the same fixed random seed as the blob's, so it is the same on every build, and the
- * executable's node options.
+ * V8's code cache of the service bundle, made after running it through the plan and apply of
+ * one list entry against an emulator on a loopback port (service-warm-up.ts says why and what),
+ * by the target's own binary with the same fixed random seed as the blob's and the executable's
+ * node options, in an environment of nothing (no log level or setting changes the path).
  */
-function makeServiceCache(node: string, servicePath: string, cachePath: string): void {
-  const script = "const [source, output, name] = process.argv.slice(1); const fs = require('node:fs'); const { Script } = require('node:vm'); fs.writeFileSync(output, new Script(fs.readFileSync(source, 'utf8'), { filename: name }).createCachedData());";
-  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '-e', script, servicePath, cachePath, SERVICE_ASSET], `making the service bundle's code cache with ${node}`);
+function makeServiceCache(node: string, servicePath: string, warmUpPath: string, cachePath: string): void {
+  const what = `making the service bundle's code cache with ${node} (running it through the plan of one entry)`;
+  run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, warmUpPath, servicePath, cachePath, SERVICE_ASSET], what, { env: {}, timeout: SERVICE_CACHE_TIMEOUT_MS });
+  if (!fs.existsSync(cachePath)) throw new ReleaseError('sea_failed', `${what}: the warm-up exited without writing the cache`);
 }
 
 /** How long the main script may take to reach its handshake line while its code cache is made. */
@@ -242,14 +248,17 @@ const MAIN_CACHE_TIMEOUT_MS = 60_000;
  * certificate, its socket in the build's private temporary directory, no other environment, so
  * no log level or setting changes the path), with the fixed seed and the executable's options;
  * the moment the script writes its handshake line to fd 1, the cache is written and the process
- * exits (the provider removes its socket directory on exit). The same commit gives the same cache.
+ * exits (the provider removes its socket directory on exit). The same commit gives the same cache:
+ * V8's baseline compiler (Sparkplug) is off while the script runs, as in the service's warm-up
+ * (service-warm-up.ts says why; with it on, two builds on a loaded machine differed by a few bytes).
  */
 function makeMainCache(node: string, mainPath: string, cachePath: string, socketParent: string): void {
   const script = [
     'const [source, output, name] = process.argv.splice(1, 3);',
-    "const fs = require('node:fs'); const { Script } = require('node:vm');",
+    "const fs = require('node:fs'); const { Script } = require('node:vm'); const { setFlagsFromString } = require('node:v8');",
+    "setFlagsFromString('--no-sparkplug');",
     "const script = new Script(fs.readFileSync(source, 'utf8'), { filename: name });",
-    'const writeSync = (fd, ...rest) => { const written = fs.writeSync(fd, ...rest); if (fd === 1) { fs.writeFileSync(output, script.createCachedData()); process.exit(0); } return written; };',
+    "const writeSync = (fd, ...rest) => { const written = fs.writeSync(fd, ...rest); if (fd === 1) { setFlagsFromString('--sparkplug'); fs.writeFileSync(output, script.createCachedData()); process.exit(0); } return written; };",
     "const hooked = { ...fs, writeSync }; const module = { exports: {} };",
     "script.runInThisContext()(module.exports, (id) => (id === 'node:fs' || id === 'fs' ? hooked : require(id)), module);",
   ].join('\n');
@@ -272,6 +281,7 @@ export interface SeaConfigFiles {
   readonly mainCache: string;
   readonly service: string;
   readonly serviceCache: string;
+  readonly schemaReply: string;
 }
 
 /** What every executable this project makes is told: the provider's and the bench's floor alike. */
@@ -298,6 +308,7 @@ export function seaConfig(files: SeaConfigFiles, codeCache: boolean): object {
       [MAIN_CACHE_ASSET]: files.mainCache,
       [SERVICE_ASSET]: files.service,
       [SERVICE_CACHE_ASSET]: files.serviceCache,
+      [SCHEMA_REPLY_ASSET]: files.schemaReply,
     },
   };
 }
@@ -316,6 +327,7 @@ function makeBlob(node: string, files: Omit<SeaConfigFiles, 'output'>, blobPath:
       mainCache: relative(files.mainCache),
       service: relative(files.service),
       serviceCache: relative(files.serviceCache),
+      schemaReply: relative(files.schemaReply),
     },
     codeCache,
   );
@@ -484,11 +496,18 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
   const bundles = await bundleProvider(version).catch((error: unknown) => {
     throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
   });
-  const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET) };
+  const bundle = { loader: path.join(work, 'loader.js'), main: path.join(work, MAIN_ASSET), service: path.join(work, SERVICE_ASSET), schemaReply: path.join(work, SCHEMA_REPLY_ASSET) };
   fs.writeFileSync(bundle.loader, bundles.loader);
   fs.writeFileSync(bundle.main, bundles.main);
   fs.writeFileSync(bundle.service, bundles.service);
-  log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'})`);
+  const schemaReply = await schemaReplyOf(bundles.service);
+  fs.writeFileSync(bundle.schemaReply, schemaReply);
+  // Only run to make the service's code cache; it ships nothing.
+  const serviceWarmUp = path.join(work, 'service-warm-up.js');
+  fs.writeFileSync(serviceWarmUp, await bundleServiceWarmUp(bundles.shared).catch((error: unknown) => {
+    throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
+  }));
+  log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'}), GetProviderSchema's reply ${kibibytes(schemaReply.length)}`);
 
   const nodes = new Map<string, string>();
   for (const platform of targets) {
@@ -509,7 +528,7 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
   const executables: Record<string, string> = {};
   for (const platform of targets) {
     const withCache = codeCache && platform.nodeArch === hostArch;
-    const released = buildPlatform({ platform, version, work, bundle, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+    const released = buildPlatform({ platform, version, work, bundle, serviceWarmUp, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
     platforms.push(released.platform);
     if (executablesDir !== undefined) {
       const kept = path.join(path.resolve(executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
@@ -596,7 +615,9 @@ function buildPlatform(build: {
   platform: ReleasePlatform;
   version: string;
   work: string;
-  bundle: { loader: string; main: string; service: string };
+  bundle: { loader: string; main: string; service: string; schemaReply: string };
+  /** The bundled service-warm-up.ts, which makes the service's code cache. */
+  serviceWarmUp: string;
   /** esbuild's inputs of the three scripts, for the notices. */
   bundledInputs: readonly string[];
   blobMaker: string;
@@ -615,7 +636,7 @@ function buildPlatform(build: {
   const serviceCache = path.join(work, `${name}.${SERVICE_CACHE_ASSET}`);
   if (withCache) {
     makeMainCache(node, bundle.main, mainCache, work);
-    makeServiceCache(node, bundle.service, serviceCache);
+    makeServiceCache(node, bundle.service, build.serviceWarmUp, serviceCache);
   } else {
     fs.writeFileSync(mainCache, '');
     fs.writeFileSync(serviceCache, '');

@@ -9,7 +9,8 @@
  * once, in main; the service bundle requires it as `svc-shared:<path>` and the entry hands it
  * main's instance. Built in three passes: main's module list, the service bundle (which records
  * the modules it takes from main), then main exporting exactly those. Paths in both bundles are
- * relative to the repository, so the output does not depend on where the checkout is.
+ * relative to the repository, so the output does not depend on where the checkout is. A fourth
+ * script, run by the build only, makes the service's code cache (bundleServiceWarmUp).
  */
 import * as path from 'node:path';
 import type { BuildFailure, BuildOptions, Plugin } from 'esbuild';
@@ -19,6 +20,7 @@ const REPOSITORY = path.resolve(__dirname, '..', '..');
 const LOADER_ENTRY = 'scripts/release/executable-loader.ts';
 const MAIN_ENTRY = 'scripts/release/executable-entry.ts';
 const SERVICE_ENTRY = 'src/provider/service.ts';
+const SERVICE_WARM_UP = 'scripts/release/service-warm-up.ts';
 
 export class BundleError extends Error {
   constructor(message: string) {
@@ -106,5 +108,37 @@ export async function bundleProvider(version: string): Promise<ProviderBundles> 
   } catch (error) {
     if (!isBuildFailure(error)) throw error;
     throw new BundleError(`esbuild could not bundle the provider:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);
+  }
+}
+
+/**
+ * The script that makes the service bundle's code cache (service-warm-up.ts), with its own copies
+ * of the modules the service takes from the main script (`shared`, repository paths). Run by the
+ * build only; it ships nothing, so its inputs are not in the notices.
+ */
+export async function bundleServiceWarmUp(shared: readonly string[]): Promise<string> {
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const contents = [
+    `import { runWarmUp } from ${JSON.stringify(`./${SERVICE_WARM_UP}`)};`,
+    ...shared.map((module, index) => `import * as shared${index} from ${JSON.stringify(`./${module}`)};`),
+    `runWarmUp({ ${shared.map((module, index) => `${JSON.stringify(module)}: shared${index}`).join(', ')} });`,
+    '',
+  ].join('\n');
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: REPOSITORY,
+      bundle: true,
+      platform: 'node',
+      target: 'node24',
+      format: 'cjs',
+      logLevel: 'silent',
+      write: false,
+      stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'service-warm-up-main.js', loader: 'js' },
+      outfile: 'service-warm-up.js',
+    });
+    return result.outputFiles[0]?.text ?? '';
+  } catch (error) {
+    if (!isBuildFailure(error)) throw error;
+    throw new BundleError(`esbuild could not bundle the service's warm-up:\n${error.errors.map((message) => `  ${message.text}`).join('\n')}`);
   }
 }

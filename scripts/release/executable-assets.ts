@@ -5,7 +5,10 @@
  *
  *   main     scripts/release/executable-entry.ts: --version, the gRPC server, the handshake
  *   service  src/provider/service.ts: the provider, its resources, the API client, undici,
- *            compiled at terraform's first call
+ *            compiled at the first call that needs it
+ *
+ * and GetProviderSchema's reply, encoded by the build from that service (schema-reply.ts), which
+ * the main script sends without loading the service.
  *
  * Assets rather than the SEA main script because node's `useCodeCache` caches what compiling a
  * script compiles, not what running it does; the main script's cache is made after running it
@@ -18,8 +21,10 @@ export const MAIN_ASSET = 'provider-main.js';
 export const MAIN_CACHE_ASSET = 'provider-main.cache';
 /** The service bundle, wrapped the same way. */
 export const SERVICE_ASSET = 'provider-service.js';
-/** V8's code cache of that wrapped source (compiled, not run), made by the target's own Node binary; empty where it cannot be. */
+/** V8's code cache of that wrapped source, made by the target's own Node binary after running it through a plan (service-warm-up.ts); empty where it cannot be. */
 export const SERVICE_CACHE_ASSET = 'provider-service.cache';
+/** GetProviderSchema's encoded reply (schema-reply.ts), sent for the schema process without loading the service. */
+export const SCHEMA_REPLY_ASSET = 'provider-schema.reply';
 /**
  * Prefix of the ids the service bundle requires instead of bundling a second copy of a module
  * the main script already holds (e.g. `svc-shared:src/api/redaction.ts`: one secret registry).

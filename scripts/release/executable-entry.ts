@@ -3,12 +3,14 @@
  * its loader (executable-loader.ts): answers `--version` and `--help`, tells a human who runs it
  * by hand how it is installed, and otherwise starts the provider as the node script does
  * (src/provider/start.ts), except that the provider's service comes from the executable's
- * service asset (executable-assets.ts) instead of this bundle. The release build bundles this
+ * service asset (executable-assets.ts) instead of this bundle, and that GetProviderSchema is
+ * answered from the reply the build encoded from that service (schema-reply.ts), so a process
+ * that terraform starts for the schema alone never loads the service. The release build bundles this
  * file with esbuild, which replaces SVC_PROVIDER_VERSION, and fills `sharedModules` before any
  * call can come in (scripts/release/bundle.ts).
  */
 import { MAGIC_COOKIE_KEY } from '../../src/provider/protocol/handshake';
-import { runScriptAsset, SERVICE_ASSET, SERVICE_CACHE_ASSET, SHARED_MODULE_PREFIX } from './executable-assets';
+import { runScriptAsset, SCHEMA_REPLY_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET, SHARED_MODULE_PREFIX } from './executable-assets';
 
 declare const SVC_PROVIDER_VERSION: string;
 
@@ -26,6 +28,15 @@ function requireForService(id: string): unknown {
 
 function loadServiceModule(): ServiceModule {
   return runScriptAsset(SERVICE_ASSET, SERVICE_CACHE_ASSET, requireForService) as ServiceModule;
+}
+
+let schemaReply: Buffer | undefined;
+
+/** GetProviderSchema's reply from its asset, read at the first call (the build runs this script to its handshake line outside the executable). */
+function readyReply(rpcName: string): Buffer | undefined {
+  if (rpcName !== 'GetProviderSchema') return undefined;
+  const { getAsset } = require('node:sea') as typeof import('node:sea');
+  return (schemaReply ??= Buffer.from(getAsset(SCHEMA_REPLY_ASSET)));
 }
 
 const NAME = `terraform-provider-svc ${SVC_PROVIDER_VERSION}`;
@@ -48,5 +59,5 @@ if (argument === '--version' || argument === '-v') {
   require('../../src/provider/console-guard');
   const { redact } = require('../../src/api/redaction') as typeof import('../../src/api/redaction');
   const { startProvider } = require('../../src/provider/start') as typeof import('../../src/provider/start');
-  startProvider((logger) => loadServiceModule().createSvcService(logger), redact);
+  startProvider((logger) => loadServiceModule().createSvcService(logger), redact, readyReply);
 }

@@ -4,12 +4,13 @@
  * call. Terraform waits for the handshake line at every provider start, and the line needs only
  * the server (issue 13, help/performance.md). The dev build (main.ts) and the released executable
  * (scripts/release/executable-entry.ts) start the same way and differ only in how they load the
- * service module.
+ * service module, and in that the executable answers GetProviderSchema from a reply its build
+ * made (so the process terraform starts for the schema alone never loads the service).
  */
 import { createLogger, logLevelFromEnv, PROCESS_STDERR, type Logger } from './protocol/log';
 import type { ProviderService } from './protocol/messages';
 import type { Redact } from './protocol/redaction';
-import { serveProvider } from './protocol/serve';
+import { serveProvider, type ServeOptions } from './protocol/serve';
 
 export type ServiceLoader = (logger: Logger) => ProviderService;
 
@@ -25,10 +26,13 @@ export function loadedOnFirstCall(load: () => ProviderService): ProviderService 
   });
 }
 
-/** `redact` scrubs secrets from the server's log lines and gRPC errors (the wire layer knows none itself). */
-export function startProvider(loadService: ServiceLoader, redact: Redact): void {
+/**
+ * `redact` scrubs secrets from the server's log lines and gRPC errors (the wire layer knows none
+ * itself); `readyReply` gives replies made before the process started (ServeOptions says which).
+ */
+export function startProvider(loadService: ServiceLoader, redact: Redact, readyReply?: ServeOptions['readyReply']): void {
   const logger = createLogger(PROCESS_STDERR, logLevelFromEnv(process.env), redact);
-  serveProvider(loadedOnFirstCall(() => loadService(logger)), { redact }).catch((error: unknown) => {
+  serveProvider(loadedOnFirstCall(() => loadService(logger)), { redact, ...(readyReply === undefined ? {} : { readyReply }) }).catch((error: unknown) => {
     // Refusals have already told the human what to do and exited; this is anything else.
     logger.error(`the provider failed to start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

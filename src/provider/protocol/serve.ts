@@ -38,6 +38,14 @@ export interface ServeOptions {
    * diagnostics). @default no redaction
    */
   readonly redact?: Redact;
+  /**
+   * A reply known before the process started, by RPC name, or undefined (the released
+   * executable's GetProviderSchema, which its build encoded from the same service): asked at a
+   * call whose request has no fields, and sent as it is without calling the service, so a process
+   * that terraform starts only for such calls never loads it. Any other call goes to the service.
+   * @default none
+   */
+  readonly readyReply?: (rpcName: string) => Buffer | undefined;
 }
 
 export interface ServeHandle {
@@ -118,7 +126,12 @@ export async function serveProvider(service: ProviderService, options: ServeOpti
 
   const routes = new Map<string, UnaryRoute>();
   for (const [rpcName, rpc] of providerRpcList) {
-    routes.set(`/tfplugin6.Provider/${rpcName}`, { handle: (request) => callProviderRpc(service, rpc, request) });
+    routes.set(`/tfplugin6.Provider/${rpcName}`, {
+      handle: (request) => {
+        const ready = request.length === 0 ? options.readyReply?.(rpcName) : undefined;
+        return ready === undefined ? callProviderRpc(service, rpc, request) : Promise.resolve(ready);
+      },
+    });
   }
   routes.set(SHUTDOWN_PATH, {
     handle: async () => Buffer.alloc(0), // plugin.Empty
