@@ -125,22 +125,32 @@ async function exercise(service: ProviderService, baseUrl: string): Promise<void
  * `outputPath`. `sharedModules`: the modules the service takes from the main script, by repository path.
  */
 export async function warmUpServiceCache(sourcePath: string, outputPath: string, name: string, sharedModules: Readonly<Record<string, unknown>>): Promise<void> {
-  // V8's baseline compiler (Sparkplug) compiles a function once it has run enough, at moments
-  // that depend on timing, and leaves a mark in the cached function data: with it on, two builds
-  // of one commit differed by a byte now and then. Off while the service runs, so the same
-  // commit gives the same cache; on again before the cache is written, because the flags are in
-  // the hash a cache is checked against when the executable loads it (it then stays on there).
-  setFlagsFromString('--no-sparkplug');
+  // V8's compilers beyond the interpreter (Sparkplug, Maglev, TurboFan) and its bytecode flushing
+  // act at moments that depend on timing (a function that has run enough, a background job, the
+  // garbage collections so far) and leave marks in the cached function data: with Sparkplug on,
+  // two builds of one commit differed by a byte now and then, and a warm-up under the whole
+  // suite with coverage still differed with it off alone. Off while the service runs, so the
+  // same commit gives the same cache; on again before the cache is written, because the flags
+  // are in the hash a cache is checked against when the executable loads it (they then stay on
+  // there).
+  setFlagsFromString(TIMING_DEPENDENT_V8_FLAGS.map((flag) => `--no-${flag}`).join(' '));
   let cache: Buffer;
   try {
     cache = await runThroughPlan(sourcePath, name, sharedModules);
   } finally {
-    setFlagsFromString('--sparkplug');
+    restoreTimingDependentFlags();
   }
   fs.writeFileSync(outputPath, cache);
 }
 
-/** The cache of the service bundle after the plan of one entry (the flag is back on when it is made). */
+/** V8 flags (all on by default) that are off while the warm-up runs: warmUpServiceCache says why. */
+const TIMING_DEPENDENT_V8_FLAGS = ['sparkplug', 'maglev', 'turbofan', 'flush-bytecode'] as const;
+
+function restoreTimingDependentFlags(): void {
+  setFlagsFromString(TIMING_DEPENDENT_V8_FLAGS.map((flag) => `--${flag}`).join(' '));
+}
+
+/** The cache of the service bundle after the plan of one entry (the flags are back on when it is made). */
 async function runThroughPlan(sourcePath: string, name: string, sharedModules: Readonly<Record<string, unknown>>): Promise<Buffer> {
   const script = new Script(fs.readFileSync(sourcePath, 'utf8'), { filename: name });
   const requireForService = (id: string): unknown => {
@@ -166,7 +176,7 @@ async function runThroughPlan(sourcePath: string, name: string, sharedModules: R
   } finally {
     await emulator.close();
   }
-  setFlagsFromString('--sparkplug');
+  restoreTimingDependentFlags();
   return script.createCachedData();
 }
 
