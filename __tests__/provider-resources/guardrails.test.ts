@@ -14,6 +14,7 @@ import {
   ownEntriesCannotOverlap,
   SeenEntries,
   unlikelyAddressDiagnostics,
+  validateEntryGuardrails,
   type SeenEntry,
 } from '../../src/provider/guardrails';
 import { createSvcProvider } from '../../src/provider/provider';
@@ -68,6 +69,19 @@ describe('addresses no client has warn, naming the better spelling', () => {
     const found = unlikelyAddressDiagnostics('whitelist', ip, PLACE);
     if (says === undefined) expect(found).toEqual([]);
     else expect(found).toEqual([expect.objectContaining({ severity: 'warning', path: ['ip'], detail: expect.stringMatching(says) })]);
+  });
+});
+
+describe("validate's guardrails of one entry, its address parsed once for both", () => {
+  test.each<[string, ListName, string]>([
+    ['an ordinary address: nothing', 'blacklist', '192.0.2.1'],
+    ['a catch-all range: the error alone', 'blacklist', '0.0.0.0/0'],
+    ['a loopback address: the warning alone', 'whitelist', '127.0.0.1'],
+    ['not an address: nothing (the address check says why)', 'blacklist', 'nope'],
+  ])('%s, as the two checks apart say', (_name, list, ip) => {
+    const apart = [...catchAllDiagnostics(list, ip, PLACE), ...unlikelyAddressDiagnostics(list, ip, PLACE)];
+    expect(validateEntryGuardrails(list, ip, PLACE)).toEqual(apart);
+    expect(apart.length > 0).toBe(ip === '0.0.0.0/0' || ip === '127.0.0.1');
   });
 });
 
@@ -128,6 +142,20 @@ describe('overlaps at plan: contradictions across lists, redundancy within one',
     const compared = describe(findEntryFindings(own, [{ entries: others }]));
     expect(describe(findEntryFindings(own, [{ entries: others }], DISTINCT_ENTRIES))).toEqual(compared);
     expect(compared).toEqual(expect.arrayContaining(['contradiction 10.1.2.3 10.1.2.0/24', 'redundant 192.0.2.9 192.0.2.0/24', 'contradiction 2001:db8::1 2001:db8::/64']));
+  });
+
+  test('one address held three times (two spellings) is found three times; a range added after a longer prefix still finds what lies inside it', () => {
+    const mine = seen('whitelist', '10.0.0.1', 'mine');
+    const others = [seen('blacklist', '10.0.0.1', 'a'), seen('blacklist', '10.0.0.1/32', 'b'), seen('blocklist', '10.0.0.1', 'c')];
+    expect(findEntryFindings([mine], others).map((finding) => `${finding.kind} ${finding.other.source}`)).toEqual(['contradiction a', 'contradiction b', 'contradiction c']);
+    const wide = seen('whitelist', '10.0.0.0/16', 'mine');
+    const inside = findEntryFindings([wide], [seen('blacklist', '10.0.3.4'), seen('blacklist', '10.0.2.0/24')]);
+    expect(inside.map((finding) => finding.other.ip).sort()).toEqual(['10.0.2.0/24', '10.0.3.4']);
+  });
+
+  test('an address of a family no other entry has finds nothing; with no others at all, an entry alone finds nothing', () => {
+    expect(findEntryFindings([seen('whitelist', '2001:db8::1', 'mine')], [seen('blacklist', '10.0.0.0/8')])).toEqual([]);
+    expect(findEntryFindings([seen('whitelist', '10.0.0.1', 'mine')], [])).toEqual([]);
   });
 
   // How fast this is at scale is the bench's whole-list rows (npm run bench), not a timed assertion here.

@@ -133,7 +133,7 @@ export function validateEntryGuardrails(list: ListName, value: string, place: En
   if (address === undefined) return [];
   const catchAll = catchAllOf(list, value, address, place);
   const unlikely = unlikelyAddressOf(list, value, address, place);
-  return catchAll.length === 0 ? unlikely : unlikely.length === 0 ? catchAll : [...catchAll, ...unlikely];
+  return catchAll.length === 0 ? unlikely : catchAll.concat(unlikely);
 }
 
 function unlikelyAddressOf(list: ListName, value: string, address: ParsedAddress, place: EntryPlace): Diagnostic[] {
@@ -243,9 +243,11 @@ function addressKey(ip: string): AddressKey | undefined {
 export class SeenEntries {
   private readonly items: Indexed[] = [];
   private readonly byKey = new Map<string, Indexed | Indexed[]>();
-  private readonly prefixLengths = new Map<string, number[]>();
-  /** The longest prefix length held per family: only a range shorter than it can hold entries. */
-  private readonly longest = new Map<string, number>();
+  /**
+   * Per family, the prefix lengths in use, and the longest of them: only a range shorter than
+   * that can hold entries.
+   */
+  private readonly prefixLengths = new Map<string, { readonly lengths: number[]; longest: number }>();
   /** `items` sorted by key, made when a range first asks what lies inside it, then kept sorted as entries are added. */
   private sorted: Indexed[] | undefined;
   /**
@@ -281,13 +283,11 @@ export class SeenEntries {
       if (same === undefined) this.byKey.set(item.key, item);
       else if (Array.isArray(same)) same.push(item);
       else this.byKey.set(item.key, [same, item]);
-      const lengths = this.prefixLengths.get(item.family);
-      if (lengths === undefined) {
-        this.prefixLengths.set(item.family, [item.bits]);
-        this.longest.set(item.family, item.bits);
-      } else if (!lengths.includes(item.bits)) {
-        lengths.push(item.bits);
-        if (item.bits > (this.longest.get(item.family) ?? 0)) this.longest.set(item.family, item.bits);
+      const inFamily = this.prefixLengths.get(item.family);
+      if (inFamily === undefined) this.prefixLengths.set(item.family, { lengths: [item.bits], longest: item.bits });
+      else if (!inFamily.lengths.includes(item.bits)) {
+        inFamily.lengths.push(item.bits);
+        inFamily.longest = Math.max(inFamily.longest, item.bits);
       }
       if (this.sorted !== undefined) this.sorted.splice(firstAtOrAfter(this.sorted, item.key), 0, item);
     }
@@ -296,10 +296,10 @@ export class SeenEntries {
   /** The entries added before position `limit` that cover `entry` (its own key included) or lie inside it, in the order added. */
   related(entry: AddressKey, limit: number): Indexed[] {
     this.indexAdded();
-    const lengths = this.prefixLengths.get(entry.family);
-    if (lengths === undefined) return [];
+    const inFamily = this.prefixLengths.get(entry.family);
+    if (inFamily === undefined) return [];
     const found: Indexed[] = [];
-    for (const length of lengths) {
+    for (const length of inFamily.lengths) {
       if (length > entry.bits) continue;
       // The entry's own length (the usual case: single addresses) is its own key, not rebuilt.
       const key = length === entry.bits ? entry.key : entry.key.slice(0, entry.family.length + 1 + length);
@@ -310,7 +310,7 @@ export class SeenEntries {
       } else for (const other of same) if (other.position < limit) found.push(other);
     }
     // Strictly inside: only a range has anything inside it.
-    if ((this.longest.get(entry.family) ?? 0) > entry.bits) {
+    if (inFamily.longest > entry.bits) {
       this.sorted ??= [...this.items].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       const sorted = this.sorted;
       for (let index = firstAtOrAfter(sorted, entry.key); index < sorted.length && sorted[index].key.startsWith(entry.key); index += 1) {
