@@ -37,13 +37,18 @@ export function wrapScriptSource(source: string): string {
 
 type WrappedScript = (exports: object, require: (id: string) => unknown, module: { exports: object }) => void;
 
+/** Runs a compiled wrapped script (wrapScriptSource) with `requireForScript` as its `require`, and returns its exports. */
+export function runWrappedScript(script: import('node:vm').Script, requireForScript: (id: string) => unknown): object {
+  const module = { exports: {} };
+  (script.runInThisContext() as WrappedScript)(module.exports, requireForScript, module);
+  return module.exports;
+}
+
 /** Compiles a wrapped script asset of the running executable (with its code cache, if any), runs it, and returns its exports. */
 export function runScriptAsset(sourceAsset: string, cacheAsset: string, requireForScript: (id: string) => unknown): object {
   const { getAsset } = require('node:sea') as typeof import('node:sea');
   const { Script } = require('node:vm') as typeof import('node:vm');
   const cache = getAsset(cacheAsset);
   const script = new Script(getAsset(sourceAsset, 'utf8'), { filename: sourceAsset, ...(cache.byteLength === 0 ? {} : { cachedData: Buffer.from(cache) }) });
-  const module = { exports: {} };
-  (script.runInThisContext() as WrappedScript)(module.exports, requireForScript, module);
-  return module.exports;
+  return runWrappedScript(script, requireForScript);
 }

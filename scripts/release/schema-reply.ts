@@ -10,23 +10,20 @@
  * process (no environment, no configuration): the same bytes as the service would send.
  */
 import * as path from 'node:path';
-import { runInThisContext } from 'node:vm';
+import { Script } from 'node:vm';
 import { createLogger } from '../../src/provider/protocol/log';
 import type { ProviderService } from '../../src/provider/protocol/messages';
 import { callProviderRpc, providerRpcs } from '../../src/provider/protocol/tfplugin6';
-import { SERVICE_ASSET, SHARED_MODULE_PREFIX } from './executable-assets';
+import { runWrappedScript, SERVICE_ASSET, SHARED_MODULE_PREFIX } from './executable-assets';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 
-type WrappedScript = (exports: object, require: (id: string) => unknown, module: { exports: object }) => void;
 type ServiceModule = typeof import('../../src/provider/service');
 
 /** The wrapped service bundle (bundle.ts) evaluated in this process; `svc-shared:` ids load the repository's modules. */
 function evaluateServiceBundle(wrappedSource: string): ServiceModule {
   const requireForService = (id: string): unknown => (id.startsWith(SHARED_MODULE_PREFIX) ? require(path.join(REPOSITORY, id.slice(SHARED_MODULE_PREFIX.length))) : require(id));
-  const module = { exports: {} };
-  (runInThisContext(wrappedSource, { filename: SERVICE_ASSET }) as WrappedScript)(module.exports, requireForService, module);
-  return module.exports as ServiceModule;
+  return runWrappedScript(new Script(wrappedSource, { filename: SERVICE_ASSET }), requireForService) as ServiceModule;
 }
 
 /** The encoded GetProviderSchema reply of the wrapped service bundle. */

@@ -27,10 +27,9 @@ import { decodeValue, encodeValue } from '../../src/provider/protocol/msgpack';
 import { DiagnosticSeverity } from '../../src/provider/protocol/tfplugin6';
 import { decodeType } from '../../src/provider/protocol/type-json';
 import type { ObjectValue, Value, ValueType } from '../../src/provider/core';
-import { SHARED_MODULE_PREFIX } from './executable-assets';
+import { runWrappedScript, SHARED_MODULE_PREFIX } from './executable-assets';
 
 type ServiceModule = typeof import('../../src/provider/service');
-type WrappedScript = (exports: object, require: (id: string) => unknown, module: { exports: object }) => void;
 
 const TENANT = 'warm-up';
 const API_KEY = 'svc-release-warm-up-key';
@@ -159,9 +158,7 @@ async function runThroughPlan(sourcePath: string, name: string, sharedModules: R
     if (!(module in sharedModules)) throw new WarmUpError(`the service bundle needs ${module}, which the warm-up was not given`);
     return sharedModules[module];
   };
-  const module = { exports: {} };
-  (script.runInThisContext() as WrappedScript)(module.exports, requireForService, module);
-  const service = (module.exports as ServiceModule).createSvcService(createLogger({ write: () => undefined }, 'error'));
+  const service = (runWrappedScript(script, requireForService) as ServiceModule).createSvcService(createLogger({ write: () => undefined }, 'error'));
   // The login's reply comes late on purpose (LOGIN_LATENCY_MS), every other one at once.
   let clearLatency = (): void => undefined;
   const emulator = await startEmulator({
