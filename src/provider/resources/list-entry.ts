@@ -28,7 +28,8 @@ import {
   requiredString,
   stringAttribute,
 } from './attributes';
-import { planGuardrails, validateGuardrails } from './list-guardrails';
+import { validateEntryGuardrails } from '../guardrails';
+import { planGuardrails } from './list-guardrails';
 import { entryId, splitId } from './resource-ids';
 
 const LIST_PURPOSE: Record<ListName, string> = {
@@ -81,7 +82,7 @@ function validateEntry(list: ListName, config: ObjectValue): Diagnostic[] {
   if (typeof ip === 'string') {
     const checked = checkIpAttribute(ip, ['ip']);
     if ('diagnostic' in checked) diagnostics.push(checked.diagnostic);
-    else diagnostics.push(...validateGuardrails(list, ip, IP_PLACE));
+    else diagnostics.push(...validateEntryGuardrails(list, ip, IP_PLACE));
   }
   const description = stringAttribute(config, 'description');
   if (typeof description === 'string') {

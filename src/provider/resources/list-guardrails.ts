@@ -1,5 +1,5 @@
 /**
- * The list resources' guardrails (src/provider/guardrails.ts) at validate and at plan.
+ * The list resources' guardrails (src/provider/guardrails.ts) at plan; validate calls its validateEntryGuardrails directly.
  *
  * What a plan sees: terraform plans one resource at a time, so a resource sees the lists on the
  * service (through the provider's list cache: one `list_<list>` call per tenant and list per
@@ -17,7 +17,6 @@ import {
   DISTINCT_ENTRIES,
   findEntryFindings,
   ownEntriesCannotOverlap,
-  validateEntryGuardrails,
   SeenEntries,
   type EntryPlace,
   type SeenView,
@@ -27,11 +26,6 @@ import { canonicalIpOf, readListForPlan } from './attributes';
 
 /** How many overlap findings one plan of one resource shows before "N more". */
 const FINDINGS_SHOWN = 20;
-
-/** Validate: the catch-all error and the warnings for addresses no client has. */
-export function validateGuardrails(list: ListName, ip: string, place: EntryPlace): Diagnostic[] {
-  return validateEntryGuardrails(list, ip, place);
-}
 
 /** The lists a plan compares an entry of `list` with: contradictions cross whitelist and deny lists. */
 function opposingLists(list: ListName): ListName[] {

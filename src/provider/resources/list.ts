@@ -28,7 +28,8 @@ import {
 } from '../core';
 import type { SvcContext } from '../context';
 import type { CachedList } from '../list-cache';
-import { ALL_ADDED, planGuardrails, validateGuardrails } from './list-guardrails';
+import { validateEntryGuardrails } from '../guardrails';
+import { ALL_ADDED, planGuardrails } from './list-guardrails';
 import { listId, splitId } from './resource-ids';
 import { ADDRESS_FIX, attribute, canonicalIpOf, descriptionDiagnostic, emptyStringDiagnostic, mapAttribute, readListForPlan, requiredString, stringAttribute } from './attributes';
 
@@ -114,7 +115,7 @@ function validateEntries(list: ListName, entries: EntryMap): Diagnostic[] {
       continue;
     }
     seen.set(checked.canonical, key);
-    const guardrails = validateGuardrails(list, key, entryPlace(key));
+    const guardrails = validateEntryGuardrails(list, key, entryPlace(key));
     if (guardrails.length > 0) diagnostics.push(...guardrails);
   }
   return diagnostics;
