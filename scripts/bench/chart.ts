@@ -1,9 +1,10 @@
 /**
  * The chart of the plan rows: terraform plan time against N, one panel for refresh and one for
  * create, a line per side (svc released, svc dev build, the protocol floor, the floor with svc's
- * attributes (dashed, the floor's colour), terraform_data, the Go peer where it ran), drawn as SVG from a results file (the `details` of each
- * `plan-<mode>-<N>` figure). N is always on a log scale; time too when it spans more than a
- * decade. Written by hand: an SVG of a few lines needs no charting library.
+ * attributes (dashed, the floor's colour), terraform_data, the Go peer where it ran), drawn as
+ * SVG from a results file (the `details` of each `plan-<mode>-<N>` figure). N is always on a
+ * log scale; time too when it spans more than a decade. Written by hand: an SVG of a few lines
+ * needs no charting library.
  */
 import * as fs from 'node:fs';
 import { isMeasured } from './figures';

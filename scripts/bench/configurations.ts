@@ -1,7 +1,7 @@
 /**
  * The terraform configurations the bench plans and applies: N entries as svc_*_entry
- * resources, as the floor's floor_entry or floor_wide_entry, as the Go peer's prefix-list entries or as
- * terraform_data resources holding the same {ip, description}; and one whole list as
+ * resources, as the floor's floor_entry or floor_wide_entry, as the Go peer's prefix-list
+ * entries or as terraform_data resources holding the same {ip, description}; and one whole list as
  * svc_blacklist, as the Go peer's aws_wafv2_ip_set or as terraform_data holding the same
  * entries as a map or a set.
  */
