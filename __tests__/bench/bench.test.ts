@@ -125,6 +125,8 @@ describe('npm run bench --quick', () => {
   const planRows = (mode: 'refresh' | 'create', count: number, svcTarget: boolean): ReadonlyArray<[string, Figure['unit'], boolean]> => [
     [`plan-${mode}-${count}`, 'seconds', svcTarget],
     [`plan-${mode}-${count}-floor`, 'seconds', false],
+    [`plan-${mode}-${count}-wide-floor`, 'seconds', false],
+    [`plan-${mode}-${count}-attributes`, 'seconds', false],
     [`plan-${mode}-${count}-dev`, 'seconds', false],
     ...(mode === 'create' ? [[`plan-${mode}-${count}-go-peer`, 'seconds', false] as [string, Figure['unit'], boolean]] : [[`plan-api-calls-${count}`, 'calls', true] as [string, Figure['unit'], boolean]]),
   ];
@@ -196,18 +198,25 @@ describe('npm run bench --quick', () => {
     ['refresh', 3],
     ['create', 1],
     ['create', 3],
-  ] as const)('plan (%s), N = %d: the rows split svc vs terraform_data into svc vs the floor and the floor vs terraform_data, from the same runs', (mode, count) => {
+  ] as const)("plan (%s), N = %d: the rows split svc vs terraform_data into svc vs the floor and the floor vs terraform_data, and svc vs the floor at the floor with svc's attributes, from the same runs", (mode, count) => {
     const svc = asFigure(results.figures.find((figure) => figure.id === `plan-${mode}-${count}`), `plan-${mode}-${count}`);
     const floor = asFigure(results.figures.find((figure) => figure.id === `plan-${mode}-${count}-floor`), `plan-${mode}-${count}-floor`);
     const dev = asFigure(results.figures.find((figure) => figure.id === `plan-${mode}-${count}-dev`), `plan-${mode}-${count}-dev`);
+    const wideFloor = asFigure(results.figures.find((figure) => figure.id === `plan-${mode}-${count}-wide-floor`), `plan-${mode}-${count}-wide-floor`);
+    const attributes = asFigure(results.figures.find((figure) => figure.id === `plan-${mode}-${count}-attributes`), `plan-${mode}-${count}-attributes`);
     const seconds = svc.details?.seconds as Record<string, number[]>;
-    expect(Object.keys(seconds).sort()).toEqual(['dev', 'floor', 'released', 'terraformData', ...(mode === 'create' && count === 1 && goPeerPlanned ? ['goPeer'] : [])].sort());
+    expect(Object.keys(seconds).sort()).toEqual(['dev', 'floor', 'released', 'terraformData', 'wideFloor', ...(mode === 'create' && count === 1 && goPeerPlanned ? ['goPeer'] : [])].sort());
     expect(svc.value.samples).toEqual(seconds.released);
     expect(svc.baseline.samples).toEqual(seconds.floor);
     expect(floor.value.samples).toEqual(seconds.floor);
     expect(floor.baseline.samples).toEqual(seconds.terraformData);
     expect(dev.value.samples).toEqual(seconds.dev);
     expect(dev.baseline.samples).toEqual(seconds.released);
+    expect(wideFloor.value.samples).toEqual(seconds.released);
+    expect(wideFloor.baseline.samples).toEqual(seconds.wideFloor);
+    expect(attributes.value.samples).toEqual(seconds.wideFloor);
+    expect(attributes.baseline.samples).toEqual(seconds.floor);
+    expect(attributes.value.description).toContain('floor_wide_entry');
     expect(svc.value.description).toContain('released executable');
     expect(floor.value.description).toContain('floor_entry');
     // The notes give svc against terraform_data, the ratio the two rows split.
@@ -244,11 +253,13 @@ describe('npm run bench --quick', () => {
     for (const mode of ['refresh', 'create'] as const) {
       const panel = new RegExp(`<g class="panel" data-mode="${mode}">([\\s\\S]*?)</g>`).exec(chart)?.[1] ?? '';
       const sides = [...panel.matchAll(/data-side="(\w+)"/g)].map((match) => match[1]);
-      expect(sides).toEqual(['released', 'dev', 'floor', 'terraformData', ...(mode === 'create' && goPeerPlanned ? ['goPeer'] : [])]);
+      expect(sides).toEqual(['released', 'dev', 'floor', 'wideFloor', 'terraformData', ...(mode === 'create' && goPeerPlanned ? ['goPeer'] : [])]);
       for (const count of SIZES) {
         const medians = asFigure(results.figures.find((figure) => figure.id === `plan-${mode}-${count}`), `plan-${mode}-${count}`).details?.medians as Record<string, number>;
         expect(panel).toContain(`svc (released executable), ${mode} N = ${count}: ${medians.released.toFixed(2)} s`);
         expect(panel).toContain(`terraform_data, ${mode} N = ${count}: ${medians.terraformData.toFixed(2)} s`);
+        // The apostrophe escaped, as the chart escapes all text.
+        expect(panel).toContain(`protocol floor with svc&#39;s attributes, ${mode} N = ${count}: ${medians.wideFloor.toFixed(2)} s`);
       }
     }
   });

@@ -30,9 +30,9 @@ function resultsOf(figures: FigureOutcome[], cpuModel = 'CPU'): BenchResults {
 }
 
 const figures: FigureOutcome[] = [
-  planFigure('refresh', 1000, { released: 4.8, dev: 4.9, floor: 3.5, terraformData: 1.9 }),
+  planFigure('refresh', 1000, { released: 4.8, dev: 4.9, floor: 3.5, wideFloor: 3.9, terraformData: 1.9 }),
   planFigure('refresh', 1, { released: 0.85, dev: 0.9, floor: 0.5, terraformData: 0.08 }),
-  planFigure('refresh', 100, { released: 2.2, dev: 2.3, floor: 1.1, terraformData: 0.37 }),
+  planFigure('refresh', 100, { released: 2.2, dev: 2.3, floor: 1.1, wideFloor: 1.2, terraformData: 0.37 }),
   planFigure('create', 1000, { released: 5.0, dev: 5.0, floor: 3.6, terraformData: 1.9, goPeer: 10.5 }),
   // Not plan rows of the chart: another figure, a failed and a skipped one.
   makeFigure({ id: 'plan-refresh-100-floor', title: 'x', unit: 'seconds', value: measurement('v', [1]), baseline: measurement('b', [1]), target: null }),
@@ -72,6 +72,13 @@ describe('plan chart', () => {
     expect(svg).toContain('seconds (log scale)');
     expect(points(svg, 'create', 'goPeer')).toHaveLength(1);
     expect(points(svg, 'refresh', 'goPeer')).toEqual([]);
+    // The floor with svc's attributes: the floor's colour, dashed, where it was measured (not at N = 1 here).
+    const wide = points(svg, 'refresh', 'wideFloor');
+    const floor = points(svg, 'refresh', 'floor');
+    expect(wide.map(([x]) => x)).toEqual(floor.slice(1).map(([x]) => x));
+    for (const [index, [, y]] of wide.entries()) expect(y).toBeLessThan(floor[index + 1][1]);
+    expect(svg).toMatch(/data-side="wideFloor" fill="none" stroke="#2471a3" stroke-width="2" stroke-dasharray="8 3"/);
+    expect(svg).toContain("protocol floor with svc&#39;s attributes</text>");
   });
 
   test('a panel without plan rows says so; text from the results is escaped', () => {

@@ -2,7 +2,7 @@
  * The configurations the bench's plan rows compare hold the same entries on every side, and the
  * Go peer's can reach nothing but a closed loopback port (terraform runs them in bench.test.ts).
  */
-import { benchEntries, dataResources, entryResources, floorProviderBlock, floorResources, goPeerEntryResources, goPeerIpSetResource, goPeerProviderBlock } from '../../scripts/bench/configurations';
+import { benchEntries, dataResources, entryResources, floorProviderBlock, floorResources, goPeerEntryResources, goPeerIpSetResource, goPeerProviderBlock, wideFloorResources } from '../../scripts/bench/configurations';
 
 const entries = benchEntries(4);
 
@@ -15,6 +15,7 @@ describe('bench configurations', () => {
   test.each([
     ['svc_*_entry', entryResources(entries)],
     ['floor_entry', floorResources(entries)],
+    ['floor_wide_entry', wideFloorResources(entries)],
     ['terraform_data', dataResources(entries)],
     ['aws_ec2_managed_prefix_list_entry', goPeerEntryResources(entries)],
     ['aws_wafv2_ip_set', goPeerIpSetResource(entries)],
@@ -24,6 +25,7 @@ describe('bench configurations', () => {
 
   test.each([
     ['floor_entry', floorResources(entries)],
+    ['floor_wide_entry', wideFloorResources(entries)],
     ['aws_ec2_managed_prefix_list_entry', goPeerEntryResources(entries)],
   ])('%s holds the same descriptions as the svc entries', (_name, configuration) => {
     const descriptions = [...configuration.matchAll(/description\s+= "([^"]*)"/g)].map((match) => match[1]);
@@ -33,6 +35,13 @@ describe('bench configurations', () => {
   test('the floor is required from its own namespace', () => {
     expect(floorProviderBlock()).toContain('floor = { source = "svc-bench/floor" }');
     expect(floorResources(entries)).toMatch(/^resource "floor_entry" "entry_00001" \{/);
+  });
+
+  test("the floor with svc's attributes: one floor_wide_entry per entry, and like the svc entries no tenant (each takes its default)", () => {
+    const configuration = wideFloorResources(entries);
+    expect([...configuration.matchAll(/^resource "(\w+)" "(\w+)" \{$/gm)].map((match) => `${match[1]}.${match[2]}`)).toEqual(entries.map((entry) => `floor_wide_entry.${entry.name}`));
+    expect(configuration).not.toContain('tenant');
+    expect(entryResources(entries)).not.toContain('tenant');
   });
 
   test('the Go peer has fake keys, no account or credential checks, and every endpoint on a closed loopback port', () => {

@@ -1,9 +1,10 @@
 /**
  * The chart of the plan rows: terraform plan time against N, one panel for refresh and one for
- * create, a line per side (svc released, svc dev build, the protocol floor, terraform_data, the
- * Go peer where it ran), drawn as SVG from a results file (the `details` of each
- * `plan-<mode>-<N>` figure). N is always on a log scale; time too when it spans more than a
- * decade. Written by hand: an SVG of a few lines needs no charting library.
+ * create, a line per side (svc released, svc dev build, the protocol floor, the floor with svc's
+ * attributes (dashed, the floor's colour), terraform_data, the Go peer where it ran), drawn as
+ * SVG from a results file (the `details` of each `plan-<mode>-<N>` figure). N is always on a
+ * log scale; time too when it spans more than a decade. Written by hand: an SVG of a few lines
+ * needs no charting library.
  */
 import * as fs from 'node:fs';
 import { isMeasured } from './figures';
@@ -19,9 +20,9 @@ export interface ChartPoint {
 /** Series by mode and side, from the plan figures' medians. */
 export type PlanSeries = Record<PlanMode, Partial<Record<PlanSide, ChartPoint[]>>>;
 
-const SIDES: readonly PlanSide[] = ['released', 'dev', 'floor', 'terraformData', 'goPeer'];
-const COLOURS: Readonly<Record<PlanSide, string>> = { released: '#c0392b', dev: '#e67e22', floor: '#2471a3', terraformData: '#27ae60', goPeer: '#7d3c98' };
-const DASHES: Readonly<Record<PlanSide, string>> = { released: '', dev: '6 4', floor: '', terraformData: '', goPeer: '2 3' };
+const SIDES: readonly PlanSide[] = ['released', 'dev', 'floor', 'wideFloor', 'terraformData', 'goPeer'];
+const COLOURS: Readonly<Record<PlanSide, string>> = { released: '#c0392b', dev: '#e67e22', floor: '#2471a3', wideFloor: '#2471a3', terraformData: '#27ae60', goPeer: '#7d3c98' };
+const DASHES: Readonly<Record<PlanSide, string>> = { released: '', dev: '6 4', floor: '', wideFloor: '8 3', terraformData: '', goPeer: '2 3' };
 const PLAN_FIGURE = /^plan-(refresh|create)-(\d+)$/;
 
 export function planSeries(results: BenchResults): PlanSeries {

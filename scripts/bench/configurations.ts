@@ -1,13 +1,13 @@
 /**
  * The terraform configurations the bench plans and applies: N entries as svc_*_entry
- * resources, as the floor's floor_entry, as the Go peer's prefix-list entries or as
- * terraform_data resources holding the same {ip, description}; and one whole list as
+ * resources, as the floor's floor_entry or floor_wide_entry, as the Go peer's prefix-list
+ * entries or as terraform_data resources holding the same {ip, description}; and one whole list as
  * svc_blacklist, as the Go peer's aws_wafv2_ip_set or as terraform_data holding the same
  * entries as a map or a set.
  */
 import { LIST_NAMES, type ListName } from '../../src/api/types';
 import { hclString } from '../terraform-harness/hcl';
-import { FLOOR_PROVIDER_NAMESPACE, FLOOR_PROVIDER_TYPE, FLOOR_RESOURCE_TYPE } from './floor-provider/provider';
+import { FLOOR_PROVIDER_NAMESPACE, FLOOR_PROVIDER_TYPE, FLOOR_RESOURCE_TYPE, FLOOR_WIDE_RESOURCE_TYPE } from './floor-provider/provider';
 
 /** The lists the bench spreads its entries over: all three, in the contract's order. */
 export const LISTS = LIST_NAMES;
@@ -85,11 +85,24 @@ export function floorProviderBlock(): string {
   return ['terraform {', '  required_providers {', `    floor = { source = ${hclString(`${FLOOR_PROVIDER_NAMESPACE}/${FLOOR_PROVIDER_TYPE}`)} }`, '  }', '}', ''].join('\n');
 }
 
+/** N resources of a floor type, each with an entry's {ip, description}. */
+function floorTypeResources(type: string, entries: readonly BenchEntry[]): string {
+  return entries
+    .map((entry) => [`resource "${type}" "${entry.name}" {`, `  ip          = ${hclString(entry.ip)}`, `  description = ${hclString(entry.description)}`, '}', ''].join('\n'))
+    .join('\n');
+}
+
 /** The floor's counterpart of entryResources: N floor_entry holding the same {ip, description}. */
 export function floorResources(entries: readonly BenchEntry[]): string {
-  return entries
-    .map((entry) => [`resource "${FLOOR_RESOURCE_TYPE}" "${entry.name}" {`, `  ip          = ${hclString(entry.ip)}`, `  description = ${hclString(entry.description)}`, '}', ''].join('\n'))
-    .join('\n');
+  return floorTypeResources(FLOOR_RESOURCE_TYPE, entries);
+}
+
+/**
+ * The same with svc's attributes: N floor_wide_entry holding the same {ip, description}, the
+ * tenant left to its default as entryResources leaves it to the provider's.
+ */
+export function wideFloorResources(entries: readonly BenchEntry[]): string {
+  return floorTypeResources(FLOOR_WIDE_RESOURCE_TYPE, entries);
 }
 
 /** Every AWS endpoint the resources below could call, pointed at a closed loopback port: a plan that called AWS would fail, never leave the machine. */

@@ -66,8 +66,9 @@ the table to stdout.
   2. the cdktf app (cdktf.json's app command, main.ts) vs an empty cdktf app
   3. terraform plan of N per-entry resources, refresh (N = 1, 100, 1,000) and create (N = 1, 100,
      1,000), interleaved: svc as released (the executable built for this machine), svc's dev
-     build (the node script), the protocol floor (scripts/bench/floor-provider), terraform_data,
-     and at create hashicorp/aws (Go) where its plugin is in /opt/tf-plugins; API calls of the refresh
+     build (the node script), the protocol floor (scripts/bench/floor-provider) with its own two
+     attributes and with svc's, terraform_data, and at create hashicorp/aws (Go) where its
+     plugin is in /opt/tf-plugins; API calls of the refresh
   4. create plan of one svc_blacklist of 10,000 entries vs terraform_data holding the same map,
      and of one list of 2,000 addresses: svc_blacklist vs aws_wafv2_ip_set vs terraform_data
   5. terraform apply of svc_blacklist with 10,000 entries vs terraform_data with a 10,000-key map

@@ -6,29 +6,34 @@
  *   released  N svc_*_entry, svc as users get it (the released executable for this machine)
  *   dev       the same, svc's dev build (the node script)
  *   floor     N floor_entry of the protocol floor (floor-provider/): the plugin protocol in node
+ *   wide      N floor_wide_entry of the same floor: svc_blacklist_entry's attributes, planned as
+ *             svc plans them, with no API or checks: terraform's work on svc's schema
  *   data      N terraform_data holding the same {ip, description} (built into terraform)
  *   Go peer   N aws_ec2_managed_prefix_list_entry of hashicorp/aws, create only, where installed
  *
  * The figures split the ratio users see (svc against terraform_data) in two: svc against the
  * floor (what the svc provider's own work costs) and the floor against terraform_data (what the
- * plugin protocol costs in node). Targets from issue 27.
+ * plugin protocol costs in node). Two information rows split the first again: svc against the
+ * floor with svc's attributes (svc's code with the same schema) and that floor against the floor
+ * (terraform's own work on svc's extra attributes). Targets from issue 27.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Workspace } from '../terraform-harness/workspace';
-import { LISTS, benchEntries, dataResources, entryResources, floorProviderBlock, floorResources, goPeerEntryResources, goPeerProviderBlock } from './configurations';
+import { LISTS, benchEntries, dataResources, entryResources, floorProviderBlock, floorResources, goPeerEntryResources, goPeerProviderBlock, wideFloorResources } from './configurations';
 import { makeFigure, measurement, median, type Check, type Figure, type FigureOutcome } from './figures';
 import type { PlanProviders } from './plan-providers';
 import type { BenchSession } from './session';
 import { APPLY, INIT, PLAN, PLAN_CHANGES_EXIT, PLAN_NO_CHANGES_EXIT, BenchCommandError, timeTerraform } from './timing';
 
 export type PlanMode = 'refresh' | 'create';
-export type PlanSide = 'released' | 'dev' | 'floor' | 'terraformData' | 'goPeer';
+export type PlanSide = 'released' | 'dev' | 'floor' | 'wideFloor' | 'terraformData' | 'goPeer';
 
 export const SIDE_NAMES: Readonly<Record<PlanSide, string>> = {
   released: 'svc (released executable)',
   dev: 'svc (dev build, node script)',
   floor: 'protocol floor',
+  wideFloor: "protocol floor with svc's attributes",
   terraformData: 'terraform_data',
   goPeer: 'hashicorp/aws (Go)',
 };
@@ -110,12 +115,15 @@ export async function measurePerEntryPlan(
   dev.write(svc);
   const floor = session.workspace(`plan-${mode}-floor-${count}`, providers.releasedCliConfig);
   floor.write(floorProviderBlock() + floorResources(entries));
+  const wideFloor = session.workspace(`plan-${mode}-wide-floor-${count}`, providers.releasedCliConfig);
+  wideFloor.write(floorProviderBlock() + wideFloorResources(entries));
   const data = session.workspace(`plan-${mode}-data-${count}`, providers.releasedCliConfig);
   data.write(dataResources(entries));
   const sides: TimedSide[] = [
     { side: 'released', workspace: released },
     { side: 'dev', workspace: dev },
     { side: 'floor', workspace: floor },
+    { side: 'wideFloor', workspace: wideFloor },
     { side: 'terraformData', workspace: data },
   ];
   const goPeer = mode === 'create' && withGoPeer ? providers.goPeer : undefined;
@@ -135,11 +143,15 @@ export async function measurePerEntryPlan(
     // so the svc entries must be the last ones applied before the timed plans.
     const dataSetup = await timeTerraform(data, APPLY);
     const floorSetup = await timeTerraform(floor, APPLY);
+    const wideFloorSetup = await timeTerraform(wideFloor, APPLY);
     const svcSetup = await timeTerraform(released, APPLY);
     // The dev build reads the same entries: the same provider source and schema, so the same state.
     fs.copyFileSync(path.join(released.dir, 'terraform.tfstate'), path.join(dev.dir, 'terraform.tfstate'));
-    setupSeconds = { svc: svcSetup.seconds, floor: floorSetup.seconds, terraformData: dataSetup.seconds };
-    session.progress(`${label}: setup applied in ${svcSetup.seconds.toFixed(1)} s (svc), ${floorSetup.seconds.toFixed(1)} s (floor), ${dataSetup.seconds.toFixed(1)} s (terraform_data)`);
+    setupSeconds = { svc: svcSetup.seconds, floor: floorSetup.seconds, wideFloor: wideFloorSetup.seconds, terraformData: dataSetup.seconds };
+    session.progress(
+      `${label}: setup applied in ${svcSetup.seconds.toFixed(1)} s (svc), ${floorSetup.seconds.toFixed(1)} s (floor), ` +
+        `${wideFloorSetup.seconds.toFixed(1)} s (floor with svc's attributes), ${dataSetup.seconds.toFixed(1)} s (terraform_data)`,
+    );
     const listed = (await Promise.all(LISTS.map((list) => session.listSize(tenant, list)))).reduce((sum, size) => sum + size, 0);
     if (listed !== count) throw new BenchCommandError(`${label}: after the setup apply the emulator lists ${listed} entries for tenant ${tenant}, expected ${count}`);
   }
@@ -200,6 +212,8 @@ function sideDescription(measured: PerEntryPlanMeasurement, side: PlanSide): str
       return `the same plan with svc's dev build (the npm run build node script)`;
     case 'floor':
       return `terraform plan of ${n} floor_entry of the protocol floor (scripts/bench/floor-provider: this project's tfplugin6 layer, handlers that return what they are given), ${what}`;
+    case 'wideFloor':
+      return `terraform plan of ${n} floor_wide_entry of the same floor (svc_blacklist_entry's ip, description, tenant, id and created, planned as svc plans them, without svc's checks, API calls or canonicalisation), ${what}`;
     case 'terraformData':
       return `terraform plan of ${n} terraform_data holding the same {ip, description}, ${what}`;
     case 'goPeer':
@@ -207,7 +221,11 @@ function sideDescription(measured: PerEntryPlanMeasurement, side: PlanSide): str
   }
 }
 
-/** The figures of one measurement: svc vs the floor, the floor vs terraform_data, the dev build, the Go peer (create), the API calls (refresh). */
+/**
+ * The figures of one measurement: svc vs the floor, the floor vs terraform_data, svc vs the floor
+ * with svc's attributes and that floor vs the floor, the dev build, the Go peer (create), the API
+ * calls (refresh).
+ */
 export function perEntryPlanFigures(measured: PerEntryPlanMeasurement, smallestRefresh: PerEntryPlanMeasurement | undefined, goPeerSkipped: string | undefined): FigureOutcome[] {
   const { mode, count } = measured;
   const n = formatCount(count);
@@ -215,6 +233,7 @@ export function perEntryPlanFigures(measured: PerEntryPlanMeasurement, smallestR
   const medians = Object.fromEntries(Object.entries(measured.seconds).map(([side, samples]) => [side, median(samples)])) as Partial<Record<PlanSide, number>>;
   const released = measurement(sideDescription(measured, 'released'), sideSamples(measured, 'released'));
   const floor = measurement(sideDescription(measured, 'floor'), sideSamples(measured, 'floor'));
+  const wideFloor = measurement(sideDescription(measured, 'wideFloor'), sideSamples(measured, 'wideFloor'));
   const data = measurement(sideDescription(measured, 'terraformData'), sideSamples(measured, 'terraformData'));
   const outcomes: FigureOutcome[] = [];
 
@@ -232,6 +251,7 @@ export function perEntryPlanFigures(measured: PerEntryPlanMeasurement, smallestR
       checks,
       notes: [
         `svc's own work: the ratio. svc against terraform_data (what users see): ${ratioText(released.median, data.median)}; the floor against terraform_data (the protocol in node): ${ratioText(floor.median, data.median)}.`,
+        `Of the ratio, terraform's work on svc's extra attributes (the floor with svc's attributes against the floor): ${ratioText(wideFloor.median, floor.median)}; svc's code with the same schema (svc against that floor): ${ratioText(released.median, wideFloor.median)}.`,
         mode === 'refresh' ? 'Plans exit 0 (no changes); the setup applies are not timed.' : 'Plans exit 2 (N to add); nothing is applied.',
       ],
       details: { mode, count, seconds: measured.seconds, medians, ...(measured.setupSeconds === undefined ? {} : { setupApplySeconds: measured.setupSeconds }) },
@@ -250,6 +270,27 @@ export function perEntryPlanFigures(measured: PerEntryPlanMeasurement, smallestR
       notes: [
         'What the plugin protocol costs in node: provider processes started, gRPC over HTTP/2, msgpack, with handlers that do nothing. Where this row misses its target, svc cannot meet it either.',
       ],
+    }),
+  );
+
+  outcomes.push(
+    makeFigure({
+      id: `${id}-wide-floor`,
+      title: `plan (${mode}), N = ${n}: svc vs the floor with svc's attributes`,
+      unit: 'seconds',
+      value: released,
+      baseline: wideFloor,
+      target: null,
+      notes: ["What svc's own code costs with the same schema: the floor's floor_wide_entry has svc_blacklist_entry's attributes and plans the same values, so terraform does the same work on both sides (svc_blocklist_entry's expires, on a third of svc's resources, is not modelled)."],
+    }),
+    makeFigure({
+      id: `${id}-attributes`,
+      title: `plan (${mode}), N = ${n}: the floor with svc's attributes vs the floor`,
+      unit: 'seconds',
+      value: wideFloor,
+      baseline: floor,
+      target: null,
+      notes: ["What terraform's own work on svc's extra attributes (tenant, id, created) costs, in config, state, plan and diff: the part of svc vs the floor that no change to the svc provider can remove."],
     }),
   );
 

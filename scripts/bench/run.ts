@@ -84,6 +84,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       const ids = [
         { id, title: `plan (${mode}), N = ${n}: svc vs the floor` },
         { id: `${id}-floor`, title: `plan (${mode}), N = ${n}: the floor vs terraform_data` },
+        { id: `${id}-wide-floor`, title: `plan (${mode}), N = ${n}: svc vs the floor with svc's attributes` },
+        { id: `${id}-attributes`, title: `plan (${mode}), N = ${n}: the floor with svc's attributes vs the floor` },
         { id: `${id}-dev`, title: `plan (${mode}), N = ${n}: dev build vs released` },
         ...(mode === 'create' ? [{ id: `${id}-go-peer`, title: `plan (create), N = ${n}: svc vs hashicorp/aws (Go)` }] : [{ id: `plan-api-calls-${count}`, title: `API calls of that plan, N = ${n}` }]),
       ];
