@@ -58,7 +58,7 @@ export const USAGE = `Usage: npm run bench [-- options]
 Measures the svc provider against baselines run in the same session on this machine and
 prints a table (value, baseline, ratio, target, met/not met); every time is the median of
 --runs runs. Results go to bench/results/latest.json, a chart of plan time against N to
-bench/results/latest.svg. Takes about 15 minutes on 2 cores; progress lines go to stderr,
+bench/results/latest.svg. Takes about 10 minutes on 2 cores; progress lines go to stderr,
 the table to stdout.
 
   1. provider start-up to its handshake line (mutual TLS, as terraform starts it): the released
