@@ -61,6 +61,7 @@ import { SbomError, executableSbom, packageSbom } from './sbom';
 import { providerScriptInputs } from '../build-provider';
 import { writeModuleArchives, type ModuleArchive } from './module-archives';
 import { SvcBundleError, bundleSvcCommand } from './svc-bundle';
+import { TIMING_DEPENDENT_FLAGS_OFF, TIMING_DEPENDENT_FLAGS_ON } from './timing-dependent-flags';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -249,16 +250,16 @@ const MAIN_CACHE_TIMEOUT_MS = 60_000;
  * no log level or setting changes the path), with the fixed seed and the executable's options;
  * the moment the script writes its handshake line to fd 1, the cache is written and the process
  * exits (the provider removes its socket directory on exit). The same commit gives the same cache:
- * V8's baseline compiler (Sparkplug) is off while the script runs, as in the service's warm-up
- * (service-warm-up.ts says why; with it on, two builds on a loaded machine differed by a few bytes).
+ * the V8 flags whose effects depend on timing are off while the script runs and on again before
+ * the cache is written, as in the service's warm-up (timing-dependent-flags.ts says why).
  */
 function makeMainCache(node: string, mainPath: string, cachePath: string, socketParent: string): void {
   const script = [
     'const [source, output, name] = process.argv.splice(1, 3);',
     "const fs = require('node:fs'); const { Script } = require('node:vm'); const { setFlagsFromString } = require('node:v8');",
-    "setFlagsFromString('--no-sparkplug');",
+    `setFlagsFromString(${JSON.stringify(TIMING_DEPENDENT_FLAGS_OFF)});`,
     "const script = new Script(fs.readFileSync(source, 'utf8'), { filename: name });",
-    "const writeSync = (fd, ...rest) => { const written = fs.writeSync(fd, ...rest); if (fd === 1) { setFlagsFromString('--sparkplug'); fs.writeFileSync(output, script.createCachedData()); process.exit(0); } return written; };",
+    `const writeSync = (fd, ...rest) => { const written = fs.writeSync(fd, ...rest); if (fd === 1) { setFlagsFromString(${JSON.stringify(TIMING_DEPENDENT_FLAGS_ON)}); fs.writeFileSync(output, script.createCachedData()); process.exit(0); } return written; };`,
     "const hooked = { ...fs, writeSync }; const module = { exports: {} };",
     "script.runInThisContext()(module.exports, (id) => (id === 'node:fs' || id === 'fs' ? hooked : require(id)), module);",
   ].join('\n');

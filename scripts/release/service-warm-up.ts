@@ -14,8 +14,8 @@
  * list read happen in the plan), plan the create, apply it, then upgrade, read and plan it again
  * as a refresh would. Then it writes the cache and exits. A step that ends in an error
  * diagnostic fails the build, so the warm-up cannot quietly stop covering the plan. What keeps
- * the cache the same on every build of a commit is said where it is done (Sparkplug, the login's
- * latency).
+ * the cache the same on every build of a commit is said where it is done (the V8 flags of
+ * timing-dependent-flags.ts, the login's latency).
  */
 import * as fs from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -28,6 +28,7 @@ import { DiagnosticSeverity } from '../../src/provider/protocol/tfplugin6';
 import { decodeType } from '../../src/provider/protocol/type-json';
 import type { ObjectValue, Value, ValueType } from '../../src/provider/core';
 import { runWrappedScript, SHARED_MODULE_PREFIX } from './executable-assets';
+import { TIMING_DEPENDENT_FLAGS_OFF, TIMING_DEPENDENT_FLAGS_ON } from './timing-dependent-flags';
 
 type ServiceModule = typeof import('../../src/provider/service');
 
@@ -124,15 +125,8 @@ async function exercise(service: ProviderService, baseUrl: string): Promise<void
  * `outputPath`. `sharedModules`: the modules the service takes from the main script, by repository path.
  */
 export async function warmUpServiceCache(sourcePath: string, outputPath: string, name: string, sharedModules: Readonly<Record<string, unknown>>): Promise<void> {
-  // V8's compilers beyond the interpreter (Sparkplug, Maglev, TurboFan) and its bytecode flushing
-  // act at moments that depend on timing (a function that has run enough, a background job, the
-  // garbage collections so far) and leave marks in the cached function data: with Sparkplug on,
-  // two builds of one commit differed by a byte now and then, and a warm-up under the whole
-  // suite with coverage still differed with it off alone. Off while the service runs, so the
-  // same commit gives the same cache; on again before the cache is written, because the flags
-  // are in the hash a cache is checked against when the executable loads it (they then stay on
-  // there).
-  setFlagsFromString(TIMING_DEPENDENT_V8_FLAGS.map((flag) => `--no-${flag}`).join(' '));
+  // Off while the service runs, so the same commit gives the same cache (timing-dependent-flags.ts says why).
+  setFlagsFromString(TIMING_DEPENDENT_FLAGS_OFF);
   let cache: Buffer;
   try {
     cache = await runThroughPlan(sourcePath, name, sharedModules);
@@ -142,11 +136,8 @@ export async function warmUpServiceCache(sourcePath: string, outputPath: string,
   fs.writeFileSync(outputPath, cache);
 }
 
-/** V8 flags (all on by default) that are off while the warm-up runs: warmUpServiceCache says why. */
-const TIMING_DEPENDENT_V8_FLAGS = ['sparkplug', 'maglev', 'turbofan', 'flush-bytecode'] as const;
-
 function restoreTimingDependentFlags(): void {
-  setFlagsFromString(TIMING_DEPENDENT_V8_FLAGS.map((flag) => `--${flag}`).join(' '));
+  setFlagsFromString(TIMING_DEPENDENT_FLAGS_ON);
 }
 
 /** The cache of the service bundle after the plan of one entry (the flags are back on when it is made). */
