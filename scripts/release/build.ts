@@ -62,6 +62,7 @@ import { providerScriptInputs } from '../build-provider';
 import { writeModuleArchives, type ModuleArchive } from './module-archives';
 import { SvcBundleError, bundleSvcCommand } from './svc-bundle';
 import { TIMING_DEPENDENT_FLAGS_OFF, TIMING_DEPENDENT_FLAGS_ON } from './timing-dependent-flags';
+import { ElfStripError, withoutSymbols } from './elf-symbols';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const DEFAULT_RELEASE_DIR = path.join(REPOSITORY, 'release');
@@ -344,9 +345,17 @@ function writeBlob(node: string, config: object, blobPath: string): void {
   run('sea_failed', node, ['--random-seed=1', ...EXECUTABLE_NODE_OPTIONS, '--experimental-sea-config', configPath], `making the SEA blob with ${node}`, { cwd: path.dirname(blobPath) });
 }
 
-/** A copy of `node` with the blob injected by postject. */
+/**
+ * A copy of `node` without its symbols and debug information (elf-symbols.ts says why), with the
+ * blob injected by postject.
+ */
 function injectIntoCopy(node: string, blobPath: string, executable: string): void {
-  fs.copyFileSync(node, executable);
+  try {
+    fs.writeFileSync(executable, withoutSymbols(fs.readFileSync(node)));
+  } catch (error) {
+    if (error instanceof ElfStripError) throw new ReleaseError('inject_failed', `removing the symbols of ${node}: ${error.message}`);
+    throw error;
+  }
   const cli = require.resolve('postject/dist/cli.js');
   run('inject_failed', process.execPath, [cli, executable, SEA_RESOURCE, blobPath, '--sentinel-fuse', SEA_FUSE], `injecting the blob into ${executable} with postject`);
   fs.chmodSync(executable, 0o755);

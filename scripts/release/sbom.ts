@@ -115,7 +115,7 @@ export function executableSbom(input: ExecutableSbomInput): string {
     name: 'node',
     version: input.node.version,
     scope: 'required',
-    description: `Node.js runtime, the binary of the npm package node-linux-${input.nodeArch}, which the executable is a copy of`,
+    description: `Node.js runtime, the binary of the npm package node-linux-${input.nodeArch}, which the executable is a copy of without its symbol table and debug information`,
     purl: `pkg:npm/node-linux-${input.nodeArch}@${input.node.version}`,
     licenses: licenses('MIT'),
     hashes: integrityHash(nodeIntegrity(input.nodeArch, input.node.version)),
