@@ -15,6 +15,7 @@ import { TerraformStack, Testing } from 'cdktf';
 import { BlacklistEntry } from '../../modules/svc-provider/blacklist-entry';
 import { SvcProvider } from '../../modules/svc-provider/provider';
 import { buildRelease, ReleaseError, type ReleaseResult } from '../../scripts/release/build';
+import { MAIN_ASSET, MAIN_CACHE_ASSET, SERVICE_ASSET, SERVICE_CACHE_ASSET } from '../../scripts/release/executable-assets';
 import { executableName, executableSbomName, packageSbomName, parseSums, PROJECT_NAME, publicKeyName, signatureName, sumsName, svcSbomName, svcZipName, zipName, manifestName } from '../../scripts/release/layout';
 import { main as releaseSiteMain, readRelease, SiteError, writeNetworkMirror, writeRegistry } from '../../scripts/release/static-sites';
 import { startAcceptanceEmulator, type AcceptanceEmulator } from '../../scripts/terraform-harness/emulator';
@@ -259,6 +260,27 @@ describe('the release directory', () => {
     expect(byHand.status).toBe(1);
     expect(byHand.stderr).toContain('terraform starts it');
     expect(byHand.stdout).toBe('');
+  });
+
+  test('the linux_amd64 executable accepts the code caches it carries (a rejected one would only cost time at every start)', () => {
+    const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', 'amd64'))));
+    const executable = path.join(scratch, 'caches', entry.name);
+    fs.mkdirSync(path.dirname(executable), { recursive: true });
+    fs.writeFileSync(executable, entry.data, { mode: 0o755 });
+    // Preloaded into the executable itself: its Node, its options and V8 flags, its assets, as its loader compiles them.
+    const check = path.join(scratch, 'caches', 'check-caches.js');
+    fs.writeFileSync(
+      check,
+      [
+        "const { getAsset } = require('node:sea'); const { Script } = require('node:vm');",
+        `const pairs = ${JSON.stringify([[MAIN_ASSET, MAIN_CACHE_ASSET], [SERVICE_ASSET, SERVICE_CACHE_ASSET]])};`,
+        "const answers = pairs.map(([source, cache]) => [source, new Script(getAsset(source, 'utf8'), { filename: source, cachedData: Buffer.from(getAsset(cache)) }).cachedDataRejected]);",
+        'process.stdout.write(JSON.stringify(Object.fromEntries(answers))); process.exit(0);',
+      ].join('\n'),
+    );
+    const run = spawnSync(executable, [], { env: { NODE_OPTIONS: `--require ${check}` }, encoding: 'utf8' });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual({ [MAIN_ASSET]: false, [SERVICE_ASSET]: false });
   });
 
   test('each svc zip holds the executable svc, mode 0755, for its architecture, with LICENSE and THIRD_PARTY_NOTICES; sha256sum -c covers them', () => {
