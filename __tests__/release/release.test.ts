@@ -40,6 +40,15 @@ const BUILD_TIMEOUT_MS = 10 * 60_000;
 const TERRAFORM_TIMEOUT_MS = 3 * 60_000;
 
 let scratch: string;
+
+/** The shipped bytes: a release zip's first entry (its executable), unzipped with mode 0755 into `directory` under the scratch one. */
+function unzippedExecutable(zipFile: string, directory: string): string {
+  const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, zipFile)));
+  const executable = path.join(scratch, directory, entry.name);
+  fs.mkdirSync(path.dirname(executable), { recursive: true });
+  fs.writeFileSync(executable, entry.data, { mode: 0o755 });
+  return executable;
+}
 let fingerprint: string;
 let release: ReleaseResult;
 let progress: readonly string[];
@@ -248,11 +257,7 @@ describe('the release directory', () => {
   });
 
   test('the linux_amd64 executable answers --version with no node and no PATH, and says how it is installed when run by hand', () => {
-    // The shipped bytes: unzipped from the release, not a build by-product.
-    const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', 'amd64'))));
-    const executable = path.join(scratch, 'unzipped', entry.name);
-    fs.mkdirSync(path.dirname(executable), { recursive: true });
-    fs.writeFileSync(executable, entry.data, { mode: 0o755 });
+    const executable = unzippedExecutable(zipName(VERSION, 'linux', 'amd64'), 'unzipped');
     const version = spawnSync(executable, ['--version'], { env: {}, encoding: 'utf8' });
     expect(version.stdout).toBe(`${PROJECT_NAME} ${VERSION} (node v24.21.0, linux_x64)\n`);
     expect(version.status).toBe(0);
@@ -263,10 +268,7 @@ describe('the release directory', () => {
   });
 
   test('the linux_amd64 executable accepts the code caches it carries (a rejected one would only cost time at every start)', () => {
-    const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, zipName(VERSION, 'linux', 'amd64'))));
-    const executable = path.join(scratch, 'caches', entry.name);
-    fs.mkdirSync(path.dirname(executable), { recursive: true });
-    fs.writeFileSync(executable, entry.data, { mode: 0o755 });
+    const executable = unzippedExecutable(zipName(VERSION, 'linux', 'amd64'), 'caches');
     // Preloaded into the executable itself: its Node, its options and V8 flags, its assets, as its loader compiles them.
     const check = path.join(scratch, 'caches', 'check-caches.js');
     fs.writeFileSync(
@@ -309,11 +311,7 @@ describe('the release directory', () => {
   });
 
   test('the released svc runs with no node on PATH: --help, and entries list against the emulator with the key from the environment only', async () => {
-    const [entry] = readZipEntries(fs.readFileSync(path.join(release.outDir, svcZipName(VERSION, 'linux', 'amd64'))));
-    const bin = path.join(scratch, 'svc-only');
-    fs.mkdirSync(bin, { recursive: true });
-    const svc = path.join(bin, entry.name);
-    fs.writeFileSync(svc, entry.data, { mode: 0o755 });
+    const bin = path.dirname(unzippedExecutable(svcZipName(VERSION, 'linux', 'amd64'), 'svc-only'));
     // PATH holds svc alone: no node (nor anything else) it could find.
     const environment = { PATH: bin, HOME: machine.home };
     expect(fs.readdirSync(bin)).toEqual(['svc']);
