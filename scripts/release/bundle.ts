@@ -46,6 +46,32 @@ function isBuildFailure(error: unknown): error is BuildFailure {
   return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
 }
 
+/** esbuild's failure as a BundleError naming what was bundled and each error's file and line; anything else as it is. */
+function bundleFailure(what: string, error: unknown): unknown {
+  if (!isBuildFailure(error)) return error;
+  return new BundleError(`esbuild could not bundle ${what}:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);
+}
+
+/** How every script of the executable, and the build's warm-up, is bundled. */
+const COMMON_OPTIONS: BuildOptions = {
+  absWorkingDir: REPOSITORY,
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'cjs',
+  // Not minified: stack traces stay readable, and with the service out of the main script
+  // minifying bought nothing measurable (help/performance.md).
+  minify: false,
+  legalComments: 'none',
+  logLevel: 'silent',
+  write: false,
+};
+
+/** The one output file of a build with `write: false`. */
+function text(result: { outputFiles?: { text: string }[] }): string {
+  return (result.outputFiles ?? [])[0]?.text ?? '';
+}
+
 function toPosix(file: string): string {
   return file.split(path.sep).join('/');
 }
@@ -71,21 +97,7 @@ function takeFromMain(mainModules: ReadonlySet<string>, taken: Set<string>): Plu
 
 export async function bundleProvider(version: string): Promise<ProviderBundles> {
   const esbuild = require('esbuild') as typeof import('esbuild');
-  const common: BuildOptions = {
-    absWorkingDir: REPOSITORY,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'cjs',
-    // Not minified: stack traces stay readable, and with the service out of the main script
-    // minifying bought nothing measurable (help/performance.md).
-    minify: false,
-    legalComments: 'none',
-    logLevel: 'silent',
-    write: false,
-    define: { SVC_PROVIDER_VERSION: JSON.stringify(version) },
-  };
-  const text = (result: { outputFiles?: { text: string }[] }) => (result.outputFiles ?? [])[0]?.text ?? '';
+  const common: BuildOptions = { ...COMMON_OPTIONS, define: { SVC_PROVIDER_VERSION: JSON.stringify(version) } };
   try {
     const probe = await esbuild.build({ ...common, entryPoints: [MAIN_ENTRY], outfile: 'main.js', metafile: true });
     const mainModules = new Set(Object.keys(probe.metafile?.inputs ?? {}));
@@ -106,8 +118,7 @@ export async function bundleProvider(version: string): Promise<ProviderBundles> 
     inputs.delete('<stdin>');
     return { loader: text(loader), main: wrapScriptSource(text(main)), service: wrapScriptSource(text(service)), shared, inputs: [...inputs].sort() };
   } catch (error) {
-    if (!isBuildFailure(error)) throw error;
-    throw new BundleError(`esbuild could not bundle the provider:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);
+    throw bundleFailure('the provider', error);
   }
 }
 
@@ -125,20 +136,14 @@ export async function bundleServiceWarmUp(shared: readonly string[]): Promise<st
     '',
   ].join('\n');
   try {
-    const result = await esbuild.build({
-      absWorkingDir: REPOSITORY,
-      bundle: true,
-      platform: 'node',
-      target: 'node24',
-      format: 'cjs',
-      logLevel: 'silent',
-      write: false,
-      stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'service-warm-up-main.js', loader: 'js' },
-      outfile: 'service-warm-up.js',
-    });
-    return result.outputFiles[0]?.text ?? '';
+    return text(
+      await esbuild.build({
+        ...COMMON_OPTIONS,
+        stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'service-warm-up-main.js', loader: 'js' },
+        outfile: 'service-warm-up.js',
+      }),
+    );
   } catch (error) {
-    if (!isBuildFailure(error)) throw error;
-    throw new BundleError(`esbuild could not bundle the service's warm-up:\n${error.errors.map((message) => `  ${message.text}`).join('\n')}`);
+    throw bundleFailure("the service's warm-up", error);
   }
 }
