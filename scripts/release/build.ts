@@ -512,11 +512,18 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
   fs.writeFileSync(bundle.service, bundles.service);
   const schemaReply = await schemaReplyOf(bundles.service);
   fs.writeFileSync(bundle.schemaReply, schemaReply);
-  // Only run to make the service's code cache; it ships nothing.
-  const serviceWarmUp = path.join(work, 'service-warm-up.js');
-  fs.writeFileSync(serviceWarmUp, await bundleServiceWarmUp(bundles.shared).catch((error: unknown) => {
-    throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
-  }));
+  // The binary that can run here makes every blob; only its own platform's blob gets the code cache.
+  const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
+  const cachedArch = codeCache ? hostArch : undefined;
+  // Only run to make the service's code cache and ships nothing: with no cache made (--no-code-cache, or
+  // no target this binary can run) it is not bundled, a second of esbuild saved.
+  let serviceWarmUp: string | undefined;
+  if (targets.some((platform) => platform.nodeArch === cachedArch)) {
+    serviceWarmUp = path.join(work, 'service-warm-up.js');
+    fs.writeFileSync(serviceWarmUp, await bundleServiceWarmUp(bundles.shared).catch((error: unknown) => {
+      throw error instanceof BundleError ? new ReleaseError('bundle_failed', error.message) : error;
+    }));
+  }
   log(`main script ${kibibytes(bundles.main.length)}, service ${kibibytes(bundles.service.length)} (sharing ${bundles.shared.join(', ') || 'nothing'}), GetProviderSchema's reply ${kibibytes(schemaReply.length)}`);
 
   const nodes = new Map<string, string>();
@@ -524,8 +531,6 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
     log(`Node LTS for linux ${platform.nodeArch}: scripts/fetch-node.js --arch ${platform.nodeArch} (npm registry, pinned integrity; cached in ${path.relative(REPOSITORY, cacheDir) || cacheDir})`);
     nodes.set(platform.nodeArch, fetchNode(platform.nodeArch, cacheDir));
   }
-  // The binary that can run here makes every blob; only its own platform's blob gets the code cache.
-  const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
   if (hostArch !== undefined && !nodes.has(hostArch)) nodes.set(hostArch, fetchNode(hostArch, cacheDir));
   const blobMaker = hostArch === undefined || process.platform !== 'linux' ? undefined : nodes.get(hostArch);
   if (blobMaker === undefined) throw new ReleaseError('sea_failed', `the release is built on linux x64 or arm64 (the blob must be made by the pinned Node binary), not ${process.platform} ${process.arch}.`);
@@ -537,8 +542,7 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
   const platforms: ReleasedPlatform[] = [];
   const executables: Record<string, string> = {};
   for (const platform of targets) {
-    const withCache = codeCache && platform.nodeArch === hostArch;
-    const released = buildPlatform({ platform, version, work, bundle, serviceWarmUp, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, withCache, outDir, modified, log });
+    const released = buildPlatform({ platform, version, work, bundle, serviceWarmUp: platform.nodeArch === cachedArch ? serviceWarmUp : undefined, bundledInputs: bundles.inputs, blobMaker, node: nodes.get(platform.nodeArch) as string, outDir, modified, log });
     platforms.push(released.platform);
     if (executablesDir !== undefined) {
       const kept = path.join(path.resolve(executablesDir), `${platform.os}_${platform.arch}`, executableName(version));
@@ -626,27 +630,27 @@ function buildPlatform(build: {
   version: string;
   work: string;
   bundle: { loader: string; main: string; service: string; schemaReply: string };
-  /** The bundled service-warm-up.ts, which makes the service's code cache. */
-  serviceWarmUp: string;
+  /** The bundled service-warm-up.ts, which makes the service's code cache; undefined: this platform's executable gets no code caches. */
+  serviceWarmUp: string | undefined;
   /** esbuild's inputs of the three scripts, for the notices. */
   bundledInputs: readonly string[];
   blobMaker: string;
   node: string;
-  withCache: boolean;
   outDir: string;
   modified: number;
   log: (line: string) => void;
 }): { platform: ReleasedPlatform; executable: string } {
-  const { platform, version, work, bundle, node, withCache, outDir, modified, log } = build;
+  const { platform, version, work, bundle, serviceWarmUp, node, outDir, modified, log } = build;
   const name = `${platform.os}_${platform.arch}`;
   const blobPath = path.join(work, `${name}.blob`);
   // With the code cache the blob and both scripts' caches must come from the target's own
   // binary; without, any binary of the same version, and the cache assets are empty.
   const mainCache = path.join(work, `${name}.${MAIN_CACHE_ASSET}`);
   const serviceCache = path.join(work, `${name}.${SERVICE_CACHE_ASSET}`);
+  const withCache = serviceWarmUp !== undefined;
   if (withCache) {
     makeMainCache(node, bundle.main, mainCache, work);
-    makeServiceCache(node, bundle.service, build.serviceWarmUp, serviceCache);
+    makeServiceCache(node, bundle.service, serviceWarmUp, serviceCache);
   } else {
     fs.writeFileSync(mainCache, '');
     fs.writeFileSync(serviceCache, '');
