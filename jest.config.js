@@ -41,6 +41,7 @@ const UNIT_AREAS = [
 const END_TO_END_IN_UNIT_AREAS = [
   'bench/bench.test.ts', // npm run bench -- --quick: terraform, the provider build
   'bench/handshake-floor.test.ts', // the release build's floor executable
+  'bench/stopped-run.test.ts', // npm run bench -- --quick stopped early: the provider and release builds, terraform
   'bench/floor-provider-terraform.test.ts', // terraform against the protocol floor's executable and the provider build
   'bindings/terraform-validate.test.ts', // terraform validate against the provider build
   'control-plane/boot-run.test.ts', // podman: the boot scripts run in instance containers

@@ -3,7 +3,9 @@
  * same session, prints a table on stdout and writes bench/results/latest.json (or --out) with
  * the chart of its plan rows beside it (latest.svg). Progress goes to stderr. Exit 0 when every
  * figure was measured or skipped on purpose (a missed target is a finding, shown as NOT MET,
- * not a crash), 1 when one could not be, 2 for bad arguments. See help/performance.md.
+ * not a crash), 1 when one could not be, 2 for bad arguments, 3 when its output could not be
+ * written and 130 after Ctrl-C (both stop the run and remove what it made: stop.ts). See
+ * help/performance.md.
  */
 import { writePlanChart } from './chart';
 import { LISTS } from './configurations';
@@ -16,25 +18,30 @@ import { measureWholeListPeer, measureWholeListPlan, wholeListPlanTenant } from 
 import { RESULTS_FORMAT_VERSION, formatLegend, formatTable, summarize, writeResults, type BenchResults } from './report';
 import { BenchSession, type Progress } from './session';
 import { measureStartup, startupFigures } from './startup';
+import { BenchStop } from './stop';
 import { measureSynth, synthFigure } from './synth';
 import { BenchCommandError, secondsSince } from './timing';
 import { applyTenant, measureSetApply, measureWholeListApply, setFigure, wholeListApiFigure, wholeListFigure, type SetMeasurement } from './whole-list-apply';
 
 /**
  * Runs one part; a command that failed (BenchCommandError) becomes a not-measured figure for
- * each id the part would have produced, and the run goes on with the next part.
+ * each id the part would have produced, and the run goes on with the next part. Once the run is
+ * stopped it throws the stop instead: the failures a stop causes (the processes it ended) are not findings.
  */
-async function part(outcomes: FigureOutcome[], titles: ReadonlyArray<{ id: string; title: string }>, measure: () => Promise<FigureOutcome[]>, progress: Progress): Promise<void> {
+async function part(session: BenchSession, outcomes: FigureOutcome[], titles: ReadonlyArray<{ id: string; title: string }>, measure: () => Promise<FigureOutcome[]>): Promise<void> {
+  session.throwIfStopped();
   try {
     outcomes.push(...(await measure()));
   } catch (error) {
+    session.throwIfStopped();
     if (!(error instanceof BenchCommandError)) throw error;
-    progress(`NOT MEASURED (${titles.map((title) => title.id).join(', ')}): ${error.message}`);
+    session.progress(`NOT MEASURED (${titles.map((title) => title.id).join(', ')}): ${error.message}`);
     outcomes.push(...titles.map((title) => ({ ...title, error: error.message })));
   }
 }
 
-export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchResults> {
+/** Measures every figure; `signal` (BenchStop's) stops the run: it then throws the stop's reason once the session is closed. */
+export async function runBench(options: BenchOptions, progress: Progress, signal?: AbortSignal): Promise<BenchResults> {
   const started = process.hrtime.bigint();
   const date = new Date().toISOString();
   const machine = machineInfo();
@@ -47,12 +54,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     ...new Set([options.wholeListPlanEntries, options.peerListEntries].map(wholeListPlanTenant)),
     ...applyTenants,
   ];
-  const session = await BenchSession.start({ tenants, progress, ...(options.releaseDir === undefined ? {} : { releaseDir: options.releaseDir }) });
-  const stopOnSignal = () => {
-    progress('interrupted: stopping the emulator and removing temporary files');
-    void session.close().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', stopOnSignal);
+  const session = await BenchSession.start({ tenants, progress, ...(signal === undefined ? {} : { signal }), ...(options.releaseDir === undefined ? {} : { releaseDir: options.releaseDir }) });
   const outcomes: FigureOutcome[] = [];
   try {
     progress(`start-up: ${options.startupRuns} runs`);
@@ -64,9 +66,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       { id: 'startup-plaintext', title: 'provider start-up (TF_DISABLE_PLUGIN_TLS)' },
       { id: 'startup-script-tls', title: 'dev-build node script start-up (mutual TLS)' },
     ];
-    await part(outcomes, startupIds, async () => startupFigures(await measureStartup(session, options.startupRuns, warmUp), session.build.bundleBytes), progress);
+    await part(session, outcomes, startupIds, async () => startupFigures(await measureStartup(session, options.startupRuns, warmUp), session.build.bundleBytes));
 
-    await part(outcomes, [{ id: 'synth', title: 'cdktf synth of the app' }], async () => [synthFigure(await measureSynth(session, options.runs, warmUp))], progress);
+    await part(session, outcomes, [{ id: 'synth', title: 'cdktf synth of the app' }], async () => [synthFigure(await measureSynth(session, options.runs, warmUp))]);
 
     let providers: PlanProviders | undefined;
     const needProviders = async (): Promise<PlanProviders> => (providers ??= await preparePlanProviders(session));
@@ -90,6 +92,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         ...(mode === 'create' ? [{ id: `${id}-go-peer`, title: `plan (create), N = ${n}: svc vs hashicorp/aws (Go)` }] : [{ id: `plan-api-calls-${count}`, title: `API calls of that plan, N = ${n}` }]),
       ];
       await part(
+        session,
         outcomes,
         ids,
         async () => {
@@ -100,27 +103,27 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
           const reference = onEveryList ? referenceRefresh : undefined;
           return perEntryPlanFigures(measured, reference, goPeerAt(count) ? GO_PEER_NOT_INSTALLED : goPeerSkipped);
         },
-        progress,
       );
     }
 
     await part(
+      session,
       outcomes,
       [{ id: `plan-whole-list-${options.wholeListPlanEntries}`, title: `plan (create), one list of ${options.wholeListPlanEntries} entries` }],
       async () => [await measureWholeListPlan(session, await needProviders(), options.wholeListPlanEntries, options.runs, warmUp)],
-      progress,
     );
     await part(
+      session,
       outcomes,
       [{ id: `plan-whole-list-peer-${options.peerListEntries}`, title: `plan (create), one list of ${options.peerListEntries} addresses: svc vs hashicorp/aws (Go)` }],
       async () => [await measureWholeListPeer(session, await needProviders(), options.peerListEntries, options.runs, options.goPeer)],
-      progress,
     );
 
     // Measured first (its figure explains the apply's baseline) but listed after the apply.
     let set: SetMeasurement | undefined;
     const setOutcomes: FigureOutcome[] = [];
     await part(
+      session,
       setOutcomes,
       [{ id: `apply-set-${options.setEntries}`, title: 'apply terraform_data set vs map' }],
       async () => {
@@ -128,9 +131,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         set = await measureSetApply(session, options.setEntries, options.runs);
         return [setFigure(set)];
       },
-      progress,
     );
     await part(
+      session,
       outcomes,
       [
         { id: `apply-whole-list-${options.applyEntries}`, title: `apply svc_blacklist, ${options.applyEntries} entries` },
@@ -140,11 +143,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         const measured = await measureWholeListApply(session, options.applyEntries, options.runs, warmUp);
         return [wholeListFigure(measured, set), wholeListApiFigure(measured)];
       },
-      progress,
     );
     outcomes.push(...setOutcomes);
   } finally {
-    process.removeListener('SIGINT', stopOnSignal);
     await session.close();
   }
 
@@ -192,19 +193,29 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`bench: wrote ${command.chartFile} from ${command.resultsFile}\n`);
     return 0;
   }
-  const progress: Progress = (line) => process.stderr.write(`bench: ${line}\n`);
   const options = command.options;
-  progress(
-    `${options.quick ? 'quick smoke run' : 'full run'}: ${options.runs} run(s) per figure, refresh plans N = ${options.planSizes.join(', ')}, create plans N = ${options.createSizes.join(', ')}, ` +
-      `whole lists of ${options.wholeListPlanEntries} and ${options.peerListEntries}, apply ${options.applyEntries} entries`,
-  );
-  const results = await runBench(options, progress);
-  writeResults(options.outFile, results);
-  const chartFile = chartFileFor(options.outFile);
-  writePlanChart(options.outFile, chartFile);
-  progress(`done in ${results.durationSeconds} s; wrote ${options.outFile} and ${chartFile}`);
-  process.stdout.write(`${formatTable(results)}\n\n${formatLegend(results)}\n`);
-  return results.figures.some(isFailed) ? 1 : 0;
+  const stop = new BenchStop();
+  const { progress } = stop;
+  try {
+    progress(
+      `${options.quick ? 'quick smoke run' : 'full run'}: ${options.runs} run(s) per figure, refresh plans N = ${options.planSizes.join(', ')}, create plans N = ${options.createSizes.join(', ')}, ` +
+        `whole lists of ${options.wholeListPlanEntries} and ${options.peerListEntries}, apply ${options.applyEntries} entries`,
+    );
+    const results = await runBench(options, progress, stop.signal);
+    writeResults(options.outFile, results);
+    const chartFile = chartFileFor(options.outFile);
+    writePlanChart(options.outFile, chartFile);
+    progress(`done in ${results.durationSeconds} s; wrote ${options.outFile} and ${chartFile}`);
+    await stop.writeOutput(`${formatTable(results)}\n\n${formatLegend(results)}\n`);
+    return stop.stopped?.exitStatus ?? (results.figures.some(isFailed) ? 1 : 0);
+  } catch (error) {
+    // Whatever a stop made fail on its way out (a build step, a killed terraform), the stop is the cause.
+    const stopped = stop.stopped;
+    if (stopped === undefined) throw error;
+    return stopped.exitStatus;
+  } finally {
+    stop.dispose();
+  }
 }
 
 if (require.main === module) {

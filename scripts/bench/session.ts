@@ -2,11 +2,13 @@
  * What every measurement shares: the provider built into a temporary directory (its own
  * filesystem mirror and terraform.rc), one in-process emulator seeded with a tenant per use,
  * terraform workspaces under one temporary root, and progress lines on stderr. close() stops
- * the emulator and removes everything it made.
+ * the emulator and removes everything it made. A stop (Ctrl-C, output that cannot be written:
+ * stop.ts) ends every process the session started at once, and every later step throws.
  *
  * It uses the terraform harness the acceptance tests use (build, emulator, workspace) so the
  * bench runs terraform exactly as they do, minus the debug logging they turn on: log lines cost time.
  */
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,6 +26,13 @@ import { BenchCommandError } from './timing';
 
 export type Progress = (line: string) => void;
 
+/**
+ * How long a process a stop ended with SIGTERM has to exit before SIGKILL: terraform stops
+ * gracefully on SIGTERM, shutting its providers down (a provider left behind by a SIGKILLed
+ * terraform lingers until it notices, its socket directory in TMPDIR).
+ */
+const STOP_GRACE_MS = 5000;
+
 /** The acceptance workspace turns on provider debug logs for its failure messages; a benchmark must not pay for them. */
 const NO_DEBUG_LOGGING = { TF_LOG_PROVIDER: undefined, TF_LOG_PATH: undefined, SVC_LOG: undefined, TF_LOG: undefined } as const;
 
@@ -33,6 +42,8 @@ export interface BenchSessionOptions {
   readonly progress: Progress;
   /** Take the released executable from this `npm run release` output instead of building it (--release-dir). */
   readonly releaseDir?: string;
+  /** The run's stop (BenchStop's signal): once aborted, what runs is ended and every step throws its reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** The released executable for this machine, as `npm run release` makes it (this platform only). */
@@ -46,8 +57,10 @@ export interface BenchRelease {
 }
 
 export class BenchSession {
-  private readonly workspaces: Workspace[] = [];
+  /** Every process started for the session (terraform, synth, provider start-ups) until it has closed its output. */
+  private readonly children = new Map<ChildProcess, Promise<void>>();
   private releasing: Promise<BenchRelease> | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly root: string,
@@ -55,7 +68,10 @@ export class BenchSession {
     private readonly emulator: AcceptanceEmulator,
     readonly progress: Progress,
     private readonly releaseDir: string | undefined,
-  ) {}
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', () => this.endChildren(), { once: true });
+  }
 
   static async start(options: BenchSessionOptions): Promise<BenchSession> {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
@@ -65,7 +81,7 @@ export class BenchSession {
       build = buildTestProvider();
       const emulator = await startAcceptanceEmulator({ tenants: options.tenants });
       options.progress(`emulator on ${emulator.url} (tenants: ${options.tenants.join(', ')})`);
-      return new BenchSession(root, build, emulator, options.progress, options.releaseDir);
+      return new BenchSession(root, build, emulator, options.progress, options.releaseDir, options.signal ?? new AbortController().signal);
     } catch (error) {
       build?.remove();
       fs.rmSync(root, { recursive: true, force: true });
@@ -80,6 +96,7 @@ export class BenchSession {
    * platform only, into the session root; or taken from an existing release (--release-dir).
    */
   release(): Promise<BenchRelease> {
+    this.throwIfStopped();
     this.releasing ??= (async () => {
       const platform = currentPlatform();
       if (this.releaseDir !== undefined) return this.existingRelease(this.releaseDir, platform);
@@ -88,7 +105,11 @@ export class BenchSession {
         outDir: this.scratchDirectory('release'),
         executablesDir: this.scratchDirectory('executables'),
         platforms: [platform],
-        log: (line) => this.progress(`release: ${line}`),
+        // A stop ends the build at its next step, through its own finally (its work directory).
+        log: (line) => {
+          this.throwIfStopped();
+          this.progress(`release: ${line}`);
+        },
       });
       return { platform, version: released.version, executable: released.executables[platform], built: released.platforms[0] };
     })();
@@ -132,20 +153,41 @@ export class BenchSession {
    * from `cliConfigFile` (default: the dev build's mirror).
    */
   workspace(name: string, cliConfigFile: string = this.build.cliConfigFile): Workspace {
-    const workspace = new Workspace({
+    this.throwIfStopped();
+    return new Workspace({
       dir: fs.mkdtempSync(path.join(this.root, `${name}-`)),
       cliConfigFile,
       env: { SVC_API_KEY: this.emulator.apiKey, ...NO_DEBUG_LOGGING },
-      // close() ends what still runs (an interrupted bench) through each workspace's killRunning().
-      trackChild: () => undefined,
+      trackChild: (child) => this.track(child),
     });
-    this.workspaces.push(workspace);
-    return workspace;
   }
 
   /** A directory under the session root for anything else (synth outdirs, plugin sockets). */
   scratchDirectory(name: string): string {
+    this.throwIfStopped();
     return fs.mkdtempSync(path.join(this.root, `${name}-`));
+  }
+
+  /**
+   * Registers a process started for the session, so that a stop ends it (SIGTERM, then SIGKILL
+   * at close() if it lingers) and close() waits for it before removing the files it may still
+   * write; one started after a stop is ended at once.
+   */
+  track(child: ChildProcess): void {
+    this.children.set(child, new Promise((resolve) => {
+      const forget = () => {
+        this.children.delete(child);
+        resolve();
+      };
+      child.once('close', forget);
+      child.once('error', forget);
+    }));
+    if (this.signal.aborted) child.kill('SIGTERM');
+  }
+
+  /** Throws the stop's reason (a BenchStopped) once the run has been stopped. */
+  throwIfStopped(): void {
+    this.signal.throwIfAborted();
   }
 
   /** `terraform { required_providers }` + `provider "svc"` for this emulator and `tenant`. */
@@ -166,10 +208,22 @@ export class BenchSession {
     return (await this.emulator.client(tenant).listEntries(list)).length;
   }
 
-  async close(): Promise<void> {
-    for (const workspace of this.workspaces) workspace.killRunning();
-    await this.emulator.stop();
-    this.build.remove();
-    fs.rmSync(this.root, { recursive: true, force: true });
+  /** Ends what still runs, stops the emulator and removes everything the session made; the same promise on every call. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.endChildren();
+      const lingering = setTimeout(() => this.endChildren('SIGKILL'), STOP_GRACE_MS);
+      // Until none is left: the step a stop interrupted may start one more as it unwinds.
+      while (this.children.size > 0) await Promise.all(this.children.values());
+      clearTimeout(lingering);
+      await this.emulator.stop();
+      this.build.remove();
+      fs.rmSync(this.root, { recursive: true, force: true });
+    })();
+    return this.closing;
+  }
+
+  private endChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
+    for (const child of this.children.keys()) child.kill(signal);
   }
 }

@@ -61,9 +61,10 @@ function pluginEnvironment(mode: StartupMode, socketDirectory: string, clientCer
 }
 
 /** Milliseconds from spawn to the first line on stdout; then SIGTERM (the provider removes its socket directory) and wait. */
-async function timeToHandshake(executable: string, env: NodeJS.ProcessEnv): Promise<number> {
+async function timeToHandshake(session: BenchSession, executable: string, env: NodeJS.ProcessEnv): Promise<number> {
   const start = process.hrtime.bigint();
   const child = spawn(executable, [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  session.track(child);
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => (stderr += text));
@@ -93,9 +94,10 @@ async function timeToHandshake(executable: string, env: NodeJS.ProcessEnv): Prom
   return seconds * 1000;
 }
 
-async function timeNodeNothing(node = 'node'): Promise<number> {
+async function timeNodeNothing(session: BenchSession, node = 'node'): Promise<number> {
   const start = process.hrtime.bigint();
   const child = spawn(node, ['-e', '0'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: 'ignore' });
+  session.track(child);
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (exitCode) => resolve(exitCode));
@@ -126,19 +128,19 @@ export async function measureStartup(session: BenchSession, runs: number, warmUp
   const tls = pluginEnvironment('tls', socketDirectory, clientCertificatePem);
   const floorEnvironment = { ...tls, SVC_BENCH_FLOOR_KEY: floorCertificate.privateKeyPem, SVC_BENCH_FLOOR_CERT: floorCertificate.certificatePem };
   if (warmUp) {
-    await timeToHandshake(executable, tls);
-    await timeToHandshake(floor, floorEnvironment);
-    await timeToHandshake(script, tls);
-    await timeNodeNothing();
-    await timeNodeNothing(built.node);
+    await timeToHandshake(session, executable, tls);
+    await timeToHandshake(session, floor, floorEnvironment);
+    await timeToHandshake(session, script, tls);
+    await timeNodeNothing(session);
+    await timeNodeNothing(session, built.node);
   }
   for (let run = 1; run <= runs; run += 1) {
-    measured.providerMilliseconds.tls.push(await timeToHandshake(executable, tls));
-    measured.nodeMilliseconds.push(await timeNodeNothing());
-    measured.providerMilliseconds.plaintext.push(await timeToHandshake(executable, pluginEnvironment('plaintext', socketDirectory, clientCertificatePem)));
-    measured.scriptMilliseconds.push(await timeToHandshake(script, tls));
-    measured.releaseNodeMilliseconds.push(await timeNodeNothing(built.node));
-    measured.floorMilliseconds.push(await timeToHandshake(floor, floorEnvironment));
+    measured.providerMilliseconds.tls.push(await timeToHandshake(session, executable, tls));
+    measured.nodeMilliseconds.push(await timeNodeNothing(session));
+    measured.providerMilliseconds.plaintext.push(await timeToHandshake(session, executable, pluginEnvironment('plaintext', socketDirectory, clientCertificatePem)));
+    measured.scriptMilliseconds.push(await timeToHandshake(session, script, tls));
+    measured.releaseNodeMilliseconds.push(await timeNodeNothing(session, built.node));
+    measured.floorMilliseconds.push(await timeToHandshake(session, floor, floorEnvironment));
   }
   const last = (samples: number[]) => samples[samples.length - 1].toFixed(0);
   session.progress(

@@ -40,6 +40,7 @@ async function timeSynth(session: BenchSession, command: string, name: string): 
   const env = Object.fromEntries(Object.entries(process.env).filter(([variable]) => !/^(TF_|CDKTF_)/.test(variable)));
   const start = process.hrtime.bigint();
   const child = spawn(command, { shell: true, cwd: REPOSITORY, env: { ...env, CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  session.track(child);
   let output = '';
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');
