@@ -18,9 +18,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { BuildFailure, Message } from 'esbuild';
 import { providerBuildDir, providerBuildState, type ProviderMirror } from '../src/pipeline/provider-mirror';
 import { BuildError, EXECUTABLE_NAME, PROVIDER_SOURCE, packageVersion } from '../src/provider-identity';
+import { esbuildFailure } from './esbuild-failure';
 
 /** One node script runs everywhere node runs, so the mirror offers it for every common platform. */
 export const DEFAULT_PLATFORMS: readonly string[] = ['linux_amd64', 'linux_arm64', 'darwin_amd64', 'darwin_arm64'];
@@ -70,16 +70,6 @@ function checkPlatform(platform: string): void {
   }
 }
 
-function formatMessage(message: Message): string {
-  const where = message.location ? `${message.location.file}:${message.location.line}:${message.location.column + 1}: ` : '';
-  return `${where}${message.text}`;
-}
-
-function isBuildFailure(error: unknown): error is BuildFailure {
-  // Not `instanceof Error`: under jest the error comes from another realm.
-  return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
-}
-
 /** An HCL quoted string: JSON escapes are HCL escapes, and `${`/`%{` must not start a template. */
 function hclString(text: string): string {
   return JSON.stringify(text).replace(/[$%]\{/g, (opener) => `${opener[0]}${opener}`);
@@ -101,6 +91,8 @@ export function cliConfigText(mirrorDir: string): string {
     '',
   ].join('\n');
 }
+
+const bundleFailed = (message: string) => new BuildError('bundle_failed', message);
 
 function bundle(entry: string, outfile: string): readonly string[] {
   // Loaded here, not at the top: `--help` and the tests' type imports need no esbuild.
@@ -126,9 +118,7 @@ function bundle(entry: string, outfile: string): readonly string[] {
     });
     return Object.keys(result.metafile.inputs).sort();
   } catch (error) {
-    if (!isBuildFailure(error)) throw error;
-    const messages = error.errors.map((message) => `  ${formatMessage(message)}`).join('\n');
-    throw new BuildError('bundle_failed', `esbuild could not bundle ${entry}:\n${messages}`);
+    throw esbuildFailure(entry, error, bundleFailed);
   }
 }
 
@@ -139,8 +129,7 @@ export function providerScriptInputs(entry: string = DEFAULT_ENTRY): readonly st
     const result = esbuild.buildSync({ absWorkingDir: REPOSITORY, entryPoints: [entry], bundle: true, platform: 'node', target: 'node20', format: 'cjs', write: false, metafile: true, logLevel: 'silent', outfile: 'provider.js' });
     return Object.keys(result.metafile.inputs).sort();
   } catch (error) {
-    if (!isBuildFailure(error)) throw error;
-    throw new BuildError('bundle_failed', `esbuild could not bundle ${entry}:\n${error.errors.map((message) => `  ${formatMessage(message)}`).join('\n')}`);
+    throw esbuildFailure(entry, error, bundleFailed);
   }
 }
 

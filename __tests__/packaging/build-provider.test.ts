@@ -8,7 +8,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import * as esbuild from 'esbuild';
 import { DEFAULT_PLATFORMS, buildProvider, cliConfigText, parseCliArguments, type BuildResult } from '../../scripts/build-provider';
+import { esbuildFailure } from '../../scripts/esbuild-failure';
 import { BuildError, packageVersion } from '../../src/provider-identity';
 import { packageHash } from '../../src/pipeline/provider-mirror';
 
@@ -135,6 +137,16 @@ describe('buildProvider options and errors', () => {
       message: /esbuild could not bundle .*broken\.ts:\n {2}.*broken\.ts:1:\d+: Could not resolve "\.\/no-such-module"/,
     },
     {
+      name: 'an entry point with a syntax error',
+      options: (dir) => {
+        const entry = path.join(dir, 'syntax.ts');
+        fs.writeFileSync(entry, 'const fine = 1;\nconst broken = ;\n');
+        return { outDir: dir, entry };
+      },
+      code: 'bundle_failed',
+      message: /esbuild could not bundle .*syntax\.ts:\n {2}.*syntax\.ts:2:16: Unexpected ";"/,
+    },
+    {
       name: 'a version with a leading v',
       options: (dir) => ({ outDir: dir, entry: FIXTURE_ENTRY, version: 'v1.0.0' }),
       code: 'invalid_version',
@@ -160,6 +172,27 @@ describe('buildProvider options and errors', () => {
     expect((caught as BuildError).code).toBe(code);
     expect((caught as BuildError).message).toMatch(message);
     expect(fs.existsSync(path.join(dir, 'terraform.rc'))).toBe(false);
+  });
+});
+
+describe("esbuildFailure: esbuild's failure as the caller's error (the provider build's and the release's bundles)", () => {
+  class CallersError extends Error {}
+
+  it("turns build()'s rejection (the release's bundles) into the caller's error naming what was bundled and each error's file, line and column", async () => {
+    const entry = path.join(freshDir('syntax'), 'warm-up.ts');
+    fs.writeFileSync(entry, 'export const fine = 1;\nexport const broken = (;\n');
+    const failure: unknown = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, logLevel: 'silent' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const made = esbuildFailure("the service's warm-up", failure, (message) => new CallersError(message));
+    expect(made).toBeInstanceOf(CallersError);
+    expect((made as CallersError).message).toMatch(/^esbuild could not bundle the service's warm-up:\n {2}.*warm-up\.ts:2:24: Unexpected ";"$/);
+  });
+
+  it('returns any other error as it is', () => {
+    const other = new Error('ENOSPC');
+    expect(esbuildFailure('the svc command', other, (message) => new CallersError(message))).toBe(other);
   });
 });
 

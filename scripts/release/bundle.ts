@@ -13,7 +13,8 @@
  * script, run by the build only, makes the service's code cache (bundleServiceWarmUp).
  */
 import * as path from 'node:path';
-import type { BuildFailure, BuildOptions, Plugin } from 'esbuild';
+import type { BuildOptions, Plugin } from 'esbuild';
+import { esbuildFailure } from '../esbuild-failure';
 import { SHARED_MODULE_PREFIX, wrapScriptSource } from './executable-assets';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
@@ -42,14 +43,9 @@ export interface ProviderBundles {
   readonly inputs: readonly string[];
 }
 
-function isBuildFailure(error: unknown): error is BuildFailure {
-  return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
-}
-
-/** esbuild's failure as a BundleError naming what was bundled and each error's file and line; anything else as it is. */
+/** esbuild's failure as a BundleError naming what was bundled and each error's place; anything else as it is. */
 function bundleFailure(what: string, error: unknown): unknown {
-  if (!isBuildFailure(error)) return error;
-  return new BundleError(`esbuild could not bundle ${what}:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);
+  return esbuildFailure(what, error, (message) => new BundleError(message));
 }
 
 /** How every script of the executable, and the build's warm-up, is bundled. */

@@ -6,7 +6,8 @@
  * the provider needs for its start (bundle.ts) buys nothing here.
  */
 import * as path from 'node:path';
-import type { BuildFailure, Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
+import { esbuildFailure } from '../esbuild-failure';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const SVC_ENTRY = 'scripts/release/svc-executable-entry.ts';
@@ -16,10 +17,6 @@ export class SvcBundleError extends Error {
     super(message);
     this.name = 'SvcBundleError';
   }
-}
-
-function isBuildFailure(error: unknown): error is BuildFailure {
-  return typeof error === 'object' && error !== null && Array.isArray((error as Partial<BuildFailure>).errors);
 }
 
 /** The executable has no package.json: src/package-root.ts is replaced by svc-package-root.ts, which answers without one. */
@@ -62,7 +59,6 @@ export async function bundleSvcCommand(version: string): Promise<SvcBundle> {
     });
     return { script: (result.outputFiles ?? [])[0]?.text ?? '', inputs: Object.keys(result.metafile?.inputs ?? {}).sort() };
   } catch (error) {
-    if (!isBuildFailure(error)) throw error;
-    throw new SvcBundleError(`esbuild could not bundle the svc command:\n${error.errors.map((message) => `  ${message.location ? `${message.location.file}:${message.location.line}: ` : ''}${message.text}`).join('\n')}`);
+    throw esbuildFailure('the svc command', error, (message) => new SvcBundleError(message));
   }
 }
