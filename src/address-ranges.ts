@@ -7,7 +7,7 @@
  * Pure and allocation-light (addresses become bigints once), so policy rules can compare
  * lists of thousands of entries. Of the three implementations there were (this one, one on
  * strings that parsed both sides at every call, one that parsed with ipaddr.js at every call),
- * this was the fastest by 12x and 125x per comparison (help/performance.md).
+ * this was the fastest by 12x and 125x per comparison (issue 27, commit fece714's message).
  */
 import * as ipaddr from 'ipaddr.js';
 import type { AddressFamily, ParsedAddress } from './address';

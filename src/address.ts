@@ -98,7 +98,8 @@ function formatIpv6(address: ipaddr.IPv6): string {
 /**
  * Parsed forms by spelling. A plan checks and canonicalises each entry of a whole list several
  * times (validate, the guardrails, the diff by canonical address), in validate and again in the
- * plan's process: it is parsed once instead (help/performance.md, whole lists).
+ * plan's process: it is parsed once instead (help/performance-history.md, "Where a whole list's
+ * per-entry time goes").
  * Only valid spellings are kept (an error is made afresh, with its own stack); the map is
  * emptied when full, so a long-lived process (the emulator, a synth) keeps a bounded amount.
  */

@@ -211,9 +211,9 @@ function run(code: ReleaseErrorCode, command: string, args: readonly string[], w
  * still adds to them). V8's young generation starts at 1 MiB per semi-space, and the start to
  * the handshake line allocates between 1 and 2 MiB (loading http2 and tls, the certificate):
  * one scavenge of about 5 ms landed before the line on every start. A 4 MiB floor (twice what
- * the start needs) leaves it out; 8 and 16 MiB were no faster (help/performance.md). The code
- * caches are made with the same options: some Node lines (20) count this flag in the hash V8
- * checks a cache against.
+ * the start needs) leaves it out; 8 and 16 MiB were no faster (help/performance-history.md,
+ * "What this round took off the start"). The code caches are made with the same options: some
+ * Node lines (20) count this flag in the hash V8 checks a cache against.
  *
  * `--liftoff-only` (src/provider/main.ts sets the same for the node script): undici parses HTTP
  * with llhttp compiled to WebAssembly, and V8 compiled it a second time with its optimising

@@ -56,7 +56,8 @@ const COMMON_OPTIONS: BuildOptions = {
   target: 'node24',
   format: 'cjs',
   // Not minified: stack traces stay readable, and with the service out of the main script
-  // minifying bought nothing measurable (help/performance.md).
+  // minifying bought nothing measurable (help/performance-history.md, "The provider loads at
+  // terraform's first call").
   minify: false,
   legalComments: 'none',
   logLevel: 'silent',

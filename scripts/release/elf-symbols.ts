@@ -4,7 +4,7 @@
  * Terraform hashes a provider's whole package before every command that starts it (to check it
  * against .terraform.lock.hcl), about 85 ms for 122 MiB on the bench machine: without them a plan
  * of one entry takes 12 to 15 ms less, and the linux_amd64 zip is 3.2 MiB smaller
- * (help/performance.md).
+ * (help/performance-history.md, "Why the dev build plans faster").
  *
  * Only sections at the end of the file that no segment maps are removed, so every byte the
  * program loads stays where it was; the sections after them (the section names) move up and the

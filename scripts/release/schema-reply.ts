@@ -2,7 +2,7 @@
  * GetProviderSchema's reply, made at build time for the released executable to send as it is
  * (executable-assets.ts, SCHEMA_REPLY_ASSET): terraform starts a provider process for the
  * schema alone at the beginning of every command, and with the reply ready that process never
- * loads the service (help/performance.md, "The plan of one entry").
+ * loads the service (help/performance-history.md, "The plan of one entry").
  *
  * The reply is encoded from the service bundle the executable carries, run here with the
  * repository's own copies of the modules it takes from the main script (the same sources the

@@ -4,7 +4,7 @@
  * made"). V8 compiles a function at its first call, and a cache made by compiling alone holds
  * little more than the bundle's top level: the provider's hooks, the API client and the parts of
  * undici it uses then compiled in every provider process that called them (about 10 ms of CPU in
- * the process that plans, help/performance.md).
+ * the process that plans, help/performance-history.md, "The plan of one entry").
  *
  * The build bundles this module with esbuild (bundle.ts, bundleServiceWarmUp) and runs it with
  * the target's own Node binary and the executable's options: it compiles the service bundle,

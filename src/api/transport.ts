@@ -69,8 +69,9 @@ export class HttpTransport {
       // command and most starts never call the API. Only the pool and its request(), not
       // undici's index: the index also loads cookies, websockets, the mock agents and the
       // cache, DNS and decompress interceptors, none of which the client uses; the plan process
-      // used about 45 ms less CPU without them (issue 27, help/performance.md). undici is
-      // pinned in package.json: these paths are its own files, not its documented API.
+      // used about 45 ms less CPU without them (issue 27, help/performance-history.md, "Where the
+      // fixed cost goes"). undici is pinned in package.json: these paths are its own files, not
+      // its documented API.
       const Pool = require('undici/lib/dispatcher/pool') as typeof import('undici').Pool;
       const poolRequest = require('undici/lib/api/api-request') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
       const pool = new Pool(this.origin, {

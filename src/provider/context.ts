@@ -249,7 +249,7 @@ export class SvcContext {
     const overrides = this.options.clientOptions ?? {};
     // Required here, not imported: the client and undici load at the first API call, so the
     // provider processes terraform starts only for the schema or validation never load them
-    // (issue 27, help/performance.md).
+    // (issue 27, help/performance-history.md, "Where the fixed cost goes").
     const { ManagementClient: Client } = require('../api/client') as typeof import('../api/client');
     return new Client({
       logger: (event) => this.log('debug', describeClientEvent(tenant, event)),

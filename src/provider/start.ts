@@ -2,10 +2,11 @@
  * Starts the provider process: the gRPC server and the handshake line first, the provider itself
  * (src/provider/service.ts: resources, API client, undici, most of the code) at terraform's first
  * call. Terraform waits for the handshake line at every provider start, and the line needs only
- * the server (issue 13, help/performance.md). The dev build (main.ts) and the released executable
- * (scripts/release/executable-entry.ts) start the same way and differ only in how they load the
- * service module, and in that the executable answers GetProviderSchema from a reply its build
- * made (so the process terraform starts for the schema alone never loads the service).
+ * the server (issue 13, help/performance-history.md, "The provider loads at terraform's first
+ * call"). The dev build (main.ts) and the released executable (scripts/release/executable-entry.ts)
+ * start the same way and differ only in how they load the service module, and in that the
+ * executable answers GetProviderSchema from a reply its build made (so the process terraform
+ * starts for the schema alone never loads the service).
  */
 import { createLogger, logLevelFromEnv, PROCESS_STDERR, type Logger } from './protocol/log';
 import type { ProviderService } from './protocol/messages';
