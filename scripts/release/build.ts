@@ -516,7 +516,7 @@ async function buildProviderPlatforms(settings: ReleaseSettings, work: string, e
   const hostArch = process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined;
   const cachedArch = codeCache ? hostArch : undefined;
   // Only run to make the service's code cache and ships nothing: with no cache made (--no-code-cache, or
-  // no target this binary can run) it is not bundled, a second of esbuild saved.
+  // no target this binary can run) it is not bundled (20 to 40 ms of esbuild).
   let serviceWarmUp: string | undefined;
   if (targets.some((platform) => platform.nodeArch === cachedArch)) {
     serviceWarmUp = path.join(work, 'service-warm-up.js');

@@ -48,8 +48,11 @@ function bundleFailure(what: string, error: unknown): unknown {
   return esbuildFailure(what, error, (message) => new BundleError(message));
 }
 
-/** How every script of the executable, and the build's warm-up, is bundled. */
-const COMMON_OPTIONS: BuildOptions = {
+/**
+ * How every script of the release is bundled: the provider executable's, the build's warm-up, the
+ * `svc` command's (svc-bundle.ts), and the bench's protocol floor, made like the provider.
+ */
+export const RELEASE_BUNDLE_OPTIONS: BuildOptions = {
   absWorkingDir: REPOSITORY,
   bundle: true,
   platform: 'node',
@@ -65,7 +68,7 @@ const COMMON_OPTIONS: BuildOptions = {
 };
 
 /** The one output file of a build with `write: false`. */
-function text(result: { outputFiles?: { text: string }[] }): string {
+export function bundledText(result: { outputFiles?: { text: string }[] }): string {
   return (result.outputFiles ?? [])[0]?.text ?? '';
 }
 
@@ -94,7 +97,7 @@ function takeFromMain(mainModules: ReadonlySet<string>, taken: Set<string>): Plu
 
 export async function bundleProvider(version: string): Promise<ProviderBundles> {
   const esbuild = require('esbuild') as typeof import('esbuild');
-  const common: BuildOptions = { ...COMMON_OPTIONS, define: { SVC_PROVIDER_VERSION: JSON.stringify(version) } };
+  const common: BuildOptions = { ...RELEASE_BUNDLE_OPTIONS, define: { SVC_PROVIDER_VERSION: JSON.stringify(version) } };
   try {
     const probe = await esbuild.build({ ...common, entryPoints: [MAIN_ENTRY], outfile: 'main.js', metafile: true });
     const mainModules = new Set(Object.keys(probe.metafile?.inputs ?? {}));
@@ -113,7 +116,7 @@ export async function bundleProvider(version: string): Promise<ProviderBundles> 
     const loader = await esbuild.build({ ...common, metafile: true, entryPoints: [LOADER_ENTRY], outfile: 'loader.js' });
     const inputs = new Set([loader, main, service].flatMap((result) => Object.keys(result.metafile?.inputs ?? {})));
     inputs.delete('<stdin>');
-    return { loader: text(loader), main: wrapScriptSource(text(main)), service: wrapScriptSource(text(service)), shared, inputs: [...inputs].sort() };
+    return { loader: bundledText(loader), main: wrapScriptSource(bundledText(main)), service: wrapScriptSource(bundledText(service)), shared, inputs: [...inputs].sort() };
   } catch (error) {
     throw bundleFailure('the provider', error);
   }
@@ -133,9 +136,9 @@ export async function bundleServiceWarmUp(shared: readonly string[]): Promise<st
     '',
   ].join('\n');
   try {
-    return text(
+    return bundledText(
       await esbuild.build({
-        ...COMMON_OPTIONS,
+        ...RELEASE_BUNDLE_OPTIONS,
         stdin: { contents, resolveDir: REPOSITORY, sourcefile: 'service-warm-up-main.js', loader: 'js' },
         outfile: 'service-warm-up.js',
       }),

@@ -8,6 +8,7 @@
 import * as path from 'node:path';
 import type { Plugin } from 'esbuild';
 import { esbuildFailure } from '../esbuild-failure';
+import { RELEASE_BUNDLE_OPTIONS, bundledText } from './bundle';
 
 const REPOSITORY = path.resolve(__dirname, '..', '..');
 export const SVC_ENTRY = 'scripts/release/svc-executable-entry.ts';
@@ -42,22 +43,14 @@ export async function bundleSvcCommand(version: string): Promise<SvcBundle> {
   const esbuild = require('esbuild') as typeof import('esbuild');
   try {
     const result = await esbuild.build({
-      absWorkingDir: REPOSITORY,
+      ...RELEASE_BUNDLE_OPTIONS,
       entryPoints: [SVC_ENTRY],
       outfile: 'svc.js',
-      bundle: true,
-      platform: 'node',
-      target: 'node24',
-      format: 'cjs',
-      minify: false,
-      legalComments: 'none',
-      logLevel: 'silent',
-      write: false,
       metafile: true,
       define: { SVC_PROVIDER_VERSION: JSON.stringify(version) },
       plugins: [packageRootWithoutPackage],
     });
-    return { script: (result.outputFiles ?? [])[0]?.text ?? '', inputs: Object.keys(result.metafile?.inputs ?? {}).sort() };
+    return { script: bundledText(result), inputs: Object.keys(result.metafile?.inputs ?? {}).sort() };
   } catch (error) {
     throw esbuildFailure('the svc command', error, (message) => new SvcBundleError(message));
   }

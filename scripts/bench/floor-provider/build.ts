@@ -13,9 +13,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeSingleExecutable } from '../../release/build';
+import { RELEASE_BUNDLE_OPTIONS } from '../../release/bundle';
 import { FLOOR_PROVIDER_SOURCE, FLOOR_PROVIDER_TYPE } from './provider';
 
-const REPOSITORY = path.resolve(__dirname, '..', '..', '..');
 const ENTRY = path.join(__dirname, 'main.ts');
 /** The version its mirror holds (terraform wants a semantic version; nothing else reads it). */
 export const FLOOR_PROVIDER_VERSION = '0.0.1';
@@ -32,8 +32,8 @@ export interface FloorProviderBuild {
 export function buildFloorProvider(node: string, workDir: string, platform: string): FloorProviderBuild {
   const esbuild = require('esbuild') as typeof import('esbuild');
   const bundle = path.join(workDir, 'floor-provider.js');
-  // The release's bundle settings for its main script (scripts/release/bundle.ts): CommonJS for node24, not minified.
-  esbuild.buildSync({ absWorkingDir: REPOSITORY, entryPoints: [ENTRY], outfile: bundle, bundle: true, platform: 'node', target: 'node24', format: 'cjs', minify: false, legalComments: 'none', logLevel: 'silent' });
+  // The release's bundle settings for its main script: CommonJS for node24, not minified.
+  esbuild.buildSync({ ...RELEASE_BUNDLE_OPTIONS, entryPoints: [ENTRY], outfile: bundle, write: true });
   const mirrorDir = path.join(workDir, 'mirror');
   const executable = path.join(mirrorDir, ...FLOOR_PROVIDER_SOURCE.split('/'), FLOOR_PROVIDER_VERSION, platform, `terraform-provider-${FLOOR_PROVIDER_TYPE}_v${FLOOR_PROVIDER_VERSION}`);
   const made = path.join(workDir, 'terraform-provider-floor');
